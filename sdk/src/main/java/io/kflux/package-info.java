@@ -1,0 +1,4 @@
+/**
+ * kflux public API: a reactive, non-blocking Apache Kafka consumer.
+ */
+package io.kflux;
