@@ -4,10 +4,15 @@ package io.kflux.protocol.record;
  * Compression codec of a record batch, stored in bits 0-2 of the batch attributes.
  */
 public enum Compression {
+    /** Uncompressed records (id 0). */
     NONE(0),
+    /** gzip stream (id 1), read with java.util.zip. */
     GZIP(1),
+    /** xerial snappy-java stream, or one raw snappy block (id 2). */
     SNAPPY(2),
+    /** LZ4 frame format with independent blocks (id 3). */
     LZ4(3),
+    /** zstd frame (id 4). */
     ZSTD(4);
 
     private static final Compression[] BY_ID = values();

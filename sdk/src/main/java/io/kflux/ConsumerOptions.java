@@ -1,0 +1,512 @@
+package io.kflux;
+
+import io.kflux.internal.config.ConsumerConfig;
+import io.kflux.internal.config.ConsumerConfigDef;
+import io.kflux.internal.config.DeserializerResolver;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Everything a {@link KafkaFluxConsumer} needs: the properties (the official Java consumer's names, types,
+ * defaults and meaning), the key and value deserializers, what to consume (topics, a pattern, or partitions) and
+ * an optional rebalance listener.
+ *
+ * <p>Immutable and thread-safe: every {@code withX}, {@code subscription}, {@code assignment} and
+ * {@code rebalanceListener} call returns a copy. Properties are parsed and validated when the options are
+ * created or copied with new properties, so configuration errors surface before any I/O.
+ *
+ * <pre>{@code
+ * ConsumerOptions<String, String> options =
+ *     ConsumerOptions.create(Map.of("bootstrap.servers", "localhost:9092", "group.id", "orders"),
+ *                            Deserializers.string(), Deserializers.string())
+ *         .subscription(List.of("orders"));
+ * }</pre>
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public final class ConsumerOptions<K, V> {
+
+    /** What a consumer built from these options reads. */
+    public enum SubscriptionType {
+        /** Nothing chosen yet; {@link KafkaFluxConsumer#create} refuses such options. */
+        NONE,
+        /** A fixed list of topics, with group management ({@code group.id} required). */
+        TOPICS,
+        /** Every topic whose name matches a regular expression, with group management ({@code group.id} required). */
+        PATTERN,
+        /** A fixed list of partitions, without group management (commits still go to {@code group.id} if set). */
+        ASSIGNMENT
+    }
+
+    private static final RebalanceListener NO_OP_LISTENER = new RebalanceListener() {
+        @Override
+        public String toString() {
+            return "no-op";
+        }
+    };
+
+    private final Map<String, Object> properties;
+    private final ConsumerConfig config;
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+    private final SubscriptionType subscriptionType;
+    private final List<String> topics;
+    private final Pattern pattern;
+    private final List<TopicPartition> partitions;
+    private final RebalanceListener listener;
+    private final long maxBufferedBytes;
+
+    private ConsumerOptions(Map<String, Object> properties, ConsumerConfig config, Deserializer<K> keyDeserializer,
+                            Deserializer<V> valueDeserializer, SubscriptionType subscriptionType, List<String> topics,
+                            Pattern pattern, List<TopicPartition> partitions, RebalanceListener listener,
+                            long maxBufferedBytes) {
+        this.properties = properties;
+        this.config = config;
+        this.keyDeserializer = keyDeserializer;
+        this.valueDeserializer = valueDeserializer;
+        this.subscriptionType = subscriptionType;
+        this.topics = topics;
+        this.pattern = pattern;
+        this.partitions = partitions;
+        this.listener = listener;
+        this.maxBufferedBytes = maxBufferedBytes;
+    }
+
+    // ------------------------------------------------------------------------------------------ factories
+
+    /**
+     * Creates options with the given deserializers. {@code key.deserializer} and {@code value.deserializer} in
+     * {@code props}, if any, are ignored.
+     *
+     * @param props             consumer properties; values as strings or typed ({@code Integer}, {@code Long},
+     *                          {@code Boolean}, {@code List}, ...); {@code bootstrap.servers} is required. Copied.
+     * @param keyDeserializer   key deserializer, never {@code null}
+     * @param valueDeserializer value deserializer, never {@code null}
+     * @param <K>               key type
+     * @param <V>               value type
+     * @return options with no subscription yet
+     * @throws ConfigException      for a missing required property, a bad value, or contradicting values; the
+     *                              message names the key, the value and what is allowed
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public static <K, V> ConsumerOptions<K, V> create(Map<String, ?> props, Deserializer<K> keyDeserializer,
+                                                      Deserializer<V> valueDeserializer) {
+        Objects.requireNonNull(props, "props");
+        Objects.requireNonNull(keyDeserializer, "keyDeserializer");
+        Objects.requireNonNull(valueDeserializer, "valueDeserializer");
+        Map<String, Object> copy = copy(props);
+        return new ConsumerOptions<>(copy, ConsumerConfig.parse(copy), keyDeserializer, valueDeserializer,
+                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L);
+    }
+
+    /**
+     * Creates options that hand out keys and values as {@code byte[]} copies ({@link Deserializers#byteArray()}).
+     *
+     * @param props consumer properties, as for {@link #create(Map, Deserializer, Deserializer)}
+     * @return options with no subscription yet
+     * @throws ConfigException      as {@link #create(Map, Deserializer, Deserializer)}, and when
+     *                              {@code key.deserializer} or {@code value.deserializer} names anything but the
+     *                              official {@code ByteArrayDeserializer} (use {@link #fromProperties(Map)} then,
+     *                              or pass deserializers)
+     * @throws NullPointerException if {@code props} is {@code null}
+     */
+    public static ConsumerOptions<byte[], byte[]> create(Map<String, ?> props) {
+        Objects.requireNonNull(props, "props");
+        for (String k : List.of(ConsumerConfigDef.KEY_DESERIALIZER, ConsumerConfigDef.VALUE_DESERIALIZER)) {
+            Object v = props.get(k);
+            String name = v instanceof Class<?> c ? c.getName() : v == null ? null : v.toString().trim();
+            if (name != null && !DeserializerResolver.isByteArray(name)) {
+                throw new ConfigException(k, v, "no value or org.apache.kafka.common.serialization.ByteArrayDeserializer"
+                                                + " with ConsumerOptions.create(Map), which yields byte[]; use"
+                                                + " fromProperties(Map) or pass Deserializers");
+            }
+        }
+        return create(props, Deserializers.byteArray(), Deserializers.byteArray());
+    }
+
+    /**
+     * Creates options taking the deserializers from {@code key.deserializer} and {@code value.deserializer}, as the
+     * official client does, so existing property maps work unchanged. Each may be a {@link Deserializer} instance,
+     * a {@code Class}, or a class name: the official client's String, ByteArray, ByteBuffer, Long, Integer, Short,
+     * Double, Float, UUID and Void deserializer names map to the matching {@link Deserializers}; any other class
+     * must implement {@link Deserializer} and have a public no-argument constructor.
+     *
+     * <p>The key and value types are not checked against {@code K} and {@code V} (as with the official client's
+     * constructor): a mismatch shows up as a {@link ClassCastException} where the records are used.
+     *
+     * @param props consumer properties, including both deserializer properties
+     * @param <K>   key type
+     * @param <V>   value type
+     * @return options with no subscription yet
+     * @throws ConfigException      when a deserializer property is missing or unusable, and as
+     *                              {@link #create(Map, Deserializer, Deserializer)}
+     * @throws NullPointerException if {@code props} is {@code null}
+     */
+    @SuppressWarnings("unchecked")
+    public static <K, V> ConsumerOptions<K, V> fromProperties(Map<String, ?> props) {
+        Objects.requireNonNull(props, "props");
+        Map<String, Object> copy = copy(props);
+        Deserializer<?> kd = deserializerFrom(copy, ConsumerConfigDef.KEY_DESERIALIZER);
+        Deserializer<?> vd = deserializerFrom(copy, ConsumerConfigDef.VALUE_DESERIALIZER);
+        Map<String, Object> forParsing = new LinkedHashMap<>(copy);
+        // instances are not valid values of a CLASS property; they were consumed above
+        forParsing.computeIfPresent(ConsumerConfigDef.KEY_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
+        forParsing.computeIfPresent(ConsumerConfigDef.VALUE_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
+        return new ConsumerOptions<>(copy, ConsumerConfig.parse(forParsing), (Deserializer<K>) kd, (Deserializer<V>) vd,
+                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L);
+    }
+
+    private static Deserializer<?> deserializerFrom(Map<String, Object> props, String key) {
+        Object v = props.get(key);
+        if (v == null) {
+            throw new ConfigException(key, null, "a Deserializer, a Class or a class name");
+        }
+        if (v instanceof Deserializer<?> d) {
+            return d;
+        }
+        if (v instanceof Class<?> c) {
+            return DeserializerResolver.resolve(key, c.getName());
+        }
+        if (v instanceof CharSequence cs) {
+            return DeserializerResolver.resolve(key, cs.toString().trim());
+        }
+        throw new ConfigException(key, v, "a Deserializer, a Class or a class name");
+    }
+
+    private static Map<String, Object> copy(Map<String, ?> props) {
+        Map<String, Object> copy = new LinkedHashMap<>();
+        props.forEach((k, v) -> copy.put(Objects.requireNonNull(k, "property names must not be null"), v));
+        return Collections.unmodifiableMap(copy);
+    }
+
+    // ------------------------------------------------------------------------------------------ copies
+
+    /**
+     * Consumes these topics with group management (partitions assigned by the group). Replaces any previous
+     * subscription or assignment. Requires {@code group.id} (checked by {@link KafkaFluxConsumer#create}).
+     *
+     * @param topics topic names; duplicates are dropped, order kept
+     * @return a copy
+     * @throws NullPointerException     if {@code topics} or an element is {@code null}
+     * @throws IllegalArgumentException if {@code topics} is empty or a name is blank
+     */
+    public ConsumerOptions<K, V> subscription(Collection<String> topics) {
+        Objects.requireNonNull(topics, "topics");
+        LinkedHashSet<String> set = new LinkedHashSet<>();
+        for (String t : topics) {
+            Objects.requireNonNull(t, "topic");
+            if (t.isBlank()) {
+                throw new IllegalArgumentException("blank topic name in subscription " + topics);
+            }
+            set.add(t);
+        }
+        if (set.isEmpty()) {
+            throw new IllegalArgumentException("subscription needs at least one topic");
+        }
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.TOPICS,
+                                     List.copyOf(set), null, List.of(), listener, maxBufferedBytes);
+    }
+
+    /**
+     * Consumes every topic whose whole name matches the pattern, with group management; topics created or deleted
+     * later are picked up at the next metadata refresh ({@code metadata.max.age.ms}). Internal topics are excluded
+     * while {@code exclude.internal.topics=true}. Replaces any previous subscription or assignment. Requires
+     * {@code group.id}.
+     *
+     * @param pattern regular expression matched against whole topic names
+     * @return a copy
+     * @throws NullPointerException if {@code pattern} is {@code null}
+     */
+    public ConsumerOptions<K, V> subscription(Pattern pattern) {
+        Objects.requireNonNull(pattern, "pattern");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.PATTERN,
+                                     List.of(), pattern, List.of(), listener, maxBufferedBytes);
+    }
+
+    /**
+     * Consumes exactly these partitions, without joining a group (no rebalances; the rebalance listener is called
+     * once with them as assigned). Offsets can still be committed when {@code group.id} is set. Replaces any
+     * previous subscription or assignment.
+     *
+     * @param partitions the partitions; duplicates are dropped, order kept
+     * @return a copy
+     * @throws NullPointerException     if {@code partitions} or an element is {@code null}
+     * @throws IllegalArgumentException if {@code partitions} is empty
+     */
+    public ConsumerOptions<K, V> assignment(Collection<TopicPartition> partitions) {
+        Objects.requireNonNull(partitions, "partitions");
+        LinkedHashSet<TopicPartition> set = new LinkedHashSet<>();
+        for (TopicPartition tp : partitions) {
+            set.add(Objects.requireNonNull(tp, "partition"));
+        }
+        if (set.isEmpty()) {
+            throw new IllegalArgumentException("assignment needs at least one partition");
+        }
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer,
+                                     SubscriptionType.ASSIGNMENT, List.of(), null, List.copyOf(set), listener,
+                                     maxBufferedBytes);
+    }
+
+    /**
+     * Sets the rebalance listener (replacing any previous one).
+     *
+     * @param listener the listener, never {@code null}
+     * @return a copy
+     * @throws NullPointerException if {@code listener} is {@code null}
+     */
+    public ConsumerOptions<K, V> rebalanceListener(RebalanceListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes);
+    }
+
+    /**
+     * Sets (or, with a {@code null} value, removes) one property and revalidates all of them. The deserializers
+     * stay as they are, even when {@code key.deserializer} or {@code value.deserializer} changes: use
+     * {@link #withKeyDeserializer} / {@link #withValueDeserializer} for that.
+     *
+     * @param key   property name, never {@code null}
+     * @param value string or typed value; {@code null} removes the property (its default applies)
+     * @return a copy
+     * @throws ConfigException      as {@link #create(Map, Deserializer, Deserializer)}
+     * @throws NullPointerException if {@code key} is {@code null}
+     */
+    public ConsumerOptions<K, V> withProperty(String key, Object value) {
+        Objects.requireNonNull(key, "key");
+        Map<String, Object> m = new LinkedHashMap<>(properties);
+        if (value == null) {
+            m.remove(key);
+        } else {
+            m.put(key, value);
+        }
+        return withAllProperties(m);
+    }
+
+    /**
+     * Adds or replaces several properties and revalidates all of them.
+     *
+     * @param props properties to set; a {@code null} value removes that property
+     * @return a copy
+     * @throws ConfigException      as {@link #create(Map, Deserializer, Deserializer)}
+     * @throws NullPointerException if {@code props} or one of its keys is {@code null}
+     */
+    public ConsumerOptions<K, V> withProperties(Map<String, ?> props) {
+        Objects.requireNonNull(props, "props");
+        Map<String, Object> m = new LinkedHashMap<>(properties);
+        props.forEach((k, v) -> {
+            Objects.requireNonNull(k, "property names must not be null");
+            if (v == null) {
+                m.remove(k);
+            } else {
+                m.put(k, v);
+            }
+        });
+        return withAllProperties(m);
+    }
+
+    private ConsumerOptions<K, V> withAllProperties(Map<String, Object> m) {
+        Map<String, Object> copy = copy(m);
+        Map<String, Object> forParsing = new LinkedHashMap<>(copy);
+        forParsing.computeIfPresent(ConsumerConfigDef.KEY_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
+        forParsing.computeIfPresent(ConsumerConfigDef.VALUE_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
+        return new ConsumerOptions<>(copy, ConsumerConfig.parse(forParsing), keyDeserializer, valueDeserializer,
+                                     subscriptionType, topics, pattern, partitions, listener, maxBufferedBytes);
+    }
+
+    /**
+     * Replaces the key deserializer.
+     *
+     * @param keyDeserializer the new key deserializer, never {@code null}
+     * @param <K2>            new key type
+     * @return a copy
+     * @throws NullPointerException if {@code keyDeserializer} is {@code null}
+     */
+    public <K2> ConsumerOptions<K2, V> withKeyDeserializer(Deserializer<K2> keyDeserializer) {
+        Objects.requireNonNull(keyDeserializer, "keyDeserializer");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes);
+    }
+
+    /**
+     * Replaces the value deserializer.
+     *
+     * @param valueDeserializer the new value deserializer, never {@code null}
+     * @param <V2>              new value type
+     * @return a copy
+     * @throws NullPointerException if {@code valueDeserializer} is {@code null}
+     */
+    public <V2> ConsumerOptions<K, V2> withValueDeserializer(Deserializer<V2> valueDeserializer) {
+        Objects.requireNonNull(valueDeserializer, "valueDeserializer");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes);
+    }
+
+    /**
+     * Bounds the bytes fetched from brokers but not yet emitted downstream (kflux's own setting; the official
+     * client has no equivalent because it only fetches inside {@code poll()}). While the buffer holds this many
+     * bytes or more, no new Fetch is sent; a single response may still take it over the bound, so a batch larger
+     * than the bound does not block progress.
+     *
+     * @param bytes the bound in bytes, {@code >= 1}
+     * @return a copy
+     * @throws IllegalArgumentException if {@code bytes < 1}
+     */
+    public ConsumerOptions<K, V> withMaxBufferedBytes(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("maxBufferedBytes must be >= 1, was " + bytes);
+        }
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, bytes);
+    }
+
+    // ------------------------------------------------------------------------------------------ accessors
+
+    /**
+     * The properties as given (unparsed), including unknown ones.
+     *
+     * @return an unmodifiable map in the order given
+     */
+    public Map<String, Object> properties() {
+        return properties;
+    }
+
+    /**
+     * The parsed, validated, typed configuration. <b>Not API</b>: {@code io.kflux.internal} types may change in
+     * any release; applications should read {@link #properties()}.
+     *
+     * @return the typed configuration
+     */
+    public ConsumerConfig config() {
+        return config;
+    }
+
+    /**
+     * The key deserializer.
+     *
+     * @return never {@code null}
+     */
+    public Deserializer<K> keyDeserializer() {
+        return keyDeserializer;
+    }
+
+    /**
+     * The value deserializer.
+     *
+     * @return never {@code null}
+     */
+    public Deserializer<V> valueDeserializer() {
+        return valueDeserializer;
+    }
+
+    /**
+     * Which kind of subscription was chosen.
+     *
+     * @return NONE, TOPICS, PATTERN or ASSIGNMENT
+     */
+    public SubscriptionType subscriptionType() {
+        return subscriptionType;
+    }
+
+    /**
+     * The subscribed topics.
+     *
+     * @return an unmodifiable list, empty unless {@link #subscriptionType()} is TOPICS
+     */
+    public List<String> subscribedTopics() {
+        return topics;
+    }
+
+    /**
+     * The subscription pattern.
+     *
+     * @return the pattern, present only when {@link #subscriptionType()} is PATTERN
+     */
+    public Optional<Pattern> subscribedPattern() {
+        return Optional.ofNullable(pattern);
+    }
+
+    /**
+     * The manually assigned partitions.
+     *
+     * @return an unmodifiable list, empty unless {@link #subscriptionType()} is ASSIGNMENT
+     */
+    public List<TopicPartition> assignedPartitions() {
+        return partitions;
+    }
+
+    /**
+     * The rebalance listener.
+     *
+     * @return the listener set, or a listener that does nothing
+     */
+    public RebalanceListener rebalanceListener() {
+        return listener;
+    }
+
+    /**
+     * The bound on fetched-but-not-emitted bytes (see {@link #withMaxBufferedBytes(long)}).
+     *
+     * @return bytes; unless set, twice {@code fetch.max.bytes} (one response being emitted while the next
+     *         arrives), at least 1
+     */
+    public long maxBufferedBytes() {
+        return maxBufferedBytes > 0 ? maxBufferedBytes : Math.max(1L, 2L * config.fetchMaxBytes());
+    }
+
+    /**
+     * Every consumer property kflux knows, with type, default, a one-line description and whether it is honoured,
+     * in a stable order. Meant for generating and checking documentation.
+     *
+     * @return an unmodifiable list
+     */
+    public static List<PropertyDescription> describeProperties() {
+        return ConsumerConfigDef.DEF.describe();
+    }
+
+    /**
+     * Checks what {@link KafkaFluxConsumer#create} needs beyond valid properties.
+     *
+     * @throws IllegalArgumentException when no subscription or assignment was chosen
+     * @throws ConfigException          when subscribing to topics or a pattern without {@code group.id}
+     */
+    void checkConsumable() {
+        if (subscriptionType == SubscriptionType.NONE) {
+            throw new IllegalArgumentException("no subscription or assignment: call subscription(...) or assignment(...)");
+        }
+        if ((subscriptionType == SubscriptionType.TOPICS || subscriptionType == SubscriptionType.PATTERN)
+            && config.groupId().isEmpty()) {
+            throw new ConfigException(ConsumerConfigDef.GROUP_ID, null,
+                                      "a group id to subscribe to topics (subscription(...)); use assignment(...) to"
+                                      + " read partitions without a group");
+        }
+    }
+
+    /**
+     * Describes the options with password values hidden.
+     *
+     * @return a single-line description
+     */
+    @Override
+    public String toString() {
+        List<String> parts = new ArrayList<>();
+        parts.add("properties=" + ConsumerConfig.masked(properties));
+        parts.add("subscription=" + switch (subscriptionType) {
+            case NONE -> "none";
+            case TOPICS -> "topics" + topics;
+            case PATTERN -> "pattern(" + pattern + ")";
+            case ASSIGNMENT -> "partitions" + partitions;
+        });
+        parts.add("rebalanceListener=" + listener);
+        parts.add("maxBufferedBytes=" + maxBufferedBytes());
+        return "ConsumerOptions" + parts;
+    }
+}

@@ -1,0 +1,9 @@
+package io.kflux.fetch;
+
+/** One partition in one Fetch request, with the state it was sent in (to recognise stale answers). */
+record FetchTarget(PartitionState partition, long fetchOffset, int seekEpoch, int leaderEpoch) {
+
+    boolean isCurrent() {
+        return !partition.isRevoked() && partition.seekEpoch() == seekEpoch && partition.fetchOffset == fetchOffset;
+    }
+}

@@ -1,0 +1,105 @@
+package io.kflux.fetch;
+
+import io.kflux.TopicPartition;
+
+/**
+ * What the consumer knows of one assigned partition. The event loop owns every field but
+ * {@link #position}, which the record emitter advances as it hands records downstream (so the
+ * position is always "next offset to emit": a record never counts as consumed before it was
+ * emitted). The fetch offset runs ahead of the position by whatever is buffered.
+ */
+public final class PartitionState {
+    /** Offset not known yet: the partition waits for a committed offset or a reset. */
+    public static final long UNKNOWN = -1L;
+
+    private final TopicPartition topicPartition;
+    private volatile long position = UNKNOWN;
+    private volatile int lastEmittedEpoch = -1;
+    private volatile int seekEpoch;
+    private volatile boolean paused;
+    private volatile boolean revoked;
+    long fetchOffset = UNKNOWN;
+    int pendingFetches;
+    boolean fetchInFlight;
+    boolean awaitingReset;
+
+    public PartitionState(TopicPartition topicPartition) {
+        this.topicPartition = topicPartition;
+    }
+
+    public TopicPartition topicPartition() {
+        return topicPartition;
+    }
+
+    /** The next offset to emit, or {@link #UNKNOWN}. */
+    public long position() {
+        return position;
+    }
+
+    /** Leader epoch of the last emitted record's batch (-1 when none yet); committed with offsets (KIP-320). */
+    public int lastEmittedEpoch() {
+        return lastEmittedEpoch;
+    }
+
+    /** Called by the emitter only. */
+    public void advance(long nextOffset, int leaderEpoch) {
+        this.position = nextOffset;
+        if (leaderEpoch >= 0) {
+            this.lastEmittedEpoch = leaderEpoch;
+        }
+    }
+
+    /** Positions the partition (seek, committed offset, reset): buffered data of an older seek is dropped. */
+    public void seek(long offset) {
+        this.seekEpoch++;
+        this.position = offset;
+        this.fetchOffset = offset;
+        this.awaitingReset = false;
+    }
+
+    public int seekEpoch() {
+        return seekEpoch;
+    }
+
+    public boolean isPaused() {
+        return paused;
+    }
+
+    public void paused(boolean paused) {
+        this.paused = paused;
+    }
+
+    /** True once the partition left the assignment: its buffered data must not be emitted any more. */
+    public boolean isRevoked() {
+        return revoked;
+    }
+
+    public void revoke() {
+        this.revoked = true;
+        this.seekEpoch++;
+    }
+
+    public boolean hasPosition() {
+        return fetchOffset != UNKNOWN;
+    }
+
+    public long fetchOffset() {
+        return fetchOffset;
+    }
+
+    public boolean isAwaitingReset() {
+        return awaitingReset;
+    }
+
+    /** Marks the partition as needing a reset by {@code auto.offset.reset}. */
+    public void requireReset() {
+        this.awaitingReset = true;
+        this.seekEpoch++;
+        this.fetchOffset = UNKNOWN;
+    }
+
+    @Override
+    public String toString() {
+        return topicPartition + "@" + position + "(fetch " + fetchOffset + ")";
+    }
+}

@@ -1,0 +1,41 @@
+package io.kflux.internal;
+
+import io.kflux.fetch.FetchConfig;
+import io.kflux.fetch.OffsetResetStrategy;
+import io.kflux.internal.config.AutoOffsetReset;
+import io.kflux.internal.config.ConsumerConfig;
+import io.kflux.internal.config.HostAndPort;
+import io.kflux.network.NetworkOptions;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/** The parsed configuration in the shapes the layers below take. */
+record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId, String groupId,
+                      OffsetResetStrategy autoOffsetReset, long autoOffsetResetDurationMs,
+                      int defaultApiTimeoutMs, int requestTimeoutMs, long metadataMaxAgeMs, long retryBackoffMs,
+                      long reconnectBackoffMs, long reconnectBackoffMaxMs, boolean allowAutoTopicCreation,
+                      FetchConfig fetch, NetworkOptions network) {
+
+    static ClientSettings from(ConsumerConfig c, long maxBufferedBytes) {
+        List<InetSocketAddress> bootstrap = c.bootstrapServers().stream().map(HostAndPort::toUnresolvedAddress).toList();
+        AutoOffsetReset reset = c.autoOffsetReset();
+        OffsetResetStrategy strategy = switch (reset.strategy()) {
+            case EARLIEST -> OffsetResetStrategy.EARLIEST;
+            case LATEST -> OffsetResetStrategy.LATEST;
+            case NONE -> OffsetResetStrategy.NONE;
+            case BY_DURATION -> OffsetResetStrategy.BY_DURATION;
+        };
+        long durationMs = reset.duration() == null ? 0L : reset.duration().toMillis();
+        FetchConfig fetch = new FetchConfig(c.fetchMaxWaitMs(), c.fetchMinBytes(), c.fetchMaxBytes(),
+                c.maxPartitionFetchBytes(), c.isolationLevel().id(), c.clientRack(), maxBufferedBytes,
+                c.retryBackoffMs(), c.checkCrcs());
+        NetworkOptions network = NetworkOptions.defaults()
+                .withClientId(c.clientId())
+                .withRequestTimeoutMs(c.requestTimeoutMs())
+                .withConnectionSetupTimeoutMs(c.socketConnectionSetupTimeoutMs())
+                .withReconnectBackoff(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs());
+        return new ClientSettings(bootstrap, c.clientId(), c.groupId().orElse(null), strategy, durationMs,
+                c.defaultApiTimeoutMs(), c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.retryBackoffMs(),
+                c.reconnectBackoffMs(), c.reconnectBackoffMaxMs(), c.allowAutoCreateTopics(), fetch, network);
+    }
+}

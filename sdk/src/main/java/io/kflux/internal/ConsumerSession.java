@@ -1,0 +1,167 @@
+package io.kflux.internal;
+
+import io.kflux.ConsumerRecord;
+import io.kflux.Deserializer;
+import io.kflux.TimeoutException;
+import io.kflux.TopicPartition;
+import io.kflux.fetch.CompletedFetch;
+import io.kflux.fetch.FetchSink;
+import io.kflux.fetch.Fetcher;
+import io.kflux.fetch.PartitionState;
+import io.kflux.metadata.Cluster;
+import io.kflux.metadata.TopicInfo;
+import io.kflux.util.SerialExecutor;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.retry.Retry;
+
+/**
+ * One subscription of {@code receive()}: from subscribe to cancel, error or close. Owns the event
+ * loop, the fetcher and the emitter; every state change runs as a task of {@link #loop}.
+ */
+final class ConsumerSession<K, V> implements FetchSink {
+    private static final Logger log = LoggerFactory.getLogger(ConsumerSession.class);
+
+    private final DefaultKafkaFluxConsumer<K, V> consumer;
+    private final ClientSettings settings;
+    private final ClientResources resources;
+    private final SerialExecutor loop;
+    private final Fetcher fetcher;
+    private final RecordEmitter<K, V> emitter;
+    private final Scheduler.Worker worker;
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private final CompletableFuture<Void> stoppedFuture = new CompletableFuture<>();
+    private volatile Set<TopicPartition> assignment = Set.of();
+    private Disposable metadataRefreshLoop;
+
+    ConsumerSession(DefaultKafkaFluxConsumer<K, V> consumer, ClientSettings settings, ClientResources resources,
+                    Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
+                    CoreSubscriber<? super ConsumerRecord<K, V>> actual) {
+        this.consumer = consumer;
+        this.settings = settings;
+        this.resources = resources;
+        this.loop = new SerialExecutor(this::onLoopError);
+        this.worker = Schedulers.boundedElastic().createWorker();
+        this.fetcher = new Fetcher(settings.fetch(), resources.connections(), resources.metadata(), resources.offsets(),
+                settings.autoOffsetReset(), settings.autoOffsetResetDurationMs(), loop, this);
+        Consumer<CompletedFetch> onConsumed = cf -> loop.execute(() -> fetcher.onConsumed(cf));
+        this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer, null,
+                settings.fetch().checkCrcs(), onConsumed, this::stop, worker);
+    }
+
+    RecordEmitter<K, V> emitter() {
+        return emitter;
+    }
+
+    SerialExecutor loop() {
+        return loop;
+    }
+
+    Fetcher fetcher() {
+        return fetcher;
+    }
+
+    Set<TopicPartition> assignment() {
+        return assignment;
+    }
+
+    /** Starts the session: metadata for the assigned topics, then positions, then fetching. */
+    void start(Collection<TopicPartition> partitions) {
+        Set<String> topics = new java.util.HashSet<>();
+        partitions.forEach(tp -> topics.add(tp.topic()));
+        resources.metadata().interest(topics, false);
+        Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
+        resources.metadata().refresh()
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(settings.reconnectBackoffMs()))
+                        .maxBackoff(Duration.ofMillis(Math.max(settings.reconnectBackoffMs(), settings.reconnectBackoffMaxMs())))
+                        .doBeforeRetry(s -> log.debug("bootstrap metadata failed ({}), retrying", s.failure().toString())))
+                .timeout(timeout, Mono.error(() -> new TimeoutException("no broker of bootstrap.servers "
+                        + settings.bootstrapServers() + " answered within default.api.timeout.ms (" + timeout.toMillis() + " ms)")))
+                .subscribe(cluster -> loop.execute(() -> assign(partitions, cluster)), this::fail);
+        metadataRefreshLoop = Flux.interval(Duration.ofMillis(settings.metadataMaxAgeMs()))
+                .onBackpressureDrop()
+                .concatMap(t -> resources.metadata().refresh().onErrorResume(e -> Mono.empty()))
+                .subscribe(c -> loop.execute(fetcher::plan));
+    }
+
+    private void assign(Collection<TopicPartition> partitions, Cluster cluster) {
+        if (stopped.get()) {
+            return;
+        }
+        Map<TopicPartition, PartitionState> states = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions) {
+            TopicInfo topic = cluster.topic(tp.topic());
+            if (topic == null || topic.errorCode() != 0 || topic.partition(tp.partition()) == null) {
+                log.warn("{} is not known to the cluster yet; it is fetched once metadata lists it", tp);
+            }
+            PartitionState ps = new PartitionState(tp);
+            Long position = consumer.initialPosition(tp);
+            if (position != null) {
+                ps.seek(position);
+            } else {
+                ps.requireReset();
+            }
+            states.put(tp, ps);
+        }
+        assignment = Set.copyOf(states.keySet());
+        fetcher.assign(states);
+    }
+
+    // FetchSink: called on the loop.
+    @Override
+    public void accept(CompletedFetch fetch) {
+        emitter.offer(fetch);
+    }
+
+    @Override
+    public void fail(Throwable error) {
+        emitter.fail(error);
+    }
+
+    private void onLoopError(Throwable t) {
+        log.error("kflux consumer event loop task failed", t);
+        emitter.fail(t);
+    }
+
+    /** Ends the flux normally (close). */
+    Mono<Void> close() {
+        emitter.complete();
+        return Mono.fromFuture(stoppedFuture);
+    }
+
+    /** Called once the emitter has terminated or was cancelled: release everything. */
+    void stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        if (metadataRefreshLoop != null) {
+            metadataRefreshLoop.dispose();
+        }
+        loop.execute(() -> {
+            consumer.rememberPositions(fetcher.partitions());
+            fetcher.close();
+            consumer.sessionEnded(this);
+            resources.close().doFinally(s -> stoppedFuture.complete(null)).subscribe();
+            worker.schedule(worker::dispose);
+        });
+    }
+
+    List<TopicPartition> assignedList() {
+        return List.copyOf(assignment);
+    }
+}

@@ -1,0 +1,331 @@
+package io.kflux.internal;
+
+import io.kflux.ConsumerOptions;
+import io.kflux.ConsumerRecord;
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.OffsetAndMetadata;
+import io.kflux.OffsetAndTimestamp;
+import io.kflux.PartitionFlux;
+import io.kflux.TopicPartition;
+import io.kflux.fetch.ListedOffset;
+import io.kflux.fetch.PartitionState;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+
+/**
+ * The consumer. State that outlives one subscription (positions to start from, paused
+ * partitions) lives here; everything of a running subscription lives in its {@link ConsumerSession}.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K, V> {
+    private final ConsumerOptions<K, V> options;
+    private final ClientSettings settings;
+    private final AtomicReference<ConsumerSession<K, V>> active = new AtomicReference<>();
+    private final Map<TopicPartition, Long> startPositions = new ConcurrentHashMap<>();
+    private final Set<TopicPartition> paused = ConcurrentHashMap.newKeySet();
+    private final Object resourcesLock = new Object();
+    private ClientResources resources;
+    private volatile boolean closed;
+
+    public DefaultKafkaFluxConsumer(ConsumerOptions<K, V> options) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.settings = ClientSettings.from(options.config(), options.maxBufferedBytes());
+    }
+
+    private ClientResources resources() {
+        synchronized (resourcesLock) {
+            if (resources == null) {
+                resources = ClientResources.create(settings);
+            }
+            return resources;
+        }
+    }
+
+    private Mono<Void> releaseResources() {
+        ClientResources r;
+        synchronized (resourcesLock) {
+            r = resources;
+            resources = null;
+        }
+        return r == null ? Mono.empty() : r.close();
+    }
+
+    @Override
+    public Flux<ConsumerRecord<K, V>> receive() {
+        return new Flux<>() {
+            @Override
+            public void subscribe(CoreSubscriber<? super ConsumerRecord<K, V>> actual) {
+                subscribeReceive(actual);
+            }
+        };
+    }
+
+    private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual) {
+        if (closed) {
+            Operators.error(actual, new IllegalStateException("this consumer is closed"));
+            return;
+        }
+        if (options.subscriptionType() != ConsumerOptions.SubscriptionType.ASSIGNMENT) {
+            Operators.error(actual, new UnsupportedOperationException(
+                    "group subscriptions are not available yet; use ConsumerOptions.assignment(...)"));
+            return;
+        }
+        ConsumerSession<K, V> session = new ConsumerSession<>(this, settings, resources(),
+                options.keyDeserializer(), options.valueDeserializer(), actual);
+        if (!active.compareAndSet(null, session)) {
+            Operators.error(actual, new IllegalStateException(
+                    "this consumer already has an active receive() subscription; cancel it first"));
+            return;
+        }
+        actual.onSubscribe(session.emitter());
+        session.start(options.assignedPartitions());
+    }
+
+    /** Where a partition starts: an explicit seek, else where the previous subscription stopped. */
+    Long initialPosition(TopicPartition tp) {
+        return startPositions.get(tp);
+    }
+
+    boolean initiallyPaused(TopicPartition tp) {
+        return paused.contains(tp);
+    }
+
+    void rememberPositions(Map<TopicPartition, PartitionState> states) {
+        states.forEach((tp, ps) -> {
+            if (ps.position() >= 0) {
+                startPositions.put(tp, ps.position());
+            }
+        });
+    }
+
+    void sessionEnded(ConsumerSession<K, V> session) {
+        active.compareAndSet(session, null);
+        releaseResources().subscribe();
+    }
+
+    @Override
+    public Flux<PartitionFlux<K, V>> receivePartitioned() {
+        return receive().groupBy(ConsumerRecord::topicPartition)
+                .map(group -> PartitionFlux.of(group.key(), group));
+    }
+
+    @Override
+    public Mono<Void> commit() {
+        return Mono.error(new UnsupportedOperationException("commits are not available yet"));
+    }
+
+    @Override
+    public Mono<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        return Mono.error(new UnsupportedOperationException("commits are not available yet"));
+    }
+
+    @Override
+    public Mono<Map<TopicPartition, OffsetAndMetadata>> committed(Set<TopicPartition> partitions) {
+        return Mono.error(new UnsupportedOperationException("committed offsets are not available yet"));
+    }
+
+    @Override
+    public Mono<Void> seek(TopicPartition tp, long offset) {
+        Objects.requireNonNull(tp, "tp");
+        if (offset < 0) {
+            return Mono.error(new IllegalArgumentException("offset must be >= 0, was " + offset));
+        }
+        return seekAll(Map.of(tp, offset));
+    }
+
+    private Mono<Void> seekAll(Map<TopicPartition, Long> positions) {
+        return Mono.defer(() -> {
+            checkAssigned(positions.keySet());
+            ConsumerSession<K, V> session = active.get();
+            if (session == null) {
+                startPositions.putAll(positions);
+                return Mono.empty();
+            }
+            return onLoop(session, () -> {
+                positions.forEach((tp, offset) -> {
+                    PartitionState ps = session.fetcher().partition(tp);
+                    if (ps != null) {
+                        ps.seek(offset);
+                    } else {
+                        startPositions.put(tp, offset); // assignment not applied yet: start there
+                    }
+                });
+                session.fetcher().plan();
+            });
+        });
+    }
+
+    private void checkAssigned(Collection<TopicPartition> partitions) {
+        List<TopicPartition> assigned = options.assignedPartitions();
+        for (TopicPartition tp : partitions) {
+            if (!assigned.contains(tp)) {
+                throw new IllegalStateException("No current assignment for partition " + tp);
+            }
+        }
+    }
+
+    private static Mono<Void> onLoop(ConsumerSession<?, ?> session, Runnable task) {
+        return Mono.create(sink -> session.loop().execute(() -> {
+            try {
+                task.run();
+                sink.success();
+            } catch (RuntimeException e) {
+                sink.error(e);
+            }
+        }));
+    }
+
+    @Override
+    public Mono<Void> seekToBeginning(Collection<TopicPartition> partitions) {
+        return seekToListed(partitions, -2L);
+    }
+
+    @Override
+    public Mono<Void> seekToEnd(Collection<TopicPartition> partitions) {
+        return seekToListed(partitions, -1L);
+    }
+
+    private Mono<Void> seekToListed(Collection<TopicPartition> partitions, long timestamp) {
+        return Mono.defer(() -> {
+            checkAssigned(partitions);
+            Map<TopicPartition, Long> query = new HashMap<>();
+            partitions.forEach(tp -> query.put(tp, timestamp));
+            return listOffsets(query).flatMap(listed -> {
+                Map<TopicPartition, Long> positions = new HashMap<>();
+                listed.forEach((tp, lo) -> positions.put(tp, Math.max(0L, lo.offset())));
+                return seekAll(positions);
+            });
+        });
+    }
+
+    private Mono<Map<TopicPartition, ListedOffset>> listOffsets(Map<TopicPartition, Long> query) {
+        ClientResources r = resources();
+        Set<String> topics = new HashSet<>();
+        query.keySet().forEach(tp -> topics.add(tp.topic()));
+        Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
+        Mono<Void> ensureMetadata = r.metadata().current().topics().keySet().containsAll(topics)
+                ? Mono.empty()
+                : Mono.defer(() -> {
+                    Set<String> wanted = new HashSet<>(r.metadata().current().topics().keySet());
+                    wanted.addAll(topics);
+                    wanted.addAll(topicsOf(options.assignedPartitions()));
+                    r.metadata().interest(wanted, false);
+                    return r.metadata().refresh().then();
+                });
+        Mono<Map<TopicPartition, ListedOffset>> result = ensureMetadata.then(r.offsets().list(query, timeout));
+        return active.get() == null ? result.doFinally(s -> releaseIfIdle()) : result;
+    }
+
+    private void releaseIfIdle() {
+        if (active.get() == null) {
+            releaseResources().subscribe();
+        }
+    }
+
+    private static Set<String> topicsOf(Collection<TopicPartition> partitions) {
+        Set<String> topics = new HashSet<>();
+        partitions.forEach(tp -> topics.add(tp.topic()));
+        return topics;
+    }
+
+    @Override
+    public Mono<Map<TopicPartition, OffsetAndTimestamp>> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
+        return Mono.defer(() -> {
+            for (Map.Entry<TopicPartition, Long> e : timestamps.entrySet()) {
+                if (e.getValue() < 0) {
+                    return Mono.error(new IllegalArgumentException("timestamp of " + e.getKey()
+                            + " must be >= 0 (ms since epoch), was " + e.getValue()));
+                }
+            }
+            return listOffsets(timestamps).map(listed -> {
+                Map<TopicPartition, OffsetAndTimestamp> out = new HashMap<>();
+                timestamps.keySet().forEach(tp -> {
+                    ListedOffset lo = listed.get(tp);
+                    out.put(tp, lo == null || lo.offset() < 0 ? null : new OffsetAndTimestamp(lo.offset(), lo.timestamp()));
+                });
+                return out;
+            });
+        });
+    }
+
+    @Override
+    public Mono<Void> pause(Collection<TopicPartition> partitions) {
+        return setPaused(partitions, true);
+    }
+
+    @Override
+    public Mono<Void> resume(Collection<TopicPartition> partitions) {
+        return setPaused(partitions, false);
+    }
+
+    private Mono<Void> setPaused(Collection<TopicPartition> partitions, boolean pause) {
+        return Mono.defer(() -> {
+            checkAssigned(partitions);
+            Consumer<TopicPartition> mark = pause ? paused::add : paused::remove;
+            partitions.forEach(mark);
+            ConsumerSession<K, V> session = active.get();
+            if (session == null) {
+                return Mono.empty();
+            }
+            return onLoop(session, () -> {
+                for (TopicPartition tp : partitions) {
+                    PartitionState ps = session.fetcher().partition(tp);
+                    if (ps != null) {
+                        ps.paused(pause);
+                    }
+                }
+                if (!pause) {
+                    session.emitter().unpark();
+                }
+                session.fetcher().plan();
+            });
+        });
+    }
+
+    @Override
+    public Set<TopicPartition> paused() {
+        return Set.copyOf(paused);
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+        ConsumerSession<K, V> session = active.get();
+        return session == null ? Set.of() : session.assignment();
+    }
+
+    /** Fetched bytes not yet emitted, for the active subscription (0 without one). */
+    public long bufferedBytes() {
+        ConsumerSession<K, V> session = active.get();
+        return session == null ? 0L : session.fetcher().bufferedBytes();
+    }
+
+    @Override
+    public Mono<Void> close() {
+        return close(Duration.ofMillis(settings.defaultApiTimeoutMs()));
+    }
+
+    @Override
+    public Mono<Void> close(Duration timeout) {
+        return Mono.defer(() -> {
+            closed = true;
+            ConsumerSession<K, V> session = active.get();
+            Mono<Void> stop = session == null ? releaseResources() : session.close();
+            return stop.timeout(timeout, Mono.empty());
+        });
+    }
+}

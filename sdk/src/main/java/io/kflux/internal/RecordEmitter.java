@@ -1,0 +1,362 @@
+package io.kflux.internal;
+
+import io.kflux.ConsumerRecord;
+import io.kflux.CorruptRecordException;
+import io.kflux.Deserializer;
+import io.kflux.Header;
+import io.kflux.Headers;
+import io.kflux.RecordDeserializationException;
+import io.kflux.TimestampType;
+import io.kflux.TopicPartition;
+import io.kflux.fetch.CompletedFetch;
+import io.kflux.fetch.PartitionState;
+import io.kflux.protocol.record.CorruptRecordBatchException;
+import io.kflux.protocol.record.RecordBatch;
+import io.kflux.protocol.record.RecordCursor;
+import io.kflux.protocol.record.RecordHeader;
+import io.kflux.protocol.record.RecordsReader;
+import io.kflux.protocol.record.UnsupportedRecordFormatException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.function.Consumer;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Hands buffered fetch data to the subscriber, one record per unit of demand. It decodes and
+ * deserializes on its own worker (never on a Netty thread, so a slow subscriber cannot stall
+ * I/O or heartbeats) and advances each partition's position only as records are emitted.
+ * A finished {@link CompletedFetch} is released and reported through {@code onConsumed}, which
+ * lets the fetcher send the next Fetch for that partition.
+ */
+final class RecordEmitter<K, V> implements Subscription {
+    private final CoreSubscriber<? super ConsumerRecord<K, V>> actual;
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+    private final AckHandle ackHandle;
+    private final Consumer<CompletedFetch> onConsumed;
+    private final Runnable onTerminate;
+    private final Scheduler.Worker worker;
+    private final Queue<CompletedFetch> queue = new ConcurrentLinkedQueue<>();
+    @SuppressWarnings("rawtypes")
+    private static final AtomicLongFieldUpdater<RecordEmitter> REQUESTED =
+            AtomicLongFieldUpdater.newUpdater(RecordEmitter.class, "requested");
+    private volatile long requested;
+    private final AtomicInteger wip = new AtomicInteger();
+    private final RecordsReader reader;
+    private final List<CompletedFetch> parked = new ArrayList<>();
+    private final Runnable drainLoop = this::drainLoop;
+
+    private volatile boolean cancelled;
+    private volatile Throwable error;
+    private volatile boolean completeRequested;
+    private volatile boolean unparkRequested;
+    private boolean terminated;
+
+    private CompletedFetch current;
+    private RecordBatch batch;
+    private RecordCursor cursor;
+    private TimestampType batchTimestampType;
+    private ByteBuffer keyView = ByteBuffer.allocate(0);
+    private ByteBuffer valueView = ByteBuffer.allocate(0);
+
+    RecordEmitter(CoreSubscriber<? super ConsumerRecord<K, V>> actual, Deserializer<K> keyDeserializer,
+                  Deserializer<V> valueDeserializer, AckHandle ackHandle, boolean checkCrcs,
+                  Consumer<CompletedFetch> onConsumed, Runnable onTerminate, Scheduler.Worker worker) {
+        this.actual = actual;
+        this.keyDeserializer = keyDeserializer;
+        this.valueDeserializer = valueDeserializer;
+        this.ackHandle = ackHandle;
+        this.onConsumed = onConsumed;
+        this.onTerminate = onTerminate;
+        this.worker = worker;
+        this.reader = new RecordsReader(checkCrcs);
+    }
+
+    /** Queues a fetch result; called by the event loop. */
+    void offer(CompletedFetch fetch) {
+        queue.add(fetch);
+        drain();
+    }
+
+    /** Ends the flux with {@code t}; buffered records are not emitted and positions stay where they are. */
+    void fail(Throwable t) {
+        if (error == null) {
+            error = t;
+        }
+        drain();
+    }
+
+    /** Completes the flux once everything already queued is dropped (close). */
+    void complete() {
+        completeRequested = true;
+        drain();
+    }
+
+    /** Paused partitions' data is parked, not dropped: resume re-queues it. */
+    void unpark() {
+        unparkRequested = true;
+        drain();
+    }
+
+    @Override
+    public void request(long n) {
+        if (Operators.validate(n)) {
+            Operators.addCap(REQUESTED, this, n);
+            drain();
+        }
+    }
+
+    @Override
+    public void cancel() {
+        if (!cancelled) {
+            cancelled = true;
+            drain();
+        }
+    }
+
+    private void drain() {
+        if (wip.getAndIncrement() == 0) {
+            worker.schedule(drainLoop);
+        }
+    }
+
+    private void drainLoop() {
+        int missed = 1;
+        for (;;) {
+            if (terminated) {
+                clear();
+            } else {
+                emitAvailable();
+            }
+            missed = wip.addAndGet(-missed);
+            if (missed == 0) {
+                return;
+            }
+        }
+    }
+
+    private void emitAvailable() {
+        if (unparkRequested) {
+            unparkRequested = false;
+            unparkResumed();
+        }
+        long r = requested;
+        long e = 0L;
+        for (;;) {
+            if (cancelled) {
+                terminate();
+                return;
+            }
+            Throwable ex = error;
+            if (ex != null) {
+                terminate();
+                actual.onError(ex);
+                return;
+            }
+            if (completeRequested) {
+                terminate();
+                actual.onComplete();
+                return;
+            }
+            if (e == r) {
+                break;
+            }
+            ConsumerRecord<K, V> record;
+            try {
+                record = poll();
+            } catch (Throwable t) {
+                error = t;
+                continue;
+            }
+            if (record == null) {
+                break;
+            }
+            actual.onNext(record);
+            e++;
+        }
+        if (e != 0L && r != Long.MAX_VALUE) {
+            REQUESTED.addAndGet(this, -e);
+        }
+    }
+
+    private void terminate() {
+        terminated = true;
+        clear();
+        onTerminate.run();
+    }
+
+    private void clear() {
+        if (current != null) {
+            finish(current);
+            current = null;
+        }
+        for (CompletedFetch cf : parked) {
+            finish(cf);
+        }
+        parked.clear();
+        for (CompletedFetch cf; (cf = queue.poll()) != null; ) {
+            finish(cf);
+        }
+    }
+
+    private void unparkResumed() {
+        for (Iterator<CompletedFetch> it = parked.iterator(); it.hasNext(); ) {
+            CompletedFetch cf = it.next();
+            if (cf.isStale()) {
+                it.remove();
+                finish(cf);
+            } else if (!cf.partition().isPaused()) {
+                it.remove();
+                queue.add(cf);
+            }
+        }
+    }
+
+    private void finish(CompletedFetch cf) {
+        cf.release();
+        onConsumed.accept(cf);
+    }
+
+    /** The next record to emit, or null when nothing is buffered for an unpaused partition. */
+    private ConsumerRecord<K, V> poll() {
+        for (;;) {
+            if (current == null) {
+                CompletedFetch cf = queue.poll();
+                if (cf == null) {
+                    return null;
+                }
+                if (cf.isStale()) {
+                    finish(cf);
+                    continue;
+                }
+                if (cf.partition().isPaused()) {
+                    parked.add(cf);
+                    continue;
+                }
+                current = cf;
+                reader.reset(cf.records());
+                batch = null;
+                cursor = null;
+            }
+            PartitionState ps = current.partition();
+            if (current.isStale()) {
+                finish(current);
+                current = null;
+                continue;
+            }
+            if (ps.isPaused()) {
+                // Re-reading it later from the start is cheap: records below the position are skipped.
+                parked.add(current);
+                current = null;
+                continue;
+            }
+            if (cursor != null) {
+                if (nextRecord(ps)) {
+                    return build(ps);
+                }
+                if (batch.nextOffset() > ps.position()) {
+                    ps.advance(batch.nextOffset(), -1); // compaction can leave the batch's tail empty
+                }
+                cursor = null;
+            }
+            try {
+                batch = reader.nextBatch();
+            } catch (CorruptRecordBatchException | UnsupportedRecordFormatException e) {
+                throw corrupt(ps, e);
+            }
+            if (batch == null) {
+                finish(current);
+                current = null;
+                continue;
+            }
+            if (batch.isControl() || batch.nextOffset() <= ps.position()) {
+                if (batch.nextOffset() > ps.position()) {
+                    ps.advance(batch.nextOffset(), -1); // control markers take offsets but are never emitted
+                }
+                continue;
+            }
+            try {
+                cursor = reader.records();
+            } catch (CorruptRecordBatchException | UnsupportedRecordFormatException e) {
+                throw corrupt(ps, e);
+            }
+            batchTimestampType = batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
+                    ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
+        }
+    }
+
+    private boolean nextRecord(PartitionState ps) {
+        try {
+            return cursor.nextAtOrAfter(ps.position());
+        } catch (CorruptRecordBatchException e) {
+            throw corrupt(ps, e);
+        }
+    }
+
+    private static CorruptRecordException corrupt(PartitionState ps, RuntimeException e) {
+        return new CorruptRecordException(ps.topicPartition(), ps.position(),
+                "corrupt record data in " + ps.topicPartition() + " at or after offset " + ps.position() + ": "
+                        + e.getMessage(), e);
+    }
+
+    private ConsumerRecord<K, V> build(PartitionState ps) {
+        TopicPartition tp = ps.topicPartition();
+        long offset = cursor.offset();
+        Headers headers = cursor.headerCount() == 0 ? Headers.empty() : toHeaders(cursor.headers());
+        int keyLength = cursor.keyLength();
+        int valueLength = cursor.valueLength();
+        K key;
+        V value;
+        try {
+            key = keyDeserializer.deserialize(tp.topic(), headers,
+                    keyLength < 0 ? null : keyView(cursor.keyArray(), cursor.keyOffset(), keyLength));
+        } catch (Throwable t) {
+            throw new RecordDeserializationException(tp, offset, RecordDeserializationException.Origin.KEY, t);
+        }
+        try {
+            value = valueDeserializer.deserialize(tp.topic(), headers,
+                    valueLength < 0 ? null : valueView(cursor.valueArray(), cursor.valueOffset(), valueLength));
+        } catch (Throwable t) {
+            throw new RecordDeserializationException(tp, offset, RecordDeserializationException.Origin.VALUE, t);
+        }
+        int epoch = batch.partitionLeaderEpoch();
+        ConsumerRecord<K, V> record = new ConsumerRecord<>(tp, offset, cursor.timestamp(), batchTimestampType, key,
+                value, headers, epoch, keyLength, valueLength, ackHandle);
+        ps.advance(offset + 1, epoch);
+        return record;
+    }
+
+    // One view per array instead of a ByteBuffer per record: deserializers must not keep `data`.
+    private ByteBuffer keyView(byte[] array, int offset, int length) {
+        if (!keyView.hasArray() || keyView.array() != array) {
+            keyView = ByteBuffer.wrap(array);
+        }
+        keyView.clear().position(offset).limit(offset + length);
+        return keyView;
+    }
+
+    private ByteBuffer valueView(byte[] array, int offset, int length) {
+        if (!valueView.hasArray() || valueView.array() != array) {
+            valueView = ByteBuffer.wrap(array);
+        }
+        valueView.limit(offset + length).position(offset);
+        return valueView;
+    }
+
+    private static Headers toHeaders(List<RecordHeader> raw) {
+        List<Header> headers = new ArrayList<>(raw.size());
+        for (RecordHeader h : raw) {
+            headers.add(new Header(h.key(), h.value()));
+        }
+        return Headers.of(headers);
+    }
+}

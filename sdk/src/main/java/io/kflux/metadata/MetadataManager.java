@@ -1,0 +1,99 @@
+package io.kflux.metadata;
+
+import io.kflux.network.BrokerConnection;
+import io.kflux.network.NodeConnections;
+import io.kflux.protocol.message.MetadataRequest;
+import io.kflux.protocol.message.MetadataRequest.MetadataRequestTopic;
+import io.kflux.protocol.message.MetadataResponse;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * Keeps the consumer's {@link Cluster} snapshot: asks any reachable broker (a known one first, the
+ * bootstrap list when none answers) for the topics of interest. Concurrent refresh requests share
+ * one Metadata round trip. Callers decide when to refresh (after leader/topic errors, periodically
+ * by {@code metadata.max.age.ms}) and how to retry.
+ */
+public final class MetadataManager {
+    private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
+
+    private final NodeConnections connections;
+    private final List<InetSocketAddress> bootstrap;
+    private final boolean allowAutoTopicCreation;
+    private final AtomicReference<Mono<Cluster>> inFlight = new AtomicReference<>();
+    private volatile Cluster cluster = Cluster.EMPTY;
+    private volatile Set<String> topics = Set.of();
+    private volatile boolean allTopics;
+
+    public MetadataManager(NodeConnections connections, List<InetSocketAddress> bootstrap, boolean allowAutoTopicCreation) {
+        this.connections = connections;
+        this.bootstrap = List.copyOf(bootstrap);
+        this.allowAutoTopicCreation = allowAutoTopicCreation;
+    }
+
+    public Cluster current() {
+        return cluster;
+    }
+
+    /** Sets the topics the snapshot must cover; {@code all} asks for every topic (pattern subscriptions). */
+    public void interest(Collection<String> topicNames, boolean all) {
+        this.topics = Set.copyOf(topicNames);
+        this.allTopics = all;
+    }
+
+    /** A fresh snapshot; joins a refresh already under way. Fails when no broker answers. */
+    public Mono<Cluster> refresh() {
+        for (;;) {
+            Mono<Cluster> existing = inFlight.get();
+            if (existing != null) {
+                return existing;
+            }
+            Mono<Cluster> fresh = Mono.defer(this::fetch)
+                    .doFinally(s -> inFlight.set(null))
+                    .cache();
+            if (inFlight.compareAndSet(null, fresh)) {
+                return fresh;
+            }
+        }
+    }
+
+    private Mono<Cluster> fetch() {
+        Set<String> wanted = topics;
+        boolean all = allTopics;
+        List<MetadataRequestTopic> requested = new ArrayList<>();
+        for (String t : wanted) {
+            requested.add(new MetadataRequestTopic(io.kflux.protocol.Types.ZERO_UUID, t));
+        }
+        MetadataRequest request = new MetadataRequest(all ? null : requested, allowAutoTopicCreation, false, false);
+        return anyConnection()
+                .flatMap(c -> c.exchange(request))
+                .map(response -> {
+                    Cluster next = Cluster.from(response, cluster, false, System.nanoTime());
+                    cluster = next;
+                    log.debug("metadata: {} brokers, {} topics", next.nodes().size(), next.topics().size());
+                    return next;
+                });
+    }
+
+    private Mono<BrokerConnection> anyConnection() {
+        List<Node> known = new ArrayList<>(cluster.nodes().values());
+        if (known.isEmpty()) {
+            return connections.bootstrap(bootstrap);
+        }
+        Node node = known.get(ThreadLocalRandom.current().nextInt(known.size()));
+        return connections.connection(node.id(), node.host(), node.port())
+                .onErrorResume(e -> {
+                    log.debug("metadata from {} failed, trying bootstrap servers: {}", node, e.toString());
+                    return connections.bootstrap(bootstrap);
+                });
+    }
+
+}

@@ -1,0 +1,281 @@
+package io.kflux.network;
+
+import io.kflux.protocol.ApiKey;
+import io.kflux.protocol.ApiRequest;
+import io.kflux.protocol.MessageSpec;
+import io.kflux.protocol.message.ApiVersionsRequest;
+import io.kflux.protocol.message.ApiVersionsResponse;
+import io.kflux.protocol.message.ApiVersionsResponse.ApiVersion;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.function.IntFunction;
+import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.resources.LoopResources;
+import reactor.netty.tcp.TcpClient;
+
+/**
+ * One TCP connection to one broker, ready for requests: {@link #connect} resolves only after the
+ * ApiVersions negotiation, so every exchange can pick the highest version that both kflux and the
+ * broker support.
+ *
+ * <p><b>Pipelining.</b> Any number of requests may be in flight, from any threads. Each gets the
+ * next correlation id; Kafka answers in order on a connection, so each response frame must carry
+ * the id of the oldest request in flight. A frame that does not, or whose body cannot be decoded,
+ * fails that request with a {@link io.kflux.protocol.MalformedMessageException} and closes the
+ * connection: after one bad frame the byte stream cannot be trusted.
+ *
+ * <p><b>Timeouts.</b> A request unanswered {@code request.timeout.ms} after it was written fails
+ * with {@link RequestTimeoutException}, and the connection is closed, as the official client's
+ * NetworkClient does on a request timeout: the late answer would still have to be read before the
+ * answers to later requests, and a broker that slow is usually stuck, so starting over on a new
+ * connection is both simpler and faster to recover.
+ *
+ * <p><b>Failures.</b> When the connection ends for any reason, every request in flight fails with
+ * {@link DisconnectedException} (its cause says why), and later requests fail with it at once.
+ * Nothing ever waits forever: each written request has a timer.
+ *
+ * <p><b>Threads.</b> Responses are decoded and delivered on the connection's event loop (a
+ * {@code kflux-io} thread): subscribers must not block there, and should publish real work onto
+ * their own scheduler.
+ *
+ * <p><b>Buffers.</b> Each inbound frame is released right after its body is decoded. Bodies that
+ * hold record sets ({@code Types.RECORDS}) keep retained slices of the frame: whoever receives such
+ * a response owns those slices and must release them. A response whose exchange was cancelled
+ * before it arrived is not decoded at all, so it leaks nothing.
+ */
+public final class BrokerConnection {
+    private final Connection connection;
+    private final InetSocketAddress address;
+    private final NetworkOptions options;
+    private final ConnectionHandler handler;
+    private volatile BrokerApiVersions versions = BrokerApiVersions.of(java.util.List.of());
+
+    private BrokerConnection(Connection connection, InetSocketAddress address, NetworkOptions options) {
+        this.connection = connection;
+        this.address = address;
+        this.options = options;
+        String broker = address.getHostString() + ":" + address.getPort();
+        this.handler = new ConnectionHandler(connection.channel(), broker, options);
+        // The length prefix is stripped so that each frame starts at the response header.
+        connection.addHandlerLast("kflux.frames",
+                new LengthFieldBasedFrameDecoder(options.maxFrameBytes() + 4, 0, 4, 0, 4, true));
+        connection.addHandlerLast("kflux.protocol", handler);
+    }
+
+    /**
+     * Connects to {@code host:port} on the shared {@link IoLoops}. See {@link #connect(InetSocketAddress, NetworkOptions)}.
+     */
+    public static Mono<BrokerConnection> connect(String host, int port, NetworkOptions options) {
+        return connect(InetSocketAddress.createUnresolved(host, port), options);
+    }
+
+    /**
+     * Opens a TCP connection to {@code address} (resolved without blocking when unresolved), then
+     * negotiates API versions with ApiVersions at the highest version kflux knows, retrying once
+     * at the highest common version when the broker answers UNSUPPORTED_VERSION.
+     *
+     * @return a connection ready for {@link #exchange}; fails with {@link ConnectionFailedException}
+     * when the TCP connect fails or takes longer than {@code connectionSetupTimeoutMs}, or when the
+     * negotiation fails (its cause: {@link RequestTimeoutException} after {@code requestTimeoutMs},
+     * {@link DisconnectedException}, {@link UnsupportedVersionException}, a malformed answer, or an
+     * error code). Cancelling closes a half-set-up connection.
+     */
+    public static Mono<BrokerConnection> connect(InetSocketAddress address, NetworkOptions options) {
+        return connect(address, options, IoLoops.shared());
+    }
+
+    static Mono<BrokerConnection> connect(InetSocketAddress address, NetworkOptions options, LoopResources loops) {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(options, "options");
+        TcpClient client = TcpClient.newConnection()
+                .runOn(loops)
+                .remoteAddress(() -> address)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectionSetupTimeoutMs())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true);
+        if (options.sendBufferBytes() > 0) {
+            client = client.option(ChannelOption.SO_SNDBUF, options.sendBufferBytes());
+        }
+        if (options.receiveBufferBytes() > 0) {
+            client = client.option(ChannelOption.SO_RCVBUF, options.receiveBufferBytes());
+        }
+        String target = address.getHostString() + ":" + address.getPort();
+        return client.connect()
+                .onErrorMap(e -> new ConnectionFailedException(address, "could not connect to " + target + ": " + e, e))
+                .flatMap(c -> {
+                    BrokerConnection bc = new BrokerConnection(c, address, options);
+                    return bc.negotiate()
+                            .thenReturn(bc)
+                            .onErrorResume(e -> bc.close().then(Mono.error(new ConnectionFailedException(address,
+                                    "could not negotiate API versions with " + target + ": " + e.getMessage(), e))))
+                            .doOnCancel(() -> bc.handler.close("closed: connecting was cancelled"));
+                });
+    }
+
+    private Mono<Void> negotiate() {
+        short highest = ApiVersionsRequest.SPEC.highestVersion();
+        return apiVersions(highest).flatMap(first -> {
+            if (first.errorCode() != ResponseDecoder.UNSUPPORTED_VERSION) {
+                return accept(first, highest);
+            }
+            ApiVersion theirs = first.find(ApiKey.API_VERSIONS);
+            short retry = theirs == null ? ApiVersionsRequest.SPEC.lowestVersion()
+                    : (short) Math.min(highest, theirs.maxVersion());
+            short lowest = theirs == null ? ApiVersionsRequest.SPEC.lowestVersion()
+                    : (short) Math.max(theirs.minVersion(), ApiVersionsRequest.SPEC.lowestVersion());
+            if (retry < lowest || retry >= highest) {
+                return Mono.error(new UnsupportedVersionException("API_VERSIONS: kflux supports "
+                        + ApiVersionsRequest.SPEC.lowestVersion() + "-" + highest + ", broker "
+                        + (theirs == null ? "did not say" : "supports " + theirs.minVersion() + "-" + theirs.maxVersion()),
+                        ApiKey.API_VERSIONS));
+            }
+            return apiVersions(retry).flatMap(second -> accept(second, retry));
+        });
+    }
+
+    private Mono<ApiVersionsResponse> apiVersions(short version) {
+        return send(new ApiVersionsRequest(options.clientSoftwareName(), options.clientSoftwareVersion()), version);
+    }
+
+    private Mono<Void> accept(ApiVersionsResponse response, short version) {
+        if (response.errorCode() != 0) {
+            return Mono.error(new NetworkException("ApiVersions v" + version + " to " + address.getHostString() + ":"
+                    + address.getPort() + " failed with error code " + response.errorCode()));
+        }
+        versions = BrokerApiVersions.of(response);
+        return Mono.empty();
+    }
+
+    /**
+     * Sends {@code request} at the highest version both sides support for its API and decodes the
+     * answer with its response spec at that version.
+     *
+     * @return the response body, delivered on the event loop; fails with
+     * {@link UnsupportedVersionException} (nothing sent), {@link RequestTimeoutException},
+     * {@link DisconnectedException}, {@link FrameTooLargeException},
+     * {@link io.kflux.protocol.MalformedMessageException}, or the body codec's own exception when
+     * the request cannot be encoded (nothing sent, connection kept). Cancelling does not un-send
+     * the request: its response is still awaited (to keep the stream in step) but not decoded.
+     */
+    public <R> Mono<R> exchange(ApiRequest<R> request) {
+        Objects.requireNonNull(request, "request");
+        return Mono.defer(() -> {
+            MessageSpec<?> spec = request.spec();
+            short version = versions.highestCommon(spec);
+            if (version < 0) {
+                return Mono.error(unsupported(spec));
+            }
+            return send(request, version);
+        });
+    }
+
+    /**
+     * As {@link #exchange(ApiRequest)} for requests whose content depends on the version: the
+     * function is called with a candidate version (first the broker's highest; again with the
+     * negotiated one if the request's spec tops out lower) and must return a request of
+     * {@code key} that can be written at that version.
+     *
+     * @throws IllegalArgumentException (as the Mono's error) when the function returns a request
+     *                                  of another API
+     */
+    public <R> Mono<R> exchange(ApiKey key, IntFunction<? extends ApiRequest<R>> requestForVersion) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(requestForVersion, "requestForVersion");
+        return Mono.defer(() -> {
+            BrokerApiVersions v = versions;
+            short brokerMax = v.max(key);
+            if (brokerMax < 0) {
+                return Mono.error(new UnsupportedVersionException(key + ": " + v.describe(key), key));
+            }
+            ApiRequest<R> probe = requestForVersion.apply(brokerMax);
+            MessageSpec<?> spec = probe.spec();
+            if (spec.apiKey() != key) {
+                return Mono.error(new IllegalArgumentException("asked for a " + key + " request, got " + spec.apiKey()));
+            }
+            short version = v.highestCommon(spec);
+            if (version < 0) {
+                return Mono.error(unsupported(spec));
+            }
+            return send(version == brokerMax ? probe : requestForVersion.apply(version), version);
+        });
+    }
+
+    private UnsupportedVersionException unsupported(MessageSpec<?> spec) {
+        return new UnsupportedVersionException(spec.apiKey() + ": kflux supports " + spec.lowestVersion() + "-"
+                + spec.highestVersion() + ", " + versions.describe(spec.apiKey()) + " (" + address.getHostString() + ":"
+                + address.getPort() + ")", spec.apiKey());
+    }
+
+    private <R> Mono<R> send(ApiRequest<R> request, short version) {
+        return Mono.create(sink -> {
+            InFlightRequest<R> inFlight = new InFlightRequest<>(request, version, sink);
+            sink.onCancel(() -> inFlight.cancelled = true);
+            handler.submit(inFlight);
+        });
+    }
+
+    /**
+     * The highest version of {@code key} the broker accepts (from the negotiation), or -1 when it
+     * does not offer the API. The version an exchange uses is this capped by kflux's own range for
+     * the message: see {@link #version(MessageSpec)}.
+     */
+    public short version(ApiKey key) {
+        return versions.max(key);
+    }
+
+    /** The version an exchange of {@code spec}'s message would use, or -1 when there is none in common. */
+    public short version(MessageSpec<?> spec) {
+        return versions.highestCommon(spec);
+    }
+
+    /** The broker's API version ranges, as negotiated on connect. */
+    public BrokerApiVersions apiVersions() {
+        return versions;
+    }
+
+    /** The broker address this connection was opened to. */
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    /** The options this connection was opened with. */
+    public NetworkOptions options() {
+        return options;
+    }
+
+    /** Whether the connection can still carry requests (it may still drop before the next one is written). */
+    public boolean isOpen() {
+        return handler.isOpen() && !connection.isDisposed();
+    }
+
+    /** Why the connection ended, or null while it is open. */
+    public DisconnectedException closeCause() {
+        return handler.closeCause();
+    }
+
+    /**
+     * Closes the connection: requests in flight fail with {@link DisconnectedException} ("closed by
+     * the client"), then the channel is closed. Idempotent.
+     *
+     * @return completes once the channel is closed
+     */
+    public Mono<Void> close() {
+        return Mono.defer(() -> {
+            handler.close("was closed by the client");
+            return onClose();
+        });
+    }
+
+    /** Completes (empty) when the connection has closed, for whatever reason; see {@link #closeCause()}. */
+    public Mono<Void> onClose() {
+        return connection.onDispose();
+    }
+
+    @Override
+    public String toString() {
+        return "BrokerConnection[" + address.getHostString() + ":" + address.getPort() + (isOpen() ? "" : ", closed") + "]";
+    }
+}

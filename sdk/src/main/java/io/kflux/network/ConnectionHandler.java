@@ -1,0 +1,243 @@
+package io.kflux.network;
+
+import io.kflux.protocol.MalformedMessageException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The request/response bookkeeping of one connection, as the last kflux handler of its pipeline
+ * (after the length-field frame decoder): assigns correlation ids, writes frames, keeps the
+ * requests in flight in send order, matches each response frame to the oldest one (Kafka answers
+ * in order on a connection), times requests out, and fails whatever is left when the connection
+ * ends. Every method runs on the channel's event loop, so the queue needs no lock.
+ */
+final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+
+    /**
+     * Correlation ids wrap before the top of the int range: the official client keeps the last
+     * few ids for SASL's own requests, and kflux will need them when SASL arrives.
+     */
+    private static final int MAX_CORRELATION_ID = Integer.MAX_VALUE - 8;
+
+    private final Channel channel;
+    private final String broker;
+    private final NetworkOptions options;
+    private final ArrayDeque<InFlightRequest<?>> inFlight = new ArrayDeque<>();
+    private int nextCorrelationId;
+
+    /** Why the connection ended; null while open. Written on the event loop, read anywhere. */
+    private volatile DisconnectedException closeCause;
+
+    ConnectionHandler(Channel channel, String broker, NetworkOptions options) {
+        this.channel = channel;
+        this.broker = broker;
+        this.options = options;
+    }
+
+    boolean isOpen() {
+        return closeCause == null && channel.isActive();
+    }
+
+    DisconnectedException closeCause() {
+        return closeCause;
+    }
+
+    /** Sends {@code request} from any thread; its sink is completed on the event loop. */
+    void submit(InFlightRequest<?> request) {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            send(request);
+            return;
+        }
+        try {
+            loop.execute(() -> send(request));
+        } catch (RejectedExecutionException e) {
+            request.fail(new DisconnectedException("connection to " + broker + " is closed (its event loop is shut down); "
+                    + request.describe() + " was not sent", e));
+        }
+    }
+
+    /** Closes the connection from any thread, failing every request in flight with {@code reason}. */
+    void close(String reason) {
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            closeWith(reason, null);
+            return;
+        }
+        try {
+            loop.execute(() -> closeWith(reason, null));
+        } catch (RejectedExecutionException e) {
+            channel.close();
+        }
+    }
+
+    private void send(InFlightRequest<?> request) {
+        DisconnectedException closed = closeCause;
+        if (closed != null) {
+            request.fail(new DisconnectedException(closed.getMessage() + "; " + request.describe() + " was not sent",
+                    closed.getCause()));
+            return;
+        }
+        if (request.cancelled) {
+            return;
+        }
+        int correlationId = nextCorrelationId;
+        nextCorrelationId = correlationId >= MAX_CORRELATION_ID ? 0 : correlationId + 1;
+        ByteBuf frame;
+        try {
+            frame = RequestEncoder.encode(channel.alloc(), request.request, request.version, correlationId,
+                    options.clientId());
+        } catch (RuntimeException e) {
+            // Nothing was written, so the stream is intact: only this request fails.
+            request.fail(e);
+            return;
+        }
+        request.correlationId = correlationId;
+        request.writtenAtNanos = System.nanoTime();
+        inFlight.addLast(request);
+        request.timer = channel.eventLoop().schedule(() -> onTimeout(request), options.requestTimeoutMs(),
+                TimeUnit.MILLISECONDS);
+        channel.writeAndFlush(frame).addListener(f -> {
+            if (!f.isSuccess()) {
+                closeWith("failed to write " + request.describe(), f.cause());
+            }
+        });
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf frame)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        try {
+            onFrame(frame);
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void onFrame(ByteBuf frame) {
+        if (closeCause != null) {
+            return;
+        }
+        InFlightRequest<?> request = inFlight.pollFirst();
+        if (request == null) {
+            closeWith("closed: it sent a response frame of " + frame.readableBytes() + " bytes with no request in flight",
+                    null);
+            return;
+        }
+        if (frame.readableBytes() < 4) {
+            failAndClose(request, new MalformedMessageException("response frame of " + frame.readableBytes()
+                    + " bytes from " + broker + " to " + request.describe() + " is too short for a correlation id"));
+            return;
+        }
+        int correlationId = frame.getInt(frame.readerIndex());
+        if (correlationId != request.correlationId) {
+            failAndClose(request, new MalformedMessageException("response from " + broker + " has correlation id "
+                    + correlationId + " but the oldest request in flight is " + request.describe()));
+            return;
+        }
+        if (request.cancelled) {
+            // Its subscriber is gone; the frame is released unread, so no record slices leak.
+            request.fail(new DisconnectedException(request.describe() + " was cancelled"));
+            return;
+        }
+        complete(request, frame);
+    }
+
+    private <R> void complete(InFlightRequest<R> request, ByteBuf frame) {
+        R response;
+        try {
+            response = ResponseDecoder.decode(frame, request.apiKey(), request.responseSpec(), request.version);
+        } catch (MalformedMessageException e) {
+            failAndClose(request, new MalformedMessageException("response from " + broker + " to " + request.describe()
+                    + " is malformed: " + e.getMessage(), e));
+            return;
+        }
+        request.succeed(response);
+    }
+
+    private void onTimeout(InFlightRequest<?> request) {
+        if (request.done() || !inFlight.remove(request)) {
+            return;
+        }
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - request.writtenAtNanos);
+        RequestTimeoutException timeout = new RequestTimeoutException(request.describe() + " to " + broker
+                + " got no response within request.timeout.ms=" + options.requestTimeoutMs() + " (waited " + elapsedMs
+                + " ms)", request.apiKey(), options.requestTimeoutMs());
+        request.fail(timeout);
+        // As the official NetworkClient does: a late answer would arrive ahead of the answers to
+        // later requests, and a broker this slow is likely stuck, so start over on a new connection.
+        closeWith("closed because " + request.describe() + " timed out", timeout);
+    }
+
+    private void failAndClose(InFlightRequest<?> request, RuntimeException error) {
+        request.fail(error);
+        closeWith("closed: its byte stream can no longer be trusted (" + error.getMessage() + ")", error);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (closeCause != null) {
+            return;
+        }
+        if (cause instanceof TooLongFrameException) {
+            failOldestAndClose(new FrameTooLargeException("response frame from " + broker + " exceeds maxFrameBytes="
+                    + options.maxFrameBytes() + ": " + cause.getMessage(), cause));
+        } else if (cause instanceof DecoderException) {
+            failOldestAndClose(new MalformedMessageException("undecodable response frame from " + broker + ": "
+                    + cause.getMessage(), cause));
+        } else {
+            closeWith("failed: " + cause, cause);
+        }
+    }
+
+    private void failOldestAndClose(RuntimeException error) {
+        InFlightRequest<?> oldest = inFlight.pollFirst();
+        if (oldest != null) {
+            oldest.fail(error);
+        }
+        closeWith("closed: " + error.getMessage(), error);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        closeWith("was closed by the broker or the network", null);
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (closeCause == null) {
+            closeWith(channel.isActive() ? "closed: its protocol handler was removed" : "was closed", null);
+        }
+    }
+
+    /** Ends the connection once: records why, fails every request in flight, closes the channel. */
+    private void closeWith(String reason, Throwable cause) {
+        if (closeCause == null) {
+            closeCause = new DisconnectedException("connection to " + broker + " " + reason, cause);
+            log.debug("connection to {} {}", broker, reason, cause);
+        }
+        DisconnectedException why = closeCause;
+        InFlightRequest<?> request;
+        while ((request = inFlight.pollFirst()) != null) {
+            request.fail(new DisconnectedException(why.getMessage() + "; " + request.describe() + " got no response",
+                    why.getCause()));
+        }
+        channel.close();
+    }
+}

@@ -1,0 +1,28 @@
+package io.kflux.network;
+
+import reactor.netty.resources.LoopResources;
+
+/**
+ * The one set of Netty event loops that every kflux connection in the JVM runs on. Sharing them
+ * keeps a JVM with many consumers at a fixed number of I/O threads (reactor-netty's default worker
+ * count, tunable with {@code -Dreactor.netty.ioWorkerCount}). Threads are named {@code kflux-io-*}
+ * and are daemons, so they never keep a JVM alive; they are never disposed.
+ *
+ * <p>Nothing may block these threads: response callbacks run on them, so callers that do real work
+ * with a response should move to their own scheduler.
+ */
+public final class IoLoops {
+    /** The prefix of every kflux I/O thread's name. */
+    public static final String THREAD_PREFIX = "kflux-io";
+
+    private static final LoopResources SHARED = LoopResources.create(THREAD_PREFIX,
+            LoopResources.DEFAULT_IO_WORKER_COUNT, true);
+
+    private IoLoops() {
+    }
+
+    /** The JVM-wide kflux event loops. */
+    public static LoopResources shared() {
+        return SHARED;
+    }
+}

@@ -1,0 +1,135 @@
+package io.kflux.network;
+
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Settings of the network layer, named after the official client's configs.
+ *
+ * @param clientId               {@code client.id}: sent in every request header; may be empty, not null
+ * @param requestTimeoutMs       {@code request.timeout.ms}: how long a written request may wait for its
+ *                               response before it fails with {@link RequestTimeoutException}; &gt; 0
+ * @param connectionSetupTimeoutMs {@code socket.connection.setup.timeout.ms}: how long a TCP connect may
+ *                               take; &gt; 0 and at most {@link Integer#MAX_VALUE}
+ * @param reconnectBackoffMs     {@code reconnect.backoff.ms}: the delay before reconnecting to a node after
+ *                               one failed attempt or a dropped connection; &gt;= 0 (0 disables backoff)
+ * @param reconnectBackoffMaxMs  {@code reconnect.backoff.max.ms}: the cap of the exponential backoff over
+ *                               consecutive failures; &gt;= reconnectBackoffMs
+ * @param maxFrameBytes          the largest response frame accepted (size prefix excluded), in bytes;
+ *                               larger ones fail with {@link FrameTooLargeException}; &gt; 0
+ * @param sendBufferBytes        {@code send.buffer.bytes}: SO_SNDBUF, or -1 for the OS default
+ * @param receiveBufferBytes     {@code receive.buffer.bytes}: SO_RCVBUF, or -1 for the OS default
+ * @param clientSoftwareName     sent in ApiVersions v3+ (KIP-511); letters, digits, '.' and '-'
+ * @param clientSoftwareVersion  sent in ApiVersions v3+ (KIP-511); letters, digits, '.' and '-'
+ * @throws IllegalArgumentException when a value is out of range
+ */
+public record NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
+                             long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
+                             int sendBufferBytes, int receiveBufferBytes, String clientSoftwareName,
+                             String clientSoftwareVersion) {
+
+    /** The official consumer's default {@code request.timeout.ms}. */
+    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+    /** The official client's default {@code socket.connection.setup.timeout.ms}. */
+    public static final long DEFAULT_CONNECTION_SETUP_TIMEOUT_MS = 10_000;
+    /** The official client's default {@code reconnect.backoff.ms}. */
+    public static final long DEFAULT_RECONNECT_BACKOFF_MS = 50;
+    /** The official client's default {@code reconnect.backoff.max.ms}. */
+    public static final long DEFAULT_RECONNECT_BACKOFF_MAX_MS = 1_000;
+    /**
+     * 128 MiB: well above {@code fetch.max.bytes} (50 MiB by default) plus response overhead, while
+     * still refusing the absurd sizes that a non-Kafka peer (e.g. a TLS or HTTP server) produces.
+     */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 128 * 1024 * 1024;
+    /** The official consumer's default {@code send.buffer.bytes}. */
+    public static final int DEFAULT_SEND_BUFFER_BYTES = 128 * 1024;
+    /** The official consumer's default {@code receive.buffer.bytes}. */
+    public static final int DEFAULT_RECEIVE_BUFFER_BYTES = 64 * 1024;
+    /** The software name kflux reports to brokers. */
+    public static final String SOFTWARE_NAME = "kflux";
+    /** The software version kflux reports: the jar's Implementation-Version, or "dev" when run from classes. */
+    public static final String SOFTWARE_VERSION = softwareVersion();
+
+    // The broker's own check for KIP-511 names (an invalid one gets INVALID_REQUEST).
+    private static final Pattern SOFTWARE_PATTERN = Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
+
+    public NetworkOptions {
+        Objects.requireNonNull(clientId, "clientId");
+        if (clientId.length() > Short.MAX_VALUE) {
+            throw new IllegalArgumentException("clientId is longer than " + Short.MAX_VALUE);
+        }
+        if (requestTimeoutMs <= 0) {
+            throw new IllegalArgumentException("requestTimeoutMs must be > 0: " + requestTimeoutMs);
+        }
+        if (connectionSetupTimeoutMs <= 0 || connectionSetupTimeoutMs > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("connectionSetupTimeoutMs must be in 1.." + Integer.MAX_VALUE
+                    + ": " + connectionSetupTimeoutMs);
+        }
+        if (reconnectBackoffMs < 0 || reconnectBackoffMaxMs < reconnectBackoffMs) {
+            throw new IllegalArgumentException("need 0 <= reconnectBackoffMs <= reconnectBackoffMaxMs: "
+                    + reconnectBackoffMs + ", " + reconnectBackoffMaxMs);
+        }
+        if (maxFrameBytes <= 0 || maxFrameBytes > Integer.MAX_VALUE - 4) {
+            throw new IllegalArgumentException("maxFrameBytes must be in 1.." + (Integer.MAX_VALUE - 4) + ": "
+                    + maxFrameBytes);
+        }
+        if (sendBufferBytes == 0 || sendBufferBytes < -1) {
+            throw new IllegalArgumentException("sendBufferBytes must be -1 or > 0: " + sendBufferBytes);
+        }
+        if (receiveBufferBytes == 0 || receiveBufferBytes < -1) {
+            throw new IllegalArgumentException("receiveBufferBytes must be -1 or > 0: " + receiveBufferBytes);
+        }
+        checkSoftware("clientSoftwareName", clientSoftwareName);
+        checkSoftware("clientSoftwareVersion", clientSoftwareVersion);
+    }
+
+    /** The official client's defaults, with client id "kflux". */
+    public static NetworkOptions defaults() {
+        return new NetworkOptions("kflux", DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_CONNECTION_SETUP_TIMEOUT_MS,
+                DEFAULT_RECONNECT_BACKOFF_MS, DEFAULT_RECONNECT_BACKOFF_MAX_MS, DEFAULT_MAX_FRAME_BYTES,
+                DEFAULT_SEND_BUFFER_BYTES, DEFAULT_RECEIVE_BUFFER_BYTES, SOFTWARE_NAME, SOFTWARE_VERSION);
+    }
+
+    /** A copy with another {@code client.id}. */
+    public NetworkOptions withClientId(String id) {
+        return new NetworkOptions(id, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
+                reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
+                clientSoftwareVersion);
+    }
+
+    /** A copy with another {@code request.timeout.ms}, in milliseconds. */
+    public NetworkOptions withRequestTimeoutMs(long ms) {
+        return new NetworkOptions(clientId, ms, connectionSetupTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion);
+    }
+
+    /** A copy with another {@code socket.connection.setup.timeout.ms}, in milliseconds. */
+    public NetworkOptions withConnectionSetupTimeoutMs(long ms) {
+        return new NetworkOptions(clientId, requestTimeoutMs, ms, reconnectBackoffMs, reconnectBackoffMaxMs,
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion);
+    }
+
+    /** A copy with another reconnect backoff range, in milliseconds. */
+    public NetworkOptions withReconnectBackoff(long backoffMs, long backoffMaxMs) {
+        return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, backoffMs, backoffMaxMs,
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion);
+    }
+
+    /** A copy with another response frame limit, in bytes. */
+    public NetworkOptions withMaxFrameBytes(int bytes) {
+        return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
+                reconnectBackoffMaxMs, bytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
+                clientSoftwareVersion);
+    }
+
+    private static void checkSoftware(String name, String value) {
+        if (value == null || !SOFTWARE_PATTERN.matcher(value).matches()) {
+            throw new IllegalArgumentException(name + " must match " + SOFTWARE_PATTERN + ": " + value);
+        }
+    }
+
+    private static String softwareVersion() {
+        String v = NetworkOptions.class.getPackage().getImplementationVersion();
+        return v != null && SOFTWARE_PATTERN.matcher(v).matches() ? v : "dev";
+    }
+}

@@ -1,0 +1,136 @@
+package io.kflux.network;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * The broker connections of one consumer: at most one open {@link BrokerConnection} per broker
+ * node id, opened on first use and kept while it stays open, plus one to "any bootstrap server"
+ * for the first metadata request. Concurrent callers asking for the same node share one connect.
+ *
+ * <p><b>Reconnect backoff.</b> After a failed connect (or a dropped connection) the next attempt
+ * to that node starts only after {@code reconnect.backoff.ms}, doubling per consecutive failure up
+ * to {@code reconnect.backoff.max.ms}, +/-20% jitter; a successful connect resets it. A caller
+ * asking during the backoff gets a Mono that waits it out rather than an immediate error.
+ *
+ * <p>Thread-safe. All connections run on the JVM-wide {@link IoLoops}.
+ */
+public final class NodeConnections {
+    private final NetworkOptions options;
+    private final LoopResources loops;
+    private final ReconnectBackoff backoff;
+    private final ConcurrentHashMap<Integer, ConnectionSlot> nodes = new ConcurrentHashMap<>();
+    private final ConnectionSlot bootstrap;
+    private final AtomicInteger bootstrapStart = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * @param options the settings of every connection this manager opens
+     */
+    public NodeConnections(NetworkOptions options) {
+        this(options, IoLoops.shared());
+    }
+
+    NodeConnections(NetworkOptions options, LoopResources loops) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.loops = loops;
+        this.backoff = new ReconnectBackoff(options.reconnectBackoffMs(), options.reconnectBackoffMaxMs());
+        this.bootstrap = new ConnectionSlot("the bootstrap servers", backoff);
+    }
+
+    /**
+     * The open connection to broker {@code nodeId}, or a new one to {@code host:port}. When the
+     * node's address changed since its connection was opened, that connection is closed and a new
+     * one opened.
+     *
+     * @return fails with {@link ConnectionFailedException} when connecting fails (after the backoff
+     * still due from earlier failures), or {@link DisconnectedException} after {@link #closeAll()}
+     */
+    public Mono<BrokerConnection> connection(int nodeId, String host, int port) {
+        Objects.requireNonNull(host, "host");
+        InetSocketAddress address = InetSocketAddress.createUnresolved(host, port);
+        return Mono.defer(() -> slot(nodeId).get(address,
+                () -> BrokerConnection.connect(address, options, loops)));
+    }
+
+    /**
+     * A connection to any of {@code addresses}, tried one after the other, starting with the one
+     * that worked last time. The connection is kept and handed out again while it is open and the
+     * list is the same; a caller done with it may close it.
+     *
+     * @return fails with {@link ConnectionFailedException} (each address's error suppressed in it)
+     * when none can be reached, or {@link DisconnectedException} after {@link #closeAll()}
+     * @throws IllegalArgumentException when {@code addresses} is empty
+     */
+    public Mono<BrokerConnection> bootstrap(List<InetSocketAddress> addresses) {
+        List<InetSocketAddress> list = List.copyOf(addresses);
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("no bootstrap addresses");
+        }
+        return Mono.defer(() -> checkOpen(bootstrap).get(list, () -> connectAny(list)));
+    }
+
+    private Mono<BrokerConnection> connectAny(List<InetSocketAddress> list) {
+        int n = list.size();
+        int start = Math.floorMod(bootstrapStart.get(), n);
+        List<Throwable> errors = new ArrayList<>();
+        return Flux.range(0, n)
+                .concatMap(i -> {
+                    int index = (start + i) % n;
+                    return BrokerConnection.connect(list.get(index), options, loops)
+                            .doOnNext(c -> bootstrapStart.set(index))
+                            .onErrorResume(e -> {
+                                errors.add(e);
+                                return Mono.empty();
+                            });
+                }, 0)
+                .next()
+                .switchIfEmpty(Mono.error(() -> {
+                    ConnectionFailedException e = new ConnectionFailedException(null,
+                            "could not connect to any bootstrap server of " + list, null);
+                    errors.forEach(e::addSuppressed);
+                    return e;
+                }));
+    }
+
+    private ConnectionSlot slot(int nodeId) {
+        return checkOpen(nodes.computeIfAbsent(nodeId, id -> new ConnectionSlot("node " + id, backoff)));
+    }
+
+    /** A slot created while {@link #closeAll()} ran may have been missed by it: close it here. */
+    private ConnectionSlot checkOpen(ConnectionSlot slot) {
+        if (closed) {
+            slot.close().subscribe();
+        }
+        return slot;
+    }
+
+    /** Consecutive failed attempts to {@code nodeId} since its last successful connect. */
+    int failures(int nodeId) {
+        ConnectionSlot slot = nodes.get(nodeId);
+        return slot == null ? 0 : slot.failures();
+    }
+
+    /**
+     * Closes every connection (their requests in flight fail with {@link DisconnectedException})
+     * and abandons connects in progress; later calls fail with {@link DisconnectedException}.
+     *
+     * @return completes when every channel is closed
+     */
+    public Mono<Void> closeAll() {
+        return Mono.defer(() -> {
+            closed = true;
+            List<Mono<Void>> closing = new ArrayList<>();
+            closing.add(bootstrap.close());
+            nodes.values().forEach(slot -> closing.add(slot.close()));
+            return Mono.when(closing);
+        });
+    }
+}

@@ -1,0 +1,372 @@
+package io.kflux.protocol.record;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Forward-only cursor over the records of one batch. Moving it allocates nothing: the current
+ * record is described by positions into a heap array shared by key, value and headers.
+ *
+ * <pre>{@code
+ * RecordCursor c = reader.records();
+ * while (c.nextAtOrAfter(fetchOffset)) {
+ *     emit(c.offset(), c.timestamp(), c.keyBytes(), c.valueBytes(), c.headers());
+ * }
+ * }</pre>
+ *
+ * <p><b>Lifetime:</b> the arrays returned by {@link #keyArray()} / {@link #valueArray()} belong to
+ * the owning {@link RecordsReader} and are overwritten when it decodes another batch
+ * ({@code nextBatch()} followed by {@code records()}) or is reset. Copy or deserialize what you
+ * need before that. The cursor itself is reused by its reader for every batch. Not thread-safe.
+ *
+ * <p>Every record is fully validated as the cursor moves (lengths within the record, the record
+ * length matching its content, the declared record count matching the data); any violation
+ * throws {@link CorruptRecordBatchException}.
+ */
+public final class RecordCursor {
+    private RecordBatch batch;
+    private byte[] data;
+    private int pos;
+    private int end;
+    private int remaining;
+    private int index;
+    private long baseOffset;
+    private long baseTimestamp;
+    private boolean logAppendTime;
+    private long maxTimestamp;
+
+    private boolean onRecord;
+    private int recordStart;
+    private int sizeInBytes;
+    private byte attributes;
+    private long offset;
+    private long timestamp;
+    private int keyOffset;
+    private int keyLength;
+    private int valueOffset;
+    private int valueLength;
+    private int headerCount;
+    private int headersOffset;
+
+    RecordCursor() {
+    }
+
+    void reset(RecordBatch batch, byte[] data, int from, int to) {
+        this.batch = batch;
+        this.data = data;
+        this.pos = from;
+        this.end = to;
+        this.remaining = batch.recordCount();
+        this.index = 0;
+        this.baseOffset = batch.baseOffset();
+        this.baseTimestamp = batch.baseTimestamp();
+        this.logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
+        this.maxTimestamp = batch.maxTimestamp();
+        this.onRecord = false;
+    }
+
+    /** @return the batch this cursor walks */
+    public RecordBatch batch() {
+        return batch;
+    }
+
+    /**
+     * Moves to the next record.
+     *
+     * @return false when the batch has no more records
+     * @throws CorruptRecordBatchException if the record is malformed, the data ends before the
+     *         declared record count, or bytes remain after it
+     */
+    public boolean next() {
+        if (remaining == 0) {
+            onRecord = false;
+            if (pos != end) {
+                throw corrupt("batch declares " + batch.recordCount() + " records but " + (end - pos)
+                        + " bytes remain after them");
+            }
+            return false;
+        }
+        int start = pos;
+        int length = readVarint(end);
+        if (length < 0 || length > end - pos) {
+            throw corrupt("record " + index + " has length " + length + " but only " + (end - pos)
+                    + " bytes remain" + (index < batch.recordCount() ? " (batch declares "
+                    + batch.recordCount() + " records)" : ""));
+        }
+        int recordEnd = pos + length;
+        if (pos >= recordEnd) {
+            throw corrupt("record " + index + " is empty");
+        }
+        byte attrs = data[pos++];
+        long timestampDelta = readVarlong(recordEnd);
+        int offsetDelta = readVarint(recordEnd);
+
+        int kLen = readVarint(recordEnd);
+        int kOff = pos;
+        skipBytes(kLen, recordEnd, "key");
+        int vLen = readVarint(recordEnd);
+        int vOff = pos;
+        skipBytes(vLen, recordEnd, "value");
+
+        int hCount = readVarint(recordEnd);
+        if (hCount < 0) {
+            throw corrupt("record " + index + " has negative header count " + hCount);
+        }
+        int hOff = pos;
+        for (int i = 0; i < hCount; i++) {
+            int hk = readVarint(recordEnd);
+            if (hk < 0) {
+                throw corrupt("record " + index + " header " + i + " has null or negative key length " + hk);
+            }
+            skipBytes(hk, recordEnd, "header key");
+            skipBytes(readVarint(recordEnd), recordEnd, "header value");
+        }
+        if (pos != recordEnd) {
+            throw corrupt("record " + index + " declares " + length + " bytes but its fields use "
+                    + (pos - (recordEnd - length)));
+        }
+
+        this.recordStart = start;
+        this.sizeInBytes = recordEnd - start;
+        this.attributes = attrs;
+        this.offset = baseOffset + offsetDelta;
+        this.timestamp = logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
+        this.keyOffset = kOff;
+        this.keyLength = kLen;
+        this.valueOffset = vOff;
+        this.valueLength = vLen;
+        this.headerCount = hCount;
+        this.headersOffset = hOff;
+        this.onRecord = true;
+        remaining--;
+        index++;
+        return true;
+    }
+
+    /**
+     * Moves to the next record whose offset is at least {@code minOffset}, skipping (but still
+     * validating) the ones before. Used because the broker returns the whole batch that contains
+     * the fetch offset.
+     *
+     * @param minOffset the first offset of interest (the fetch position)
+     * @return false when no such record remains in the batch
+     * @throws CorruptRecordBatchException as {@link #next()}
+     */
+    public boolean nextAtOrAfter(long minOffset) {
+        while (next()) {
+            if (offset >= minOffset) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return records not yet visited */
+    public int remaining() {
+        return remaining;
+    }
+
+    /** @return offset of the current record */
+    public long offset() {
+        check();
+        return offset;
+    }
+
+    /**
+     * @return timestamp of the current record in epoch ms; for LOG_APPEND_TIME batches the batch
+     *         max timestamp (the broker's append time)
+     */
+    public long timestamp() {
+        check();
+        return timestamp;
+    }
+
+    /** @return the record attributes byte (unused by Kafka so far) */
+    public byte attributes() {
+        check();
+        return attributes;
+    }
+
+    /** @return size of the current record on the wire, including its length varint */
+    public int sizeInBytes() {
+        check();
+        return sizeInBytes;
+    }
+
+    /** @return position of the current record's first byte (its length varint) in the backing array */
+    public int recordPosition() {
+        check();
+        return recordStart;
+    }
+
+    /** @return the backing array holding the key; see the lifetime rule in the class doc */
+    public byte[] keyArray() {
+        check();
+        return data;
+    }
+
+    /** @return start of the key in {@link #keyArray()} (meaningless when the key is null) */
+    public int keyOffset() {
+        check();
+        return keyOffset;
+    }
+
+    /** @return key length in bytes, -1 when the key is null */
+    public int keyLength() {
+        check();
+        return keyLength;
+    }
+
+    /** @return a fresh copy of the key, or null */
+    public byte[] keyBytes() {
+        check();
+        return keyLength < 0 ? null : Arrays.copyOfRange(data, keyOffset, keyOffset + keyLength);
+    }
+
+    /** @return the backing array holding the value; see the lifetime rule in the class doc */
+    public byte[] valueArray() {
+        check();
+        return data;
+    }
+
+    /** @return start of the value in {@link #valueArray()} (meaningless when the value is null) */
+    public int valueOffset() {
+        check();
+        return valueOffset;
+    }
+
+    /** @return value length in bytes, -1 when the value is null (a tombstone) */
+    public int valueLength() {
+        check();
+        return valueLength;
+    }
+
+    /** @return a fresh copy of the value, or null */
+    public byte[] valueBytes() {
+        check();
+        return valueLength < 0 ? null : Arrays.copyOfRange(data, valueOffset, valueOffset + valueLength);
+    }
+
+    /** @return number of headers of the current record */
+    public int headerCount() {
+        check();
+        return headerCount;
+    }
+
+    /**
+     * Copies the headers out of the batch.
+     *
+     * @return the headers in wire order; an immutable empty list (no allocation) when there are none
+     */
+    public List<RecordHeader> headers() {
+        check();
+        if (headerCount == 0) {
+            return List.of();
+        }
+        List<RecordHeader> headers = new ArrayList<>(headerCount);
+        int saved = pos;
+        pos = headersOffset;
+        try {
+            for (int i = 0; i < headerCount; i++) {
+                // bounds were checked by next(); these reads cannot fail
+                int kLen = readVarint(end);
+                String key = new String(data, pos, kLen, StandardCharsets.UTF_8);
+                pos += kLen;
+                int vLen = readVarint(end);
+                byte[] value = null;
+                if (vLen >= 0) {
+                    value = Arrays.copyOfRange(data, pos, pos + vLen);
+                    pos += vLen;
+                }
+                headers.add(new RecordHeader(key, value));
+            }
+        } finally {
+            pos = saved;
+        }
+        return headers;
+    }
+
+    /**
+     * Reads the control record type from the current record's key. Only meaningful in control
+     * batches ({@link RecordBatch#isControl()}).
+     *
+     * @return ABORT, COMMIT, or UNKNOWN for other types
+     * @throws CorruptRecordBatchException if the key is null, shorter than 4 bytes or has a
+     *         negative version
+     */
+    public ControlRecordType controlType() {
+        return ControlRecordType.forId(controlTypeId());
+    }
+
+    /**
+     * @return the raw type field of the control record key (0 ABORT, 1 COMMIT, others for KRaft)
+     * @throws CorruptRecordBatchException as {@link #controlType()}
+     */
+    public int controlTypeId() {
+        check();
+        if (keyLength < 4) {
+            throw corrupt("control record at offset " + offset + " has a key of " + keyLength
+                    + " bytes; at least 4 (version int16, type int16) are required");
+        }
+        short version = (short) (((data[keyOffset] & 0xFF) << 8) | (data[keyOffset + 1] & 0xFF));
+        if (version < 0) {
+            throw corrupt("control record at offset " + offset + " has negative key version " + version);
+        }
+        return (short) (((data[keyOffset + 2] & 0xFF) << 8) | (data[keyOffset + 3] & 0xFF));
+    }
+
+    private void check() {
+        if (!onRecord) {
+            throw new IllegalStateException("cursor is not on a record: call next() first");
+        }
+    }
+
+    private void skipBytes(int length, int limit, String what) {
+        if (length < -1 || length > limit - pos) {
+            throw corrupt("record " + index + " has " + what + " length " + length + " but only "
+                    + (limit - pos) + " bytes remain in the record");
+        }
+        if (length > 0) {
+            pos += length;
+        }
+    }
+
+    /** Reads a zigzag varint of at most 5 bytes that must end before {@code limit}. */
+    private int readVarint(int limit) {
+        int raw = 0;
+        for (int shift = 0; shift < 35; shift += 7) {
+            if (pos >= limit) {
+                throw corrupt("varint in record " + index + " runs past the end of its data");
+            }
+            byte b = data[pos++];
+            raw |= (b & 0x7F) << shift;
+            if (b >= 0) {
+                return (raw >>> 1) ^ -(raw & 1);
+            }
+        }
+        throw corrupt("varint in record " + index + " is longer than 5 bytes");
+    }
+
+    /** Reads a zigzag varlong of at most 10 bytes that must end before {@code limit}. */
+    private long readVarlong(int limit) {
+        long raw = 0;
+        for (int shift = 0; shift < 70; shift += 7) {
+            if (pos >= limit) {
+                throw corrupt("varlong in record " + index + " runs past the end of its data");
+            }
+            byte b = data[pos++];
+            raw |= (long) (b & 0x7F) << shift;
+            if (b >= 0) {
+                return (raw >>> 1) ^ -(raw & 1);
+            }
+        }
+        throw corrupt("varlong in record " + index + " is longer than 10 bytes");
+    }
+
+    private CorruptRecordBatchException corrupt(String message) {
+        return new CorruptRecordBatchException(baseOffset, "corrupt record batch at offset " + baseOffset
+                + ": " + message);
+    }
+}

@@ -1,0 +1,161 @@
+package io.kflux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kflux.internal.DefaultKafkaFluxConsumer;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+class ConsumerOptionsTest {
+
+    private static final Map<String, Object> PROPS = Map.of("bootstrap.servers", "localhost:9092", "group.id", "g");
+
+    @Test
+    void copiesLeaveTheOriginalUnchanged() {
+        ConsumerOptions<String, String> a = ConsumerOptions.create(PROPS, Deserializers.string(), Deserializers.string());
+        ConsumerOptions<String, String> b = a.subscription(List.of("t1", "t2", "t1"));
+        ConsumerOptions<String, String> c = b.withProperty("session.timeout.ms", 20000);
+        RebalanceListener listener = new RebalanceListener() { };
+        ConsumerOptions<String, String> d = c.rebalanceListener(listener);
+        ConsumerOptions<String, String> e = d.withMaxBufferedBytes(1024);
+
+        assertThat(a.subscriptionType()).isEqualTo(ConsumerOptions.SubscriptionType.NONE);
+        assertThat(b.subscriptionType()).isEqualTo(ConsumerOptions.SubscriptionType.TOPICS);
+        assertThat(b.subscribedTopics()).containsExactly("t1", "t2");
+        assertThat(b.config().sessionTimeoutMs()).isEqualTo(45000);
+        assertThat(c.config().sessionTimeoutMs()).isEqualTo(20000);
+        assertThat(c.subscribedTopics()).containsExactly("t1", "t2");
+        assertThat(c.rebalanceListener()).isNotSameAs(listener);
+        assertThat(d.rebalanceListener()).isSameAs(listener);
+        assertThat(d.maxBufferedBytes()).isEqualTo(2L * 52428800);
+        assertThat(e.maxBufferedBytes()).isEqualTo(1024);
+        assertThat(e.withProperty("fetch.max.bytes", 1000).maxBufferedBytes()).isEqualTo(1024);
+        assertThat(d.withProperty("fetch.max.bytes", 1000).maxBufferedBytes()).isEqualTo(2000);
+    }
+
+    @Test
+    void inputMapIsCopiedAndPropertiesAreUnmodifiable() {
+        Map<String, Object> m = new HashMap<>(PROPS);
+        ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(m);
+        m.put("group.id", "other");
+        assertThat(o.config().groupId()).contains("g");
+        assertThat(o.properties()).containsEntry("group.id", "g");
+        assertThatThrownBy(() -> o.properties().put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> o.subscription(List.of("t")).subscribedTopics().add("u"))
+            .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void withPropertyRevalidatesAndNullRemoves() {
+        ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(PROPS);
+        assertThatThrownBy(() -> o.withProperty("fetch.min.bytes", "lots"))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("fetch.min.bytes");
+        assertThat(o.withProperty("group.id", null).config().groupId()).isEmpty();
+        assertThat(o.withProperties(Map.of("client.id", "c1", "check.crcs", "false")).config().checkCrcs()).isFalse();
+    }
+
+    @Test
+    void subscriptionKindsReplaceEachOther() {
+        ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(PROPS);
+        TopicPartition tp = new TopicPartition("t", 0);
+        ConsumerOptions<byte[], byte[]> assigned = o.subscription(List.of("t")).assignment(List.of(tp, tp));
+        assertThat(assigned.subscriptionType()).isEqualTo(ConsumerOptions.SubscriptionType.ASSIGNMENT);
+        assertThat(assigned.assignedPartitions()).containsExactly(tp);
+        assertThat(assigned.subscribedTopics()).isEmpty();
+        ConsumerOptions<byte[], byte[]> pattern = assigned.subscription(Pattern.compile("orders-.*"));
+        assertThat(pattern.subscribedPattern()).isPresent();
+        assertThat(pattern.assignedPartitions()).isEmpty();
+        assertThatThrownBy(() -> o.subscription(List.of())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> o.subscription(List.of(" "))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> o.assignment(List.of())).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void createChecksSubscriptionAndGroup() {
+        ConsumerOptions<byte[], byte[]> noGroup = ConsumerOptions.create(Map.of("bootstrap.servers", "h:1"));
+        assertThatThrownBy(() -> KafkaFluxConsumer.create(noGroup)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> KafkaFluxConsumer.create(noGroup.subscription(List.of("t"))))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("group.id");
+        assertThat(KafkaFluxConsumer.create(noGroup.assignment(List.of(new TopicPartition("t", 0)))))
+            .isInstanceOf(DefaultKafkaFluxConsumer.class);
+        assertThat(KafkaFluxConsumer.create(ConsumerOptions.create(PROPS).subscription(List.of("t")))).isNotNull();
+    }
+
+    @Test
+    void deserializersFromProperties() {
+        Map<String, Object> m = new HashMap<>(PROPS);
+        m.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        m.put("value.deserializer", org.apache.kafka.common.serialization.LongDeserializer.class);
+        ConsumerOptions<String, Long> o = ConsumerOptions.fromProperties(m);
+        assertThat(o.keyDeserializer()).isSameAs(Deserializers.string());
+        assertThat(o.valueDeserializer()).isSameAs(Deserializers.longs());
+
+        m.put("value.deserializer", UpperCase.class.getName());
+        ConsumerOptions<String, String> custom = ConsumerOptions.fromProperties(m);
+        assertThat(custom.valueDeserializer().deserialize("t", Headers.empty(),
+                                                          ByteBuffer.wrap("ab".getBytes(StandardCharsets.UTF_8))))
+            .isEqualTo("AB");
+
+        Deserializer<Integer> instance = (t, h, d) -> 1;
+        m.put("value.deserializer", instance);
+        assertThat(ConsumerOptions.<String, Integer>fromProperties(m).valueDeserializer()).isSameAs(instance);
+
+        m.put("value.deserializer", "java.lang.String");
+        assertThatThrownBy(() -> ConsumerOptions.fromProperties(m))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("value.deserializer").hasMessageContaining("java.lang.String");
+        m.remove("value.deserializer");
+        assertThatThrownBy(() -> ConsumerOptions.fromProperties(m))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("value.deserializer");
+    }
+
+    @Test
+    void byteArrayFactoryRefusesOtherDeserializerNames() {
+        Map<String, Object> m = new HashMap<>(PROPS);
+        m.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+        assertThat(ConsumerOptions.create(m).valueDeserializer()).isSameAs(Deserializers.byteArray());
+        m.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        assertThatThrownBy(() -> ConsumerOptions.create(m))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("key.deserializer");
+        // with explicit deserializers the property is ignored
+        assertThat(ConsumerOptions.create(m, Deserializers.uuid(), Deserializers.string()).keyDeserializer())
+            .isSameAs(Deserializers.uuid());
+    }
+
+    @Test
+    void toStringHidesSecrets() {
+        ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(Map.of("bootstrap.servers", "h:1",
+                                                                          "ssl.keystore.password", "hunter2"));
+        assertThat(o.toString()).doesNotContain("hunter2").contains("[hidden]");
+        assertThat(o.config().sslKeystorePassword()).hasValueSatisfying(p -> assertThat(p.value()).isEqualTo("hunter2"));
+    }
+
+    @Test
+    void noOpListenerCompletes() {
+        RebalanceListener l = ConsumerOptions.create(PROPS).rebalanceListener();
+        assertThat(l.onPartitionsAssigned(List.of(), null).block()).isNull();
+        RebalanceListener counting = new RebalanceListener() {
+            @Override
+            public Mono<Void> onPartitionsRevoked(java.util.Collection<TopicPartition> partitions, RebalanceContext ctx) {
+                return Mono.error(new IllegalStateException("revoked " + partitions));
+            }
+        };
+        // lost delegates to revoked by default
+        assertThatThrownBy(() -> counting.onPartitionsLost(List.of(new TopicPartition("t", 1)), null).block())
+            .hasMessageContaining("revoked [t-1]");
+    }
+
+    /** A custom deserializer loaded by class name. */
+    public static final class UpperCase implements Deserializer<String> {
+        @Override
+        public String deserialize(String topic, Headers headers, ByteBuffer data) {
+            return Deserializers.string().deserialize(topic, headers, data).toUpperCase(java.util.Locale.ROOT);
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package io.kflux.network;
+
+import io.kflux.network.TestMessages.BlobRequest;
+import io.kflux.network.TestMessages.BlobResponse;
+import io.kflux.network.TestMessages.PingRequest;
+import io.kflux.network.TestMessages.PingResponse;
+import io.kflux.protocol.ApiKey;
+import io.kflux.protocol.MessageSpec;
+import io.kflux.protocol.RequestHeader;
+import io.kflux.protocol.ResponseHeader;
+import io.kflux.protocol.Varint;
+import io.kflux.protocol.message.ApiVersionsRequest;
+import io.kflux.protocol.message.ApiVersionsResponse;
+import io.kflux.protocol.message.ApiVersionsResponse.ApiVersion;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.tcp.TcpServer;
+
+/**
+ * A Kafka broker stand-in on loopback: decodes request frames, answers ApiVersions with its
+ * configured ranges (v0 + UNSUPPORTED_VERSION for versions it does not know, as real brokers do),
+ * echoes {@link PingRequest}s, serves {@link BlobRequest}s, and lets a test replace the answer to
+ * any API with its own behaviour (delay, garbage, silence, closing).
+ */
+final class FakeBroker implements AutoCloseable {
+
+    /** One decoded request, with the means to answer it. Handlers run on the server's event loop. */
+    static final class Exchange {
+        final ApiKey apiKey;
+        final short version;
+        final int correlationId;
+        final String clientId;
+        final Object body;
+        final ChannelHandlerContext ctx;
+
+        Exchange(ApiKey apiKey, short version, int correlationId, String clientId, Object body, ChannelHandlerContext ctx) {
+            this.apiKey = apiKey;
+            this.version = version;
+            this.correlationId = correlationId;
+            this.clientId = clientId;
+            this.body = body;
+            this.ctx = ctx;
+        }
+
+        <T> void respond(MessageSpec<T> spec, T response) {
+            respond(spec, response, version, correlationId);
+        }
+
+        <T> void respond(MessageSpec<T> spec, T response, short bodyVersion, int withCorrelationId) {
+            ByteBuf content = Unpooled.buffer();
+            ResponseHeader.write(content, withCorrelationId, ResponseHeader.headerVersion(apiKey, spec.isFlexible(version)));
+            spec.write(content, response, bodyVersion);
+            respondRaw(content);
+        }
+
+        /** Writes {@code content} (response header and body) as one frame; takes ownership. */
+        void respondRaw(ByteBuf content) {
+            ByteBuf frame = ctx.alloc().buffer(4 + content.readableBytes());
+            frame.writeInt(content.readableBytes());
+            frame.writeBytes(content);
+            content.release();
+            ctx.writeAndFlush(frame);
+        }
+
+        void closeConnection() {
+            ctx.close();
+        }
+    }
+
+    private final Map<ApiKey, ApiVersion> ranges = new ConcurrentHashMap<>();
+    private final Map<ApiKey, Consumer<Exchange>> behaviours = new ConcurrentHashMap<>();
+    final List<Exchange> received = new CopyOnWriteArrayList<>();
+    final AtomicInteger connections = new AtomicInteger();
+    private final DisposableServer server;
+
+    FakeBroker() {
+        range(ApiKey.API_VERSIONS, 0, 4);
+        range(ApiKey.HEARTBEAT, 0, 4);
+        range(ApiKey.FETCH, 0, 2);
+        server = TcpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .doOnConnection(c -> {
+                    connections.incrementAndGet();
+                    c.addHandlerLast("frames", new LengthFieldBasedFrameDecoder(1 << 20, 0, 4, 0, 4));
+                    c.addHandlerLast("broker", new Handler());
+                })
+                .handle((in, out) -> Mono.never())
+                .bindNow();
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    /** Announces {@code key} with versions {@code min..max}. */
+    FakeBroker range(ApiKey key, int min, int max) {
+        ranges.put(key, new ApiVersion(key.id, (short) min, (short) max));
+        return this;
+    }
+
+    FakeBroker without(ApiKey key) {
+        ranges.remove(key);
+        return this;
+    }
+
+    /** Replaces the answer to {@code key}. */
+    FakeBroker on(ApiKey key, Consumer<Exchange> behaviour) {
+        behaviours.put(key, behaviour);
+        return this;
+    }
+
+    List<Exchange> received(ApiKey key) {
+        List<Exchange> out = new ArrayList<>();
+        for (Exchange e : received) {
+            if (e.apiKey == key) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        server.disposeNow();
+    }
+
+    private final class Handler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf frame = (ByteBuf) msg;
+            try {
+                RequestHeader header = RequestHeader.read(frame);
+                MessageSpec<?> spec = specOf(header.apiKey());
+                ApiVersion range = ranges.get(header.apiKey());
+                boolean known = range != null && header.apiVersion() >= range.minVersion()
+                        && header.apiVersion() <= range.maxVersion();
+                Object body = null;
+                if (known && spec.supports(header.apiVersion())) {
+                    if (spec.isFlexible(header.apiVersion())) {
+                        skipTaggedFields(frame);
+                    }
+                    body = spec.read(frame, header.apiVersion());
+                }
+                Exchange exchange = new Exchange(header.apiKey(), header.apiVersion(), header.correlationId(),
+                        header.clientId(), body, ctx);
+                received.add(exchange);
+                Consumer<Exchange> behaviour = behaviours.get(header.apiKey());
+                if (behaviour != null) {
+                    behaviour.accept(exchange);
+                } else {
+                    answer(exchange, known);
+                }
+            } finally {
+                frame.release();
+            }
+        }
+    }
+
+    private void answer(Exchange ex, boolean known) {
+        switch (ex.apiKey) {
+            case API_VERSIONS -> {
+                if (!known) {
+                    ApiVersion own = ranges.get(ApiKey.API_VERSIONS);
+                    ex.respond(ApiVersionsResponse.SPEC, apiVersions((short) 35, List.of(own)), (short) 0, ex.correlationId);
+                } else {
+                    ex.respond(ApiVersionsResponse.SPEC, apiVersions((short) 0, new ArrayList<>(ranges.values())));
+                }
+            }
+            case HEARTBEAT -> {
+                PingRequest ping = (PingRequest) ex.body;
+                ex.respond(PingResponse.SPEC, new PingResponse((short) 0, ping.value(), ping.text()));
+            }
+            case FETCH -> {
+                BlobRequest blob = (BlobRequest) ex.body;
+                ByteBuf data = Unpooled.buffer(blob.size());
+                for (int i = 0; i < blob.size(); i++) {
+                    data.writeByte(i);
+                }
+                ex.respond(BlobResponse.SPEC, new BlobResponse((short) 0, data));
+                data.release();
+            }
+            default -> ex.closeConnection();
+        }
+    }
+
+    static ApiVersionsResponse apiVersions(short errorCode, List<ApiVersion> keys) {
+        return new ApiVersionsResponse(errorCode, keys, 0, List.of(), -1L, List.of(), false);
+    }
+
+    private static MessageSpec<?> specOf(ApiKey key) {
+        return switch (key) {
+            case API_VERSIONS -> ApiVersionsRequest.SPEC;
+            case HEARTBEAT -> PingRequest.SPEC;
+            case FETCH -> BlobRequest.SPEC;
+            default -> throw new IllegalArgumentException("the fake broker does not speak " + key);
+        };
+    }
+
+    private static void skipTaggedFields(ByteBuf buf) {
+        int count = Varint.readUnsignedVarint(buf);
+        for (int i = 0; i < count; i++) {
+            Varint.readUnsignedVarint(buf);
+            buf.skipBytes(Varint.readUnsignedVarint(buf));
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package io.kflux.network;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.network.TestMessages.PingRequest;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class NodeConnectionsTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final NetworkOptions OPTIONS = NetworkOptions.defaults()
+            .withRequestTimeoutMs(5_000)
+            .withConnectionSetupTimeoutMs(3_000)
+            .withReconnectBackoff(100, 800);
+
+    private FakeBroker broker;
+    private NodeConnections connections;
+
+    @BeforeAll
+    static void blockHound() {
+        BlockHoundSupport.install();
+    }
+
+    @BeforeEach
+    void start() {
+        broker = new FakeBroker();
+        connections = new NodeConnections(OPTIONS);
+    }
+
+    @AfterEach
+    void stop() {
+        connections.closeAll().block(WAIT);
+        broker.close();
+        assertThat(BlockHoundSupport.VIOLATIONS).as("blocking calls on kflux-io threads").isEmpty();
+    }
+
+    private static Throwable errorOf(Mono<?> mono) {
+        try {
+            mono.block(WAIT);
+        } catch (RuntimeException e) {
+            return Exceptions.unwrap(e);
+        }
+        throw new AssertionError("expected an error");
+    }
+
+    @Test
+    void concurrentCallersShareOneConnect() throws InterruptedException {
+        int callers = 16;
+        CountDownLatch go = new CountDownLatch(1);
+
+        List<BrokerConnection> got = Flux.range(0, callers)
+                .flatMap(i -> Mono.fromRunnable(() -> awaitQuietly(go))
+                        .subscribeOn(Schedulers.boundedElastic())
+                        .then(connections.connection(1, "127.0.0.1", broker.port())), callers)
+                .collectList()
+                .doOnSubscribe(s -> go.countDown())
+                .block(WAIT);
+
+        assertThat(got).hasSize(callers);
+        assertThat(got).allSatisfy(c -> assertThat(c).isSameAs(got.get(0)));
+        assertThat(broker.connections.get()).isEqualTo(1);
+        assertThat(connections.connection(1, "127.0.0.1", broker.port()).block(WAIT)).isSameAs(got.get(0));
+        assertThat(broker.connections.get()).isEqualTo(1);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void reconnectBackoffGrowsBetweenAttemptsToARefusingNode() throws IOException {
+        int port = BrokerConnectionTest.refusingPort();
+        long[] expected = {0, 100, 200, 400, 800, 800};
+        long[] took = new long[expected.length];
+
+        for (int i = 0; i < expected.length; i++) {
+            long start = System.nanoTime();
+            Throwable error = errorOf(connections.connection(7, "127.0.0.1", port));
+            took[i] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(error).isInstanceOf(ConnectionFailedException.class);
+            assertThat(connections.failures(7)).isEqualTo(i + 1);
+        }
+
+        // Each wait is the backoff +/-20% (capped at the maximum) plus a refused connect's few ms;
+        // the upper slack absorbs a busy machine.
+        for (int i = 0; i < expected.length; i++) {
+            assertThat(took[i]).as("attempt %d took %s ms", i + 1, java.util.Arrays.toString(took))
+                    .isBetween((long) (expected[i] * 0.8) - 5, Math.min((long) (expected[i] * 1.2), 800) + 400);
+        }
+        assertThat(took[2]).isGreaterThan(took[1]);
+        assertThat(took[3]).isGreaterThan(took[2]);
+        assertThat(took[4]).isGreaterThan(took[3]);
+    }
+
+    @Test
+    void aSuccessfulConnectResetsTheBackoffAndAMovedNodeIsReconnected() throws IOException {
+        int port = BrokerConnectionTest.refusingPort();
+        assertThat(errorOf(connections.connection(3, "127.0.0.1", port))).isInstanceOf(ConnectionFailedException.class);
+        assertThat(connections.failures(3)).isEqualTo(1);
+
+        BrokerConnection c = connections.connection(3, "127.0.0.1", broker.port()).block(WAIT);
+
+        assertThat(c.isOpen()).isTrue();
+        assertThat(connections.failures(3)).isZero();
+        try (FakeBroker moved = new FakeBroker()) {
+            BrokerConnection c2 = connections.connection(3, "127.0.0.1", moved.port()).block(WAIT);
+            assertThat(c2).isNotSameAs(c);
+            assertThat(c2.address().getPort()).isEqualTo(moved.port());
+            c.onClose().block(WAIT);
+            assertThat(c.isOpen()).isFalse();
+        }
+    }
+
+    @Test
+    void aClosedConnectionIsReplacedOnTheNextCall() {
+        BrokerConnection first = connections.connection(1, "127.0.0.1", broker.port()).block(WAIT);
+        first.close().block(WAIT);
+
+        BrokerConnection second = connections.connection(1, "127.0.0.1", broker.port()).block(WAIT);
+
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.isOpen()).isTrue();
+        assertThat(second.exchange(new PingRequest(1, "x")).block(WAIT).value()).isEqualTo(1);
+        assertThat(broker.connections.get()).isEqualTo(2);
+    }
+
+    @Test
+    void bootstrapTriesTheAddressesInTurn() throws IOException {
+        InetSocketAddress refusing = new InetSocketAddress("127.0.0.1", BrokerConnectionTest.refusingPort());
+        InetSocketAddress good = new InetSocketAddress("127.0.0.1", broker.port());
+
+        BrokerConnection c = connections.bootstrap(List.of(refusing, good)).block(WAIT);
+
+        assertThat(c.address().getPort()).isEqualTo(broker.port());
+        assertThat(connections.bootstrap(List.of(refusing, good)).block(WAIT)).isSameAs(c);
+        assertThat(broker.connections.get()).isEqualTo(1);
+    }
+
+    @Test
+    void bootstrapFailsWithEveryAddressesErrorWhenNoneAnswers() throws IOException {
+        List<InetSocketAddress> addresses = new ArrayList<>();
+        addresses.add(new InetSocketAddress("127.0.0.1", BrokerConnectionTest.refusingPort()));
+        addresses.add(InetSocketAddress.createUnresolved("127.0.0.1", BrokerConnectionTest.refusingPort()));
+
+        Throwable error = errorOf(connections.bootstrap(addresses));
+
+        assertThat(error).isInstanceOf(ConnectionFailedException.class).hasMessageContaining("bootstrap");
+        assertThat(error.getSuppressed()).hasSize(2)
+                .allSatisfy(s -> assertThat(s).isInstanceOf(ConnectionFailedException.class));
+    }
+
+    @Test
+    void closeAllClosesEveryConnectionAndRefusesNewOnes() {
+        BrokerConnection a = connections.connection(1, "127.0.0.1", broker.port()).block(WAIT);
+        BrokerConnection b = connections.bootstrap(List.of(new InetSocketAddress("127.0.0.1", broker.port()))).block(WAIT);
+
+        connections.closeAll().block(WAIT);
+
+        assertThat(a.isOpen()).isFalse();
+        assertThat(b.isOpen()).isFalse();
+        assertThat(errorOf(connections.connection(1, "127.0.0.1", broker.port())))
+                .isInstanceOf(DisconnectedException.class);
+        assertThat(errorOf(connections.connection(2, "127.0.0.1", broker.port())))
+                .isInstanceOf(DisconnectedException.class);
+    }
+}
