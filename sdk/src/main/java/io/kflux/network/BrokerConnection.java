@@ -7,7 +7,6 @@ import io.kflux.protocol.message.ApiVersionsRequest;
 import io.kflux.protocol.message.ApiVersionsResponse;
 import io.kflux.protocol.message.ApiVersionsResponse.ApiVersion;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.function.IntFunction;
@@ -59,10 +58,11 @@ public final class BrokerConnection {
         this.options = options;
         String broker = address.getHostString() + ":" + address.getPort();
         this.handler = new ConnectionHandler(connection.channel(), broker, options);
-        // The length prefix is stripped so that each frame starts at the response header.
-        connection.addHandlerLast("kflux.frames",
-                new LengthFieldBasedFrameDecoder(options.maxFrameBytes() + 4, 0, 4, 0, 4, true));
+        connection.addHandlerLast("kflux.frames", new ResponseFrameDecoder(options.maxFrameBytes()));
         connection.addHandlerLast("kflux.protocol", handler);
+        // reactor-netty reads on demand of its inbound Flux, which kflux never subscribes to:
+        // frames stop at the handler above, so reading is simply left on.
+        connection.channel().config().setAutoRead(true);
     }
 
     /**
@@ -107,11 +107,13 @@ public final class BrokerConnection {
                 .onErrorMap(e -> new ConnectionFailedException(address, "could not connect to " + target + ": " + e, e))
                 .flatMap(c -> {
                     BrokerConnection bc = new BrokerConnection(c, address, options);
+                    // The cancel hook sits on the negotiation only: a downstream that cancels after
+                    // receiving the connection (e.g. next()) must not close it.
                     return bc.negotiate()
-                            .thenReturn(bc)
+                            .doOnCancel(() -> bc.handler.close("closed: connecting was cancelled"))
                             .onErrorResume(e -> bc.close().then(Mono.error(new ConnectionFailedException(address,
                                     "could not negotiate API versions with " + target + ": " + e.getMessage(), e))))
-                            .doOnCancel(() -> bc.handler.close("closed: connecting was cancelled"));
+                            .thenReturn(bc);
                 });
     }
 

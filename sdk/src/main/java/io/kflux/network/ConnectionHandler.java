@@ -195,8 +195,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (cause instanceof TooLongFrameException) {
-            failOldestAndClose(new FrameTooLargeException("response frame from " + broker + " exceeds maxFrameBytes="
-                    + options.maxFrameBytes() + ": " + cause.getMessage(), cause));
+            failOldestAndClose(new FrameTooLargeException(cause.getMessage() + " (from " + broker + ")", cause));
         } else if (cause instanceof DecoderException) {
             failOldestAndClose(new MalformedMessageException("undecodable response frame from " + broker + ": "
                     + cause.getMessage(), cause));

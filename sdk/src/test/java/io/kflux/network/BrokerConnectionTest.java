@@ -294,6 +294,31 @@ class BrokerConnectionTest {
     }
 
     @Test
+    void aNegativeFrameLengthFailsTheRequestAndClosesTheConnection() {
+        broker.on(ApiKey.HEARTBEAT, ex -> ex.writeRaw(Unpooled.buffer().writeInt(-5).writeInt(ex.correlationId)));
+        BrokerConnection c = connect();
+
+        assertThat(errorOf(c.exchange(new PingRequest(1, "x")))).isInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("undecodable response frame");
+        c.onClose().block(WAIT);
+    }
+
+    @Test
+    void aResponseWithNoRequestInFlightClosesTheConnection() {
+        broker.on(ApiKey.HEARTBEAT, ex -> {
+            PingRequest p = (PingRequest) ex.body;
+            ex.respond(PingResponse.SPEC, new PingResponse((short) 0, p.value(), p.text()));
+            ex.respond(PingResponse.SPEC, new PingResponse((short) 0, p.value(), p.text()));
+        });
+        BrokerConnection c = connect();
+
+        assertThat(c.exchange(new PingRequest(1, "x")).block(WAIT).value()).isEqualTo(1);
+
+        c.onClose().block(WAIT);
+        assertThat(c.closeCause()).hasMessageContaining("no request in flight");
+    }
+
+    @Test
     void anUnansweredRequestTimesOutAndTheConnectionIsClosed() throws InterruptedException {
         broker.on(ApiKey.HEARTBEAT, ex -> { });
         BrokerConnection c = connect(OPTIONS.withRequestTimeoutMs(400));
@@ -359,12 +384,14 @@ class BrokerConnectionTest {
     void aCancelledExchangeKeepsTheStreamInStep() {
         List<Exchange> held = new ArrayList<>();
         broker.on(ApiKey.HEARTBEAT, ex -> {
+            // Holds the first ping until the second arrives, then answers everything in order.
             held.add(ex);
-            if (held.size() == 2) {
+            if (broker.received(ApiKey.HEARTBEAT).size() >= 2) {
                 for (Exchange h : held) {
                     PingRequest p = (PingRequest) h.body;
                     h.respond(PingResponse.SPEC, new PingResponse((short) 0, p.value(), p.text()));
                 }
+                held.clear();
             }
         });
         BrokerConnection c = connect();

@@ -74,6 +74,11 @@ final class FakeBroker implements AutoCloseable {
             ctx.writeAndFlush(frame);
         }
 
+        /** Writes raw bytes, size prefix included. */
+        void writeRaw(ByteBuf bytes) {
+            ctx.writeAndFlush(bytes);
+        }
+
         void closeConnection() {
             ctx.close();
         }
@@ -96,6 +101,7 @@ final class FakeBroker implements AutoCloseable {
                     connections.incrementAndGet();
                     c.addHandlerLast("frames", new LengthFieldBasedFrameDecoder(1 << 20, 0, 4, 0, 4));
                     c.addHandlerLast("broker", new Handler());
+                    c.channel().config().setAutoRead(true);
                 })
                 .handle((in, out) -> Mono.never())
                 .bindNow();
@@ -138,6 +144,11 @@ final class FakeBroker implements AutoCloseable {
     }
 
     private final class Handler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close(); // a client that closes with bytes unread resets the connection: expected here
+        }
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf frame = (ByteBuf) msg;

@@ -37,4 +37,10 @@ public @interface KafkaCluster {
 
     /** @return extra or overriding {@code server.properties} lines, each {@code key=value} */
     String[] brokerProperties() default {};
+
+    /**
+     * @return options for each broker JVM; by default a quick-starting JIT and a single-threaded GC,
+     *         because test clusters handle little data and CI machines have few cores
+     */
+    String[] brokerJvmArgs() default {"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"};
 }

@@ -29,7 +29,9 @@ public final class KafkaClusterExtension implements BeforeAllCallback, Parameter
         if (spec.isEmpty()) {
             return;
         }
-        EmbeddedKafkaCluster.Builder builder = EmbeddedKafkaCluster.builder().nodes(spec.get().nodes());
+        EmbeddedKafkaCluster.Builder builder = EmbeddedKafkaCluster.builder()
+                .nodes(spec.get().nodes())
+                .brokerJvmArgs(spec.get().brokerJvmArgs());
         for (String line : spec.get().brokerProperties()) {
             int eq = line.indexOf('=');
             if (eq <= 0) {

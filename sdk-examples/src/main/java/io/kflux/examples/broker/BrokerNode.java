@@ -117,7 +117,7 @@ final class BrokerNode {
                 "-Dlog4j2.shutdownHookEnabled=false",
                 "-Dlog4j2.configurationFile=" + log4jProperties(),
                 "-Dkflux.broker.node=" + nodeId));
-        extraJvmArgs.stream().filter(arg -> !arg.isBlank()).forEach(jvmArgs::add);
+        jvmArgs.addAll(extraJvmArgs);
         List<String> command = launcher.command(jvmArgs, KafkaClasspath.BROKER_MAIN,
                 List.of(serverProperties().toString()));
         paused = false;

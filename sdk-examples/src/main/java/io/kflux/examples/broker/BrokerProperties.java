@@ -48,6 +48,11 @@ final class BrokerProperties {
         // the classic protocol's default 3 s wait before the first rebalance only slows tests down
         props.put("group.initial.rebalance.delay.ms", "0");
         props.put("auto.create.topics.enable", "false");
+        // a node restarted within the session timeout of its previous incarnation is refused
+        // (DUPLICATE_BROKER_REGISTRATION) until that session expires, and a killed or frozen node
+        // keeps leading its partitions just as long: 9 s by default, shortened here for tests
+        props.put("broker.session.timeout.ms", "6000");
+        props.put("broker.heartbeat.interval.ms", "1000");
         props.putAll(overrides);
         return render(props);
     }

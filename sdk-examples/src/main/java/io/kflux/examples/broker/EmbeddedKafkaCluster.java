@@ -375,7 +375,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         private int nodes = 1;
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
         private String classpath;
-        private final List<String> jvmArgs = new ArrayList<>(List.of(System.getProperty("kflux.broker.jvmArgs", "").split(" ")));
+        private final List<String> jvmArgs = new ArrayList<>();
         private Duration startupTimeout = Duration.ofMinutes(2);
         private Duration stopTimeout = Duration.ofSeconds(15);
 
@@ -403,6 +403,21 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
          */
         public Builder brokerProperty(String key, String value) {
             brokerProperties.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
+            return this;
+        }
+
+        /**
+         * Adds options to each broker JVM's command line, after the defaults
+         * ({@code -Xms256m -Xmx1g}). Short tests on few cores start faster with
+         * {@code -XX:TieredStopAtLevel=1 -XX:+UseSerialGC}; benchmarks should keep the full JIT.
+         *
+         * @param args JVM options
+         * @return this builder
+         */
+        public Builder brokerJvmArgs(String... args) {
+            for (String arg : args) {
+                jvmArgs.add(Objects.requireNonNull(arg));
+            }
             return this;
         }
 
