@@ -72,12 +72,21 @@ public final class Schema<T> implements Type<T> {
     @Override
     public T read(ByteBuf buf, short version, boolean flexible) {
         Object[] args = new Object[fields.length];
-        for (int i = 0; i < fields.length; i++) {
-            Field<Object> f = fields[i];
-            args[i] = !f.tagged() && f.presentIn(version) ? f.type.read(buf, version, flexible) : f.defaultValue;
-        }
-        if (flexible) {
-            readTaggedFields(buf, version, args);
+        try {
+            for (int i = 0; i < fields.length; i++) {
+                Field<Object> f = fields[i];
+                args[i] = !f.tagged() && f.presentIn(version) ? f.type.read(buf, version, flexible) : f.defaultValue;
+            }
+            if (flexible) {
+                readTaggedFields(buf, version, args);
+            }
+        } catch (RuntimeException e) {
+            // Record sets already read are retained slices of the frame: a half-read message must
+            // give them back, or the frame leaks.
+            for (Object arg : args) {
+                ReferenceCounting.releaseAll(arg);
+            }
+            throw e;
         }
         return construct(args);
     }
@@ -207,8 +216,16 @@ public final class Schema<T> implements Type<T> {
         return construct(args);
     }
 
+    private volatile T defaults;
+
+    /** A struct field absent in a version reads as a struct of defaults, as in the official client. */
     @Override
     public T defaultValue() {
-        return null;
+        T d = defaults;
+        if (d == null) {
+            d = defaults();
+            defaults = d;
+        }
+        return d;
     }
 }

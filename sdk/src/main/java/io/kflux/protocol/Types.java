@@ -264,8 +264,13 @@ public final class Types {
                 throw new MalformedMessageException("array length " + len + " exceeds the " + buf.readableBytes() + " bytes left");
             }
             List<E> list = new ArrayList<>(len);
-            for (int i = 0; i < len; i++) {
-                list.add(element.read(buf, version, flexible));
+            try {
+                for (int i = 0; i < len; i++) {
+                    list.add(element.read(buf, version, flexible));
+                }
+            } catch (RuntimeException e) {
+                ReferenceCounting.releaseAll(list);
+                throw e;
             }
             return list;
         }

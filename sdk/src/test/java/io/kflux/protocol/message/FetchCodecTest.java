@@ -32,7 +32,6 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.SimpleRecord;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 class FetchCodecTest {
@@ -397,10 +396,9 @@ class FetchCodecTest {
 
     /**
      * A response that fails part-way must not keep the frame retained by the record slices it had
-     * already read. Disabled: Schema.read has no clean-up on failure (reported to the core owner).
+     * already read.
      */
     @Test
-    @Disabled("core: Schema/MessageSpec.read leak record slices read before a MalformedMessageException")
     void failedReadReleasesTheRecordSlicesAlreadyRead() {
         short v = 18;
         byte[] bytes = OracleCodec.officialBytes(officialResponse(v), v);
