@@ -13,7 +13,8 @@ import java.util.List;
 record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId, String groupId,
                       OffsetResetStrategy autoOffsetReset, long autoOffsetResetDurationMs,
                       int defaultApiTimeoutMs, int requestTimeoutMs, long metadataMaxAgeMs, long retryBackoffMs,
-                      long reconnectBackoffMs, long reconnectBackoffMaxMs, boolean allowAutoTopicCreation,
+                      long retryBackoffMaxMs, long reconnectBackoffMs, long reconnectBackoffMaxMs,
+                      boolean allowAutoTopicCreation, boolean enableAutoCommit, int autoCommitIntervalMs,
                       FetchConfig fetch, NetworkOptions network) {
 
     static ClientSettings from(ConsumerConfig c, long maxBufferedBytes) {
@@ -36,6 +37,7 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                 .withReconnectBackoff(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs());
         return new ClientSettings(bootstrap, c.clientId(), c.groupId().orElse(null), strategy, durationMs,
                 c.defaultApiTimeoutMs(), c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.retryBackoffMs(),
-                c.reconnectBackoffMs(), c.reconnectBackoffMaxMs(), c.allowAutoCreateTopics(), fetch, network);
+                c.retryBackoffMaxMs(), c.reconnectBackoffMs(), c.reconnectBackoffMaxMs(), c.allowAutoCreateTopics(),
+                c.enableAutoCommit(), c.autoCommitIntervalMs(), fetch, network);
     }
 }

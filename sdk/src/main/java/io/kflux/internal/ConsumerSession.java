@@ -4,6 +4,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializer;
 import io.kflux.TimeoutException;
 import io.kflux.TopicPartition;
+import io.kflux.commit.CommitManager;
 import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.FetchSink;
 import io.kflux.fetch.Fetcher;
@@ -47,7 +48,10 @@ final class ConsumerSession<K, V> implements FetchSink {
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final CompletableFuture<Void> stoppedFuture = new CompletableFuture<>();
     private volatile Set<TopicPartition> assignment = Set.of();
+    /** The assigned partitions' states, republished whole on each assignment: readable from any thread. */
+    private volatile Map<TopicPartition, PartitionState> states = Map.of();
     private Disposable metadataRefreshLoop;
+    private Disposable autoCommitLoop;
 
     ConsumerSession(DefaultKafkaFluxConsumer<K, V> consumer, ClientSettings settings, ClientResources resources,
                     Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
@@ -60,8 +64,21 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.fetcher = new Fetcher(settings.fetch(), resources.connections(), resources.metadata(), resources.offsets(),
                 settings.autoOffsetReset(), settings.autoOffsetResetDurationMs(), loop, this);
         Consumer<CompletedFetch> onConsumed = cf -> loop.execute(() -> fetcher.onConsumed(cf));
-        this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer, null,
-                settings.fetch().checkCrcs(), onConsumed, this::stop, worker);
+        CommitManager commits = consumer.commits();
+        AckHandle ackHandle = commits == null ? null : new CommitAckHandle(commits);
+        RecordEmitter.Progress progress = commits == null ? RecordEmitter.Progress.NONE : new RecordEmitter.Progress() {
+            @Override
+            public void positioned(TopicPartition tp, long position) {
+                commits.track(tp, position);
+            }
+
+            @Override
+            public void skipped(TopicPartition tp, long from, long to) {
+                commits.skip(tp, from, to);
+            }
+        };
+        this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer, ackHandle,
+                settings.fetch().checkCrcs(), onConsumed, this::stop, worker, progress);
     }
 
     RecordEmitter<K, V> emitter() {
@@ -92,14 +109,40 @@ final class ConsumerSession<K, V> implements FetchSink {
                         .doBeforeRetry(s -> log.debug("bootstrap metadata failed ({}), retrying", s.failure().toString())))
                 .timeout(timeout, Mono.error(() -> new TimeoutException("no broker of bootstrap.servers "
                         + settings.bootstrapServers() + " answered within default.api.timeout.ms (" + timeout.toMillis() + " ms)")))
-                .subscribe(cluster -> loop.execute(() -> assign(partitions, cluster)), this::fail);
+                .flatMap(cluster -> committedOffsets(partitions).map(committed -> {
+                    loop.execute(() -> assign(partitions, cluster, committed));
+                    return cluster;
+                }))
+                .subscribe(cluster -> { }, this::fail);
+        if (consumer.commits() != null && settings.enableAutoCommit()) {
+            autoCommitLoop = consumer.commits().startAutoCommit(Duration.ofMillis(settings.autoCommitIntervalMs()));
+        }
         metadataRefreshLoop = Flux.interval(Duration.ofMillis(settings.metadataMaxAgeMs()))
                 .onBackpressureDrop()
                 .concatMap(t -> resources.metadata().refresh().onErrorResume(e -> Mono.empty()))
                 .subscribe(c -> loop.execute(fetcher::plan));
     }
 
-    private void assign(Collection<TopicPartition> partitions, Cluster cluster) {
+    /** With a group.id, partitions start at their committed offsets (those without an explicit start position). */
+    private Mono<Map<TopicPartition, Long>> committedOffsets(Collection<TopicPartition> partitions) {
+        if (consumer.commits() == null) {
+            return Mono.just(Map.of());
+        }
+        Set<TopicPartition> unknown = new java.util.HashSet<>();
+        for (TopicPartition tp : partitions) {
+            if (consumer.initialPosition(tp) == null) {
+                unknown.add(tp);
+            }
+        }
+        return consumer.commits().committer().fetch(unknown, Duration.ofMillis(settings.defaultApiTimeoutMs()))
+                .map(found -> {
+                    Map<TopicPartition, Long> out = new java.util.HashMap<>();
+                    found.forEach((tp, o) -> out.put(tp, o.offset()));
+                    return out;
+                });
+    }
+
+    private void assign(Collection<TopicPartition> partitions, Cluster cluster, Map<TopicPartition, Long> committed) {
         if (stopped.get()) {
             return;
         }
@@ -110,7 +153,11 @@ final class ConsumerSession<K, V> implements FetchSink {
                 log.warn("{} is not known to the cluster yet; it is fetched once metadata lists it", tp);
             }
             PartitionState ps = new PartitionState(tp);
+            ps.paused(consumer.initiallyPaused(tp));
             Long position = consumer.initialPosition(tp);
+            if (position == null) {
+                position = committed.get(tp);
+            }
             if (position != null) {
                 ps.seek(position);
             } else {
@@ -119,6 +166,7 @@ final class ConsumerSession<K, V> implements FetchSink {
             states.put(tp, ps);
         }
         assignment = Set.copyOf(states.keySet());
+        this.states = Map.copyOf(states);
         fetcher.assign(states);
     }
 
@@ -138,10 +186,18 @@ final class ConsumerSession<K, V> implements FetchSink {
         emitter.fail(t);
     }
 
-    /** Ends the flux normally (close). */
+    /** Commits acknowledged offsets (with auto commit on), then ends the flux normally. */
     Mono<Void> close() {
-        emitter.complete();
-        return Mono.fromFuture(stoppedFuture);
+        Mono<Void> finalCommit = consumer.commits() != null && settings.enableAutoCommit()
+                ? consumer.commits().commitAcknowledged(null).onErrorResume(e -> {
+                    log.warn("commit on close failed: {}", e.toString());
+                    return Mono.empty();
+                })
+                : Mono.empty();
+        return finalCommit.then(Mono.defer(() -> {
+            emitter.complete();
+            return Mono.fromFuture(stoppedFuture);
+        }));
     }
 
     /** Called once the emitter has terminated or was cancelled: release everything. */
@@ -152,6 +208,9 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (metadataRefreshLoop != null) {
             metadataRefreshLoop.dispose();
         }
+        if (autoCommitLoop != null) {
+            autoCommitLoop.dispose();
+        }
         loop.execute(() -> {
             consumer.rememberPositions(fetcher.partitions());
             fetcher.close();
@@ -159,6 +218,11 @@ final class ConsumerSession<K, V> implements FetchSink {
             resources.close().doFinally(s -> stoppedFuture.complete(null)).subscribe();
             worker.schedule(worker::dispose);
         });
+    }
+
+    /** The partition's state once the assignment is applied, else null; any thread. */
+    PartitionState state(TopicPartition tp) {
+        return states.get(tp);
     }
 
     List<TopicPartition> assignedList() {

@@ -1,12 +1,16 @@
 package io.kflux.internal;
 
 import io.kflux.ConsumerOptions;
+import io.kflux.ConfigException;
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.OffsetAndTimestamp;
 import io.kflux.PartitionFlux;
 import io.kflux.TopicPartition;
+import io.kflux.commit.CommitManager;
+import io.kflux.commit.CommitOffset;
+import io.kflux.commit.OffsetCommitter;
 import io.kflux.fetch.ListedOffset;
 import io.kflux.fetch.PartitionState;
 import java.time.Duration;
@@ -41,10 +45,21 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private final Object resourcesLock = new Object();
     private ClientResources resources;
     private volatile boolean closed;
+    /** Acknowledgements and commits outlive subscriptions: records are often acknowledged after cancel. */
+    private final CommitManager commits;
 
     public DefaultKafkaFluxConsumer(ConsumerOptions<K, V> options) {
         this.options = Objects.requireNonNull(options, "options");
         this.settings = ClientSettings.from(options.config(), options.maxBufferedBytes());
+        this.commits = settings.groupId() == null ? null : new CommitManager(
+                new OffsetCommitter(new StandaloneGroup(settings.groupId(), this::resources, options.assignedPartitions()),
+                        settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
+                Duration.ofMillis(settings.defaultApiTimeoutMs()));
+    }
+
+    /** The commit machinery, or null without a group.id. */
+    CommitManager commits() {
+        return commits;
     }
 
     private ClientResources resources() {
@@ -126,17 +141,39 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     @Override
     public Mono<Void> commit() {
-        return Mono.error(new UnsupportedOperationException("commits are not available yet"));
+        return withCommits(commits -> commits.commitAcknowledged(null));
     }
 
     @Override
     public Mono<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        return Mono.error(new UnsupportedOperationException("commits are not available yet"));
+        Objects.requireNonNull(offsets, "offsets");
+        Map<TopicPartition, CommitOffset> exact = new HashMap<>();
+        offsets.forEach((tp, om) -> exact.put(tp, new CommitOffset(om.offset(), -1, om.metadata())));
+        return withCommits(commits -> commits.commit(exact));
     }
 
     @Override
     public Mono<Map<TopicPartition, OffsetAndMetadata>> committed(Set<TopicPartition> partitions) {
-        return Mono.error(new UnsupportedOperationException("committed offsets are not available yet"));
+        Objects.requireNonNull(partitions, "partitions");
+        return withCommits(commits -> commits.committer()
+                .fetch(Set.copyOf(partitions), Duration.ofMillis(settings.defaultApiTimeoutMs()))
+                .map(found -> {
+                    Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+                    found.forEach((tp, o) -> out.put(tp, new OffsetAndMetadata(o.offset(), o.metadata())));
+                    return out;
+                }));
+    }
+
+    /** Runs {@code action} with the commit machinery; without a group.id commits are refused. */
+    private <T> Mono<T> withCommits(java.util.function.Function<CommitManager, Mono<T>> action) {
+        return Mono.defer(() -> {
+            if (settings.groupId() == null) {
+                return Mono.error(new ConfigException("group.id", null,
+                        "a group id: offsets are committed to and read from the group coordinator"));
+            }
+            Mono<T> result = action.apply(commits);
+            return active.get() == null ? result.doFinally(s -> releaseIfIdle()) : result;
+        });
     }
 
     @Override
@@ -312,6 +349,22 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     public long bufferedBytes() {
         ConsumerSession<K, V> session = active.get();
         return session == null ? 0L : session.fetcher().bufferedBytes();
+    }
+
+    /**
+     * The next offset this consumer emits for {@code tp} (the official consumer's {@code position}),
+     * or -1 when not known yet (no position, or awaiting a reset). Without an active subscription
+     * it is where the next one starts (an explicit seek or where the last one stopped). Not API
+     * yet: tests and diagnostics use it through this class.
+     */
+    public long position(TopicPartition tp) {
+        ConsumerSession<K, V> session = active.get();
+        PartitionState ps = session == null ? null : session.state(tp);
+        if (ps != null) {
+            return ps.position();
+        }
+        Long start = startPositions.get(tp);
+        return start == null ? PartitionState.UNKNOWN : start;
     }
 
     @Override

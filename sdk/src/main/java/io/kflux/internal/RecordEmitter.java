@@ -38,6 +38,23 @@ import reactor.core.scheduler.Scheduler;
  * lets the fetcher send the next Fetch for that partition.
  */
 final class RecordEmitter<K, V> implements Subscription {
+    /** Told, on the emitter's worker, where tracking of acknowledgements starts and which offsets hold nothing to emit. */
+    interface Progress {
+        Progress NONE = new Progress() {
+            @Override public void positioned(TopicPartition tp, long position) {
+            }
+
+            @Override public void skipped(TopicPartition tp, long from, long to) {
+            }
+        };
+
+        /** Emission of {@code tp} (re)starts at {@code position} (first data after an assignment, seek or reset). */
+        void positioned(TopicPartition tp, long position);
+
+        /** Offsets {@code [from, to)} of {@code tp} were passed over: control markers, compaction gaps. */
+        void skipped(TopicPartition tp, long from, long to);
+    }
+
     private final CoreSubscriber<? super ConsumerRecord<K, V>> actual;
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
@@ -54,6 +71,8 @@ final class RecordEmitter<K, V> implements Subscription {
     private final RecordsReader reader;
     private final List<CompletedFetch> parked = new ArrayList<>();
     private final Runnable drainLoop = this::drainLoop;
+    private final Progress progress;
+    private final java.util.Map<PartitionState, Integer> trackedEpochs = new java.util.IdentityHashMap<>();
 
     private volatile boolean cancelled;
     private volatile Throwable error;
@@ -70,7 +89,8 @@ final class RecordEmitter<K, V> implements Subscription {
 
     RecordEmitter(CoreSubscriber<? super ConsumerRecord<K, V>> actual, Deserializer<K> keyDeserializer,
                   Deserializer<V> valueDeserializer, AckHandle ackHandle, boolean checkCrcs,
-                  Consumer<CompletedFetch> onConsumed, Runnable onTerminate, Scheduler.Worker worker) {
+                  Consumer<CompletedFetch> onConsumed, Runnable onTerminate, Scheduler.Worker worker, Progress progress) {
+        this.progress = progress;
         this.actual = actual;
         this.keyDeserializer = keyDeserializer;
         this.valueDeserializer = valueDeserializer;
@@ -243,6 +263,10 @@ final class RecordEmitter<K, V> implements Subscription {
                     continue;
                 }
                 current = cf;
+                Integer tracked = trackedEpochs.put(cf.partition(), cf.seekEpoch());
+                if (tracked == null || tracked != cf.seekEpoch()) {
+                    progress.positioned(cf.partition().topicPartition(), cf.partition().position());
+                }
                 reader.reset(cf.records());
                 batch = null;
                 cursor = null;
@@ -264,7 +288,7 @@ final class RecordEmitter<K, V> implements Subscription {
                     return build(ps);
                 }
                 if (batch.nextOffset() > ps.position()) {
-                    ps.advance(batch.nextOffset(), -1); // compaction can leave the batch's tail empty
+                    skip(ps, batch.nextOffset()); // compaction can leave the batch's tail empty
                 }
                 cursor = null;
             }
@@ -280,7 +304,7 @@ final class RecordEmitter<K, V> implements Subscription {
             }
             if (batch.isControl() || batch.nextOffset() <= ps.position()) {
                 if (batch.nextOffset() > ps.position()) {
-                    ps.advance(batch.nextOffset(), -1); // control markers take offsets but are never emitted
+                    skip(ps, batch.nextOffset()); // control markers take offsets but are never emitted
                 }
                 continue;
             }
@@ -292,6 +316,11 @@ final class RecordEmitter<K, V> implements Subscription {
             batchTimestampType = batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
                     ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
         }
+    }
+
+    private void skip(PartitionState ps, long to) {
+        progress.skipped(ps.topicPartition(), ps.position(), to);
+        ps.advance(to, -1);
     }
 
     private boolean nextRecord(PartitionState ps) {
@@ -329,6 +358,9 @@ final class RecordEmitter<K, V> implements Subscription {
             throw new RecordDeserializationException(tp, offset, RecordDeserializationException.Origin.VALUE, t);
         }
         int epoch = batch.partitionLeaderEpoch();
+        if (offset > ps.position()) {
+            progress.skipped(tp, ps.position(), offset); // compacted away inside the batch
+        }
         ConsumerRecord<K, V> record = new ConsumerRecord<>(tp, offset, cursor.timestamp(), batchTimestampType, key,
                 value, headers, epoch, keyLength, valueLength, ackHandle);
         ps.advance(offset + 1, epoch);

@@ -8,6 +8,7 @@ import io.kflux.protocol.message.ApiVersionsResponse;
 import io.kflux.protocol.message.ApiVersionsResponse.ApiVersion;
 import io.netty.channel.ChannelOption;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.IntFunction;
 import reactor.core.publisher.Mono;
@@ -50,7 +51,7 @@ public final class BrokerConnection {
     private final InetSocketAddress address;
     private final NetworkOptions options;
     private final ConnectionHandler handler;
-    private volatile BrokerApiVersions versions = BrokerApiVersions.of(java.util.List.of());
+    private volatile BrokerApiVersions versions = BrokerApiVersions.of(List.of());
 
     private BrokerConnection(Connection connection, InetSocketAddress address, NetworkOptions options) {
         this.connection = connection;

@@ -152,7 +152,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         if (request.cancelled) {
             // Its subscriber is gone; the frame is released unread, so no record slices leak.
-            request.fail(new DisconnectedException(request.describe() + " was cancelled"));
+            request.discard();
             return;
         }
         complete(request, frame);

@@ -1,5 +1,7 @@
 package io.kflux.network;
 
+import io.kflux.util.Backoff;
+
 import java.time.Duration;
 import java.util.function.Supplier;
 import reactor.core.Disposable;
@@ -13,7 +15,7 @@ import reactor.core.publisher.Sinks;
  */
 final class ConnectionSlot {
     private final String name;
-    private final ReconnectBackoff backoff;
+    private final Backoff backoff;
 
     private BrokerConnection connection;
     private Object connectionKey;
@@ -23,7 +25,7 @@ final class ConnectionSlot {
     private long nextAttemptNanos;
     private boolean closed;
 
-    ConnectionSlot(String name, ReconnectBackoff backoff) {
+    ConnectionSlot(String name, Backoff backoff) {
         this.name = name;
         this.backoff = backoff;
     }
@@ -35,6 +37,8 @@ final class ConnectionSlot {
      */
     Mono<BrokerConnection> get(Object key, Supplier<Mono<BrokerConnection>> connector) {
         BrokerConnection stale = null;
+        Sinks.One<BrokerConnection> created = null;
+        long delayNanos = 0;
         Mono<BrokerConnection> result;
         synchronized (this) {
             if (closed) {
@@ -47,28 +51,43 @@ final class ConnectionSlot {
                 stale = connection.isOpen() ? connection : null;
                 connection = null;
             }
-            result = (attempt != null ? attempt : start(key, connector)).asMono();
+            if (attempt == null) {
+                created = Sinks.one();
+                attempt = created;
+                delayNanos = nextAttemptNanos - System.nanoTime();
+            }
+            result = attempt.asMono();
         }
         if (stale != null) {
             stale.close().subscribe();
         }
+        if (created != null) {
+            launch(created, key, connector, delayNanos);
+        }
         return result;
     }
 
-    private Sinks.One<BrokerConnection> start(Object key, Supplier<Mono<BrokerConnection>> connector) {
-        Sinks.One<BrokerConnection> sink = Sinks.one();
-        attempt = sink;
-        long delayNanos = nextAttemptNanos - System.nanoTime();
+    /**
+     * Subscribed here, not by the callers, so that a caller that cancels does not cancel the
+     * others' attempt; outside the monitor, so that no caller waits while a connect is set up.
+     */
+    private void launch(Sinks.One<BrokerConnection> sink, Object key, Supplier<Mono<BrokerConnection>> connector,
+                        long delayNanos) {
         Mono<BrokerConnection> connect = Mono.defer(connector);
         if (delayNanos > 0) {
             connect = Mono.delay(Duration.ofNanos(delayNanos)).then(connect);
         }
-        // Subscribed here, not by the callers: a caller that cancels must not cancel the others' attempt.
         Disposable subscription = connect.subscribe(c -> onConnected(sink, key, c), e -> onFailed(sink, e));
-        if (attempt == sink) {
-            attemptSubscription = subscription;
+        boolean abandoned;
+        synchronized (this) {
+            abandoned = closed && attempt != sink;
+            if (attempt == sink) {
+                attemptSubscription = subscription;
+            }
         }
-        return sink;
+        if (abandoned) {
+            subscription.dispose(); // close() ran before the subscription could be recorded
+        }
     }
 
     private void onConnected(Sinks.One<BrokerConnection> sink, Object key, BrokerConnection c) {

@@ -51,6 +51,12 @@ final class InFlightRequest<R> {
         }
     }
 
+    /** Ends a cancelled request whose response arrived: nobody is left to tell. */
+    void discard() {
+        done = true;
+        cancelTimer();
+    }
+
     /** Fails the request; a cancelled one just ends (signalling it would only reach onErrorDropped). */
     void fail(Throwable error) {
         if (!done) {

@@ -1,5 +1,7 @@
 package io.kflux.network;
 
+import io.kflux.util.Backoff;
+
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +27,7 @@ import reactor.netty.resources.LoopResources;
 public final class NodeConnections {
     private final NetworkOptions options;
     private final LoopResources loops;
-    private final ReconnectBackoff backoff;
+    private final Backoff backoff;
     private final ConcurrentHashMap<Integer, ConnectionSlot> nodes = new ConcurrentHashMap<>();
     private final ConnectionSlot bootstrap;
     private final AtomicInteger bootstrapStart = new AtomicInteger();
@@ -41,7 +43,7 @@ public final class NodeConnections {
     NodeConnections(NetworkOptions options, LoopResources loops) {
         this.options = Objects.requireNonNull(options, "options");
         this.loops = loops;
-        this.backoff = new ReconnectBackoff(options.reconnectBackoffMs(), options.reconnectBackoffMaxMs());
+        this.backoff = new Backoff(options.reconnectBackoffMs(), options.reconnectBackoffMaxMs());
         this.bootstrap = new ConnectionSlot("the bootstrap servers", backoff);
     }
 

@@ -44,6 +44,11 @@ import org.apache.kafka.clients.admin.NewTopic;
  * {@link #dataDir()}, which {@link #close()} deletes unless the system property
  * {@code kflux.broker.keepData} is {@code true}. A JVM shutdown hook kills the brokers of any
  * cluster that was not closed. Methods are safe to call from several threads.
+ *
+ * <p>Defaults differ from a production broker where tests need it: internal topics are
+ * replicated min(n, 3) times with {@code min.insync.replicas} 2 from three nodes on, no topic is
+ * auto-created, the first classic rebalance is not delayed, and a broker's controller session
+ * expires after 6 s instead of 9 s. {@link Builder#brokerProperty} overrides any of them.
  */
 public final class EmbeddedKafkaCluster implements AutoCloseable {
 
@@ -63,8 +68,8 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         this.startupTimeout = builder.startupTimeout;
         this.stopTimeout = builder.stopTimeout;
         this.jvmArgs = List.copyOf(builder.jvmArgs);
-        this.root = Files.createTempDirectory("kflux-kafka-");
         String classpath = builder.classpath != null ? builder.classpath : KafkaClasspath.resolve();
+        this.root = Files.createTempDirectory("kflux-kafka-");
         this.launcher = new JavaLauncher(classpath, root);
         List<Integer> ports = FreePorts.pick(2 * builder.nodes);
         for (int i = 0; i < builder.nodes; i++) {
@@ -107,7 +112,13 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
             ClusterProbe.awaitBrokers(probe, Set.copyOf(nodeIds()), deadline, this::checkAllAlive);
             ClusterProbe.createOffsetsTopic(probe, Math.min(nodes.size(), 3), deadline, this::checkAllAlive);
         } catch (IllegalStateException notReady) {
-            throw nodes.get(0).failure(notReady.getMessage(), nodes.get(0).logFile(), notReady);
+            // no single node is to blame, and the logs are deleted with the cluster: keep them all
+            StringBuilder logs = new StringBuilder(notReady.getMessage());
+            for (BrokerNode node : nodes) {
+                logs.append("\n--- last lines of ").append(node.logFile()).append(" ---\n")
+                        .append(BrokerNode.tail(node.logFile()));
+            }
+            throw new BrokerStartException(logs.toString(), notReady);
         }
     }
 

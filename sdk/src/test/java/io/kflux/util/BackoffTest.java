@@ -1,14 +1,14 @@
-package io.kflux.network;
+package io.kflux.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class ReconnectBackoffTest {
+class BackoffTest {
 
     @Test
     void doublesFromTheInitialDelayWithJitterUpToTheMaximum() {
-        ReconnectBackoff backoff = new ReconnectBackoff(50, 1_000);
+        Backoff backoff = new Backoff(50, 1_000);
         for (int round = 0; round < 200; round++) {
             assertThat(backoff.delayMs(1)).isBetween(40L, 60L);
             assertThat(backoff.delayMs(2)).isBetween(80L, 120L);
@@ -21,8 +21,8 @@ class ReconnectBackoffTest {
 
     @Test
     void zeroMeansNoBackoffAndEqualBoundsMeanAFixedJitteredDelay() {
-        assertThat(new ReconnectBackoff(0, 0).delayMs(5)).isZero();
-        ReconnectBackoff fixed = new ReconnectBackoff(100, 100);
+        assertThat(new Backoff(0, 0).delayMs(5)).isZero();
+        Backoff fixed = new Backoff(100, 100);
         for (int i = 1; i < 20; i++) {
             assertThat(fixed.delayMs(i)).isBetween(80L, 100L);
         }

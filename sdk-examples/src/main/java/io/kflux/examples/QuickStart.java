@@ -1,0 +1,147 @@
+package io.kflux.examples;
+
+import io.kflux.ConsumerOptions;
+import io.kflux.ConsumerRecord;
+import io.kflux.Deserializers;
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.TopicPartition;
+import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.examples.broker.SampleData;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import reactor.core.publisher.Flux;
+
+/**
+ * Reads a whole topic with kflux and prints how fast it went.
+ *
+ * <ul>
+ *   <li>No arguments: starts a real Kafka broker (a forked JVM), writes 100,000 sample records to an
+ *       8-partition topic with the official producer, reads them back with kflux, and stops the broker.</li>
+ *   <li>{@code --bootstrap-servers host:port --topic t}: reads every partition of an existing topic from the
+ *       beginning until no record arrived for {@value #IDLE_SECONDS} seconds.</li>
+ * </ul>
+ */
+public final class QuickStart {
+
+    private static final int SAMPLE_RECORDS = 100_000;
+    private static final int SAMPLE_PARTITIONS = 8;
+    private static final int IDLE_SECONDS = 5;
+
+    private QuickStart() {
+    }
+
+    public static void main(String[] args) {
+        Map<String, String> options = parseArgs(args);
+        String bootstrapServers = options.get("--bootstrap-servers");
+        if (bootstrapServers == null) {
+            runAgainstEmbeddedBroker();
+        } else {
+            String topic = options.get("--topic");
+            if (topic == null) {
+                usage("--topic is required with --bootstrap-servers");
+            }
+            System.out.printf("Reading topic %s at %s from the beginning%n", topic, bootstrapServers);
+            consume(bootstrapServers, partitionsOf(bootstrapServers, topic), Long.MAX_VALUE);
+        }
+    }
+
+    private static void runAgainstEmbeddedBroker() {
+        System.out.println("Starting a Kafka broker (a forked JVM; its log stays in its data folder)...");
+        try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.startCluster(1)) {
+            String topic = "quickstart";
+            kafka.createTopic(topic, SAMPLE_PARTITIONS, 1);
+            System.out.printf("Broker up at %s; writing %,d records to topic %s with the official producer...%n",
+                    kafka.bootstrapServers(), SAMPLE_RECORDS, topic);
+            SampleData.produce(kafka.bootstrapServers(), topic, SAMPLE_RECORDS);
+            List<TopicPartition> partitions = IntStream.range(0, SAMPLE_PARTITIONS)
+                    .mapToObj(p -> new TopicPartition(topic, p)).toList();
+            consume(kafka.bootstrapServers(), partitions, SAMPLE_RECORDS);
+            System.out.println("Stopping the broker.");
+        }
+    }
+
+    /** The heart of the example: read the given partitions from the start with kflux. */
+    private static void consume(String bootstrapServers, List<TopicPartition> partitions, long expected) {
+        ConsumerOptions<String, String> options = ConsumerOptions.create(
+                        Map.of("bootstrap.servers", bootstrapServers, "auto.offset.reset", "earliest"),
+                        Deserializers.string(), Deserializers.string())
+                .assignment(partitions);
+        KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(options);
+
+        System.out.printf("Consuming %d partitions with kflux...%n", partitions.size());
+        Progress progress = new Progress();
+        Flux<ConsumerRecord<String, String>> records = consumer.receive();
+        records = expected == Long.MAX_VALUE
+                ? records.timeout(Duration.ofSeconds(IDLE_SECONDS), Flux.empty()) // stop once the topic is idle
+                : records.take(expected);
+        records.doOnNext(progress::add).blockLast();
+        consumer.close().block();
+        progress.printSummary();
+    }
+
+    /** Every partition of a topic, asked of the cluster with the official Admin client. */
+    private static List<TopicPartition> partitionsOf(String bootstrapServers, String topic) {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+            int count = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+            return IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot describe topic " + topic + " at " + bootstrapServers, e);
+        }
+    }
+
+    /** Counts records and bytes, and prints a line every 20,000 records. */
+    private static final class Progress {
+        private final long start = System.nanoTime();
+        private long last = start;
+        private long records;
+        private long bytes;
+
+        void add(ConsumerRecord<?, ?> record) {
+            records++;
+            bytes += Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
+            last = System.nanoTime();
+            if (records % 20_000 == 0) {
+                System.out.printf("  %,9d records  %7.2f MB  %6.2f s%n", records, megabytes(), seconds());
+            }
+        }
+
+        void printSummary() {
+            System.out.printf("Done: %,d records, %.2f MB in %.2f s: %,.0f records/s, %.1f MB/s%n",
+                    records, megabytes(), seconds(), records / seconds(), megabytes() / seconds());
+        }
+
+        private double megabytes() {
+            return bytes / 1_000_000.0;
+        }
+
+        /** From subscription to the last record, so waiting for an idle topic does not count. */
+        private double seconds() {
+            return Math.max(1, last - start) / 1e9;
+        }
+    }
+
+    private static Map<String, String> parseArgs(String[] args) {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].equals("--bootstrap-servers") && !args[i].equals("--topic")) {
+                usage("unknown argument: " + args[i]);
+            }
+            if (i + 1 == args.length) {
+                usage(args[i] + " needs a value");
+            }
+            options.put(args[i], args[++i]);
+        }
+        return options;
+    }
+
+    private static void usage(String problem) {
+        System.err.println(problem);
+        System.err.println("usage: QuickStart                                    (embedded broker, sample data)");
+        System.err.println("       QuickStart --bootstrap-servers host:port --topic t");
+        System.exit(2);
+    }
+}

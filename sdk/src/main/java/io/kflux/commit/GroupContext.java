@@ -1,0 +1,29 @@
+package io.kflux.commit;
+
+import io.kflux.TopicPartition;
+import io.kflux.network.BrokerConnection;
+import java.util.Set;
+import reactor.core.publisher.Mono;
+
+/**
+ * What committing needs of the group: where the coordinator is, who this member is, and what it
+ * owns. With manual assignment and a {@code group.id} there is no membership: generation -1 and
+ * an empty member id, which the coordinator accepts for a group with no active members.
+ */
+public interface GroupContext {
+    String groupId();
+
+    /** The coordinator's connection; fails (retriably) while it is unknown or being rediscovered. */
+    Mono<BrokerConnection> coordinator();
+
+    /** The coordinator answered NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE or went away: find it again. */
+    void coordinatorUnavailable();
+
+    MemberIdentity identity();
+
+    /** Completes once a rebalance under way is over (the member is stable again); at once without membership. */
+    Mono<Void> awaitStable();
+
+    /** The partitions this member owns now: commits of other partitions fail with CommitFailedException. */
+    Set<TopicPartition> owned();
+}

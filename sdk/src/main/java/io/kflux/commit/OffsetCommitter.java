@@ -1,0 +1,263 @@
+package io.kflux.commit;
+
+import io.kflux.CommitFailedException;
+import io.kflux.KafkaProtocolException;
+import io.kflux.TimeoutException;
+import io.kflux.TopicPartition;
+import io.kflux.network.NetworkException;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.Types;
+import io.kflux.protocol.message.OffsetCommitRequest;
+import io.kflux.protocol.message.OffsetCommitRequest.OffsetCommitRequestPartition;
+import io.kflux.protocol.message.OffsetCommitRequest.OffsetCommitRequestTopic;
+import io.kflux.protocol.message.OffsetCommitResponse;
+import io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponsePartition;
+import io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponseTopic;
+import io.kflux.protocol.message.OffsetFetchRequest;
+import io.kflux.protocol.message.OffsetFetchRequest.OffsetFetchRequestGroup;
+import io.kflux.protocol.message.OffsetFetchRequest.OffsetFetchRequestTopic;
+import io.kflux.protocol.message.OffsetFetchRequest.OffsetFetchRequestTopics;
+import io.kflux.protocol.message.OffsetFetchResponse;
+import io.kflux.protocol.message.OffsetFetchResponse.OffsetFetchResponseGroup;
+import io.kflux.protocol.message.OffsetFetchResponse.OffsetFetchResponsePartition;
+import io.kflux.protocol.message.OffsetFetchResponse.OffsetFetchResponsePartitions;
+import io.kflux.protocol.message.OffsetFetchResponse.OffsetFetchResponseTopic;
+import io.kflux.protocol.message.OffsetFetchResponse.OffsetFetchResponseTopics;
+import io.kflux.util.Backoff;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * OffsetCommit and OffsetFetch against the group coordinator, with the official consumer's error
+ * handling: coordinator moves and load-in-progress are retried with backoff (bounded by the
+ * caller's timeout); REBALANCE_IN_PROGRESS waits for the rejoin and then commits the partitions
+ * still owned; a generation or member the coordinator no longer knows fails with
+ * {@link CommitFailedException}; anything else fails with {@link KafkaProtocolException}.
+ */
+public final class OffsetCommitter {
+    private static final Logger log = LoggerFactory.getLogger(OffsetCommitter.class);
+
+    private final GroupContext group;
+    private final Backoff backoff;
+
+    public OffsetCommitter(GroupContext group, long retryBackoffMs, long retryBackoffMaxMs) {
+        this.group = group;
+        this.backoff = new Backoff(retryBackoffMs, Math.max(retryBackoffMs, retryBackoffMaxMs));
+    }
+
+    /** Retried internally: the coordinator moved, is loading, or a rebalance is under way. */
+    static final class RetriableCommitException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final boolean coordinatorMoved;
+
+        RetriableCommitException(String message, boolean coordinatorMoved) {
+            super(message, null, false, false);
+            this.coordinatorMoved = coordinatorMoved;
+        }
+    }
+
+    /** Rebalance under way: wait for it, then commit what is still owned. */
+    static final class RebalanceInProgress extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RebalanceInProgress() {
+            super("rebalance in progress", null, false, false);
+        }
+    }
+
+    /**
+     * Commits {@code offsets}; completes when the coordinator accepted every one.
+     *
+     * @throws CommitFailedException (as the Mono's error) for partitions this member no longer owns
+     * @throws TimeoutException when retries did not succeed within {@code timeout}
+     */
+    public Mono<Void> commit(Map<TopicPartition, CommitOffset> offsets, Duration timeout) {
+        if (offsets.isEmpty()) {
+            return Mono.empty();
+        }
+        return Mono.defer(() -> commitOnce(offsets))
+                .onErrorResume(RebalanceInProgress.class, e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets))))
+                .retryWhen(backoff.retry(this::retriable))
+                .timeout(timeout, Mono.error(() -> new TimeoutException("offset commit for " + offsets.keySet()
+                        + " did not complete within " + timeout.toMillis() + " ms")));
+    }
+
+    private Mono<Void> commitOwned(Map<TopicPartition, CommitOffset> offsets) {
+        Set<TopicPartition> owned = group.owned();
+        Map<TopicPartition, CommitOffset> stillOwned = new LinkedHashMap<>();
+        List<TopicPartition> lost = new ArrayList<>();
+        offsets.forEach((tp, o) -> {
+            if (owned.contains(tp)) {
+                stillOwned.put(tp, o);
+            } else {
+                lost.add(tp);
+            }
+        });
+        Mono<Void> commitRest = stillOwned.isEmpty() ? Mono.empty() : commitOnce(stillOwned);
+        if (lost.isEmpty()) {
+            return commitRest;
+        }
+        return commitRest.then(Mono.error(new CommitFailedException("the group rebalanced and " + lost
+                + " moved to other members before their offsets could be committed")));
+    }
+
+    private boolean retriable(Throwable e) {
+        if (e instanceof RetriableCommitException rce) {
+            if (rce.coordinatorMoved) {
+                group.coordinatorUnavailable();
+            }
+            return true;
+        }
+        if (e instanceof NetworkException) {
+            group.coordinatorUnavailable();
+            return true;
+        }
+        return false;
+    }
+
+    private Mono<Void> commitOnce(Map<TopicPartition, CommitOffset> offsets) {
+        MemberIdentity id = group.identity();
+        Map<String, List<OffsetCommitRequestPartition>> byTopic = new LinkedHashMap<>();
+        offsets.forEach((tp, o) -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>())
+                .add(new OffsetCommitRequestPartition(tp.partition(), o.offset(), o.leaderEpoch(),
+                        o.metadata() == null ? "" : o.metadata())));
+        List<OffsetCommitRequestTopic> topics = new ArrayList<>();
+        byTopic.forEach((t, ps) -> topics.add(new OffsetCommitRequestTopic(t, Types.ZERO_UUID, ps)));
+        OffsetCommitRequest request = new OffsetCommitRequest(group.groupId(), id.generationId(), id.memberId(),
+                id.groupInstanceId(), -1L, topics);
+        return group.coordinator()
+                .flatMap(c -> c.exchange(request))
+                .flatMap(response -> check(response, id));
+    }
+
+    private Mono<Void> check(OffsetCommitResponse response, MemberIdentity id) {
+        for (OffsetCommitResponseTopic t : response.topics()) {
+            for (OffsetCommitResponsePartition p : t.partitions()) {
+                Errors error = Errors.forCode(p.errorCode());
+                if (error.isNone()) {
+                    continue;
+                }
+                TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
+                switch (error) {
+                    case COORDINATOR_LOAD_IN_PROGRESS, REQUEST_TIMED_OUT, UNKNOWN_TOPIC_OR_PARTITION:
+                        return Mono.error(new RetriableCommitException("commit of " + tp + ": " + error, false));
+                    case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE:
+                        return Mono.error(new RetriableCommitException("commit of " + tp + ": " + error, true));
+                    case REBALANCE_IN_PROGRESS:
+                        return Mono.error(new RebalanceInProgress());
+                    case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, STALE_MEMBER_EPOCH:
+                        return Mono.error(new CommitFailedException("offset commit of " + tp + " refused: " + error
+                                + " (generation " + id.generationId() + ", member '" + id.memberId()
+                                + "'): the group rebalanced and this member no longer owns it"));
+                    default:
+                        return Mono.error(new KafkaProtocolException(p.errorCode(), Errors.nameOf(p.errorCode()),
+                                error.retriable(), "offset commit of " + tp + " failed: " + Errors.nameOf(p.errorCode())));
+                }
+            }
+        }
+        return Mono.empty();
+    }
+
+    /**
+     * The committed offsets of {@code partitions} (stable offsets only, KIP-447); partitions with
+     * no committed offset are absent from the result.
+     */
+    public Mono<Map<TopicPartition, CommitOffset>> fetch(Set<TopicPartition> partitions, Duration timeout) {
+        if (partitions.isEmpty()) {
+            return Mono.just(Map.of());
+        }
+        return Mono.defer(() -> fetchOnce(partitions))
+                .retryWhen(backoff.retry(this::retriable))
+                .timeout(timeout, Mono.error(() -> new TimeoutException("reading committed offsets of " + partitions
+                        + " did not complete within " + timeout.toMillis() + " ms")));
+    }
+
+    private Mono<Map<TopicPartition, CommitOffset>> fetchOnce(Set<TopicPartition> partitions) {
+        MemberIdentity id = group.identity();
+        Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
+        partitions.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition()));
+        List<OffsetFetchRequestTopic> topics = new ArrayList<>();
+        List<OffsetFetchRequestTopics> groupTopics = new ArrayList<>();
+        byTopic.forEach((t, ps) -> {
+            topics.add(new OffsetFetchRequestTopic(t, ps));
+            groupTopics.add(new OffsetFetchRequestTopics(t, Types.ZERO_UUID, ps));
+        });
+        // Both shapes are filled: v0-7 carry the group at the top level, v8+ in a groups array.
+        OffsetFetchRequest request = new OffsetFetchRequest(group.groupId(), topics,
+                List.of(new OffsetFetchRequestGroup(group.groupId(), null, -1, groupTopics)), true);
+        return group.coordinator()
+                .flatMap(c -> c.exchange(request))
+                .flatMap(this::toOffsets);
+    }
+
+    private Mono<Map<TopicPartition, CommitOffset>> toOffsets(OffsetFetchResponse response) {
+        Map<TopicPartition, CommitOffset> out = new HashMap<>();
+        short topError = response.errorCode();
+        if (response.groups() != null && !response.groups().isEmpty()) {
+            OffsetFetchResponseGroup g = response.groups().get(0);
+            topError = g.errorCode();
+            if (topError == 0) {
+                for (OffsetFetchResponseTopics t : g.topics()) {
+                    for (OffsetFetchResponsePartitions p : t.partitions()) {
+                        Mono<Map<TopicPartition, CommitOffset>> err = partitionError(t.name(), p.partitionIndex(), p.errorCode());
+                        if (err != null) {
+                            return err;
+                        }
+                        put(out, t.name(), p.partitionIndex(), p.committedOffset(), p.committedLeaderEpoch(), p.metadata());
+                    }
+                }
+            }
+        } else if (topError == 0 && response.topics() != null) {
+            for (OffsetFetchResponseTopic t : response.topics()) {
+                for (OffsetFetchResponsePartition p : t.partitions()) {
+                    Mono<Map<TopicPartition, CommitOffset>> err = partitionError(t.name(), p.partitionIndex(), p.errorCode());
+                    if (err != null) {
+                        return err;
+                    }
+                    put(out, t.name(), p.partitionIndex(), p.committedOffset(), p.committedLeaderEpoch(), p.metadata());
+                }
+            }
+        }
+        if (topError != 0) {
+            return Mono.error(groupError(topError));
+        }
+        return Mono.just(out);
+    }
+
+    private static void put(Map<TopicPartition, CommitOffset> out, String topic, int partition, long offset, int epoch,
+                            String metadata) {
+        if (offset >= 0) {
+            out.put(new TopicPartition(topic, partition), new CommitOffset(offset, epoch, metadata == null ? "" : metadata));
+        }
+    }
+
+    private Mono<Map<TopicPartition, CommitOffset>> partitionError(String topic, int partition, short code) {
+        if (code == 0) {
+            return null;
+        }
+        Errors error = Errors.forCode(code);
+        if (error == Errors.UNSTABLE_OFFSET_COMMIT) {
+            log.debug("{}-{} has a pending transactional commit; retrying", topic, partition);
+            return Mono.error(new RetriableCommitException("unstable offset commit for " + topic + "-" + partition, false));
+        }
+        return Mono.error(groupError(code));
+    }
+
+    private RuntimeException groupError(short code) {
+        Errors error = Errors.forCode(code);
+        return switch (error) {
+            case COORDINATOR_LOAD_IN_PROGRESS -> new RetriableCommitException("coordinator loading", false);
+            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> new RetriableCommitException(error.name(), true);
+            default -> new KafkaProtocolException(code, Errors.nameOf(code), error.retriable(),
+                    "reading committed offsets failed: " + Errors.nameOf(code));
+        };
+    }
+}

@@ -1,0 +1,85 @@
+package io.kflux.group;
+
+import io.kflux.metadata.Cluster;
+import io.kflux.metadata.MetadataManager;
+import io.kflux.metadata.Node;
+import io.kflux.network.BrokerConnection;
+import io.kflux.network.NodeConnections;
+import io.kflux.protocol.ApiRequest;
+import io.kflux.protocol.MalformedMessageException;
+import io.kflux.protocol.message.FindCoordinatorRequest;
+import io.kflux.protocol.message.FindCoordinatorResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import reactor.core.publisher.Mono;
+
+/** {@link GroupIo} over the consumer's {@link NodeConnections} and {@link MetadataManager}. */
+final class NetworkGroupIo implements GroupIo {
+    private final NodeConnections connections;
+    private final MetadataManager metadata;
+
+    NetworkGroupIo(NodeConnections connections, MetadataManager metadata) {
+        this.connections = connections;
+        this.metadata = metadata;
+    }
+
+    @Override
+    public Mono<FindCoordinatorResponse.Coordinator> findCoordinator(String groupId) {
+        return Mono.defer(() -> {
+            Cluster known = metadata.current();
+            Mono<Cluster> cluster = known.nodes().isEmpty() ? metadata.refresh() : Mono.just(known);
+            return cluster.flatMap(c -> {
+                List<Node> nodes = new ArrayList<>(c.nodes().values());
+                if (nodes.isEmpty()) {
+                    return Mono.error(new MalformedMessageException("metadata lists no brokers"));
+                }
+                Node node = nodes.get(ThreadLocalRandom.current().nextInt(nodes.size()));
+                return connections.connection(node.id(), node.host(), node.port());
+            }).flatMap(conn -> conn.exchange(FindCoordinatorRequest.forGroup(groupId)).flatMap(response -> {
+                FindCoordinatorResponse.Coordinator answer =
+                        response.coordinatorFor(groupId, conn.version(FindCoordinatorRequest.SPEC));
+                return answer != null ? Mono.just(answer) : Mono.error(new MalformedMessageException(
+                        "FindCoordinator response from " + conn.address() + " has no entry for group " + groupId));
+            }));
+        });
+    }
+
+    @Override
+    public Mono<CoordinatorChannel> connectCoordinator(int nodeId, String host, int port) {
+        // As the official client does: a connection id of its own (MAX_VALUE - node id), so that a JoinGroup held
+        // by the broker never waits behind, or holds up, the fetches sent to the same broker.
+        return connections.connection(Integer.MAX_VALUE - nodeId, host, port).map(c -> new Channel(c, nodeId));
+    }
+
+    @Override
+    public Cluster cluster() {
+        return metadata.current();
+    }
+
+    @Override
+    public void interest(Set<String> topics, boolean all) {
+        metadata.interest(topics, all);
+    }
+
+    @Override
+    public Mono<Cluster> refreshMetadata() {
+        return metadata.refresh();
+    }
+
+    private record Channel(BrokerConnection connection, int nodeId) implements CoordinatorChannel {
+        @Override
+        public <R> Mono<R> send(ApiRequest<R> request, long timeoutMs) {
+            // TODO(network): BrokerConnection has no per-request timeout yet, so every request gets
+            // request.timeout.ms; a JoinGroup the broker holds longer than that fails with
+            // RequestTimeoutException (the connection closes) and the member rediscovers and rejoins.
+            return connection.exchange(request);
+        }
+
+        @Override
+        public Mono<Void> onClose() {
+            return connection.onClose();
+        }
+    }
+}

@@ -1,0 +1,287 @@
+package io.kflux.group.assignor;
+
+import io.kflux.TopicPartition;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The balancing core of the sticky assignors (KIP-54): a balanced assignment that keeps as many of the members'
+ * current partitions as it can. Works on dense indexes (members by sorted id, partitions by topic then number) so
+ * it stays cheap for thousands of partitions and hundreds of members.
+ *
+ * <p>Two cases, as in the official {@code AbstractStickyAssignor}:
+ * <ul>
+ *   <li>Every member subscribes to the same topics: every member ends with {@code floor(P/N)} or
+ *       {@code ceil(P/N)} partitions. The {@code P mod N} larger quotas go to the members that currently hold the
+ *       most, which maximises the partitions that stay put; each member keeps up to its quota of what it holds
+ *       and the rest is dealt round-robin to the members below quota.</li>
+ *   <li>Otherwise: every member keeps what it holds (of topics it still subscribes to); the remaining partitions,
+ *       topics with the fewest eligible members first, go to the least loaded eligible member; then partitions
+ *       move from a member to an eligible one holding at least two fewer, newly placed partitions first and
+ *       previously held ones only when that is not enough, until no such move is left. That end state is the
+ *       official assignor's definition of "balanced".</li>
+ * </ul>
+ */
+final class StickyBalancer {
+
+    private final String[] members;
+    private final String[] topics;
+    private final int[] topicOffset;
+    private final int totalPartitions;
+    private final BitSet[] memberTopics;
+    private final int[][] eligible;
+    /** Per partition index: the member that holds it and may keep it (subscribed), -1 when none. */
+    private final int[] keepable;
+
+    /**
+     * @param partitionCounts partition count (&gt; 0) of every topic to assign (subscribed by at least one member)
+     * @param topicsByMember  every member's subscribed topics, restricted to {@code partitionCounts}' keys
+     * @param holders         each partition's current holder, when there is one the assignor trusts
+     */
+    StickyBalancer(Map<String, Integer> partitionCounts, Map<String, Set<String>> topicsByMember,
+                   Map<TopicPartition, String> holders) {
+        members = new TreeSet<>(topicsByMember.keySet()).toArray(String[]::new);
+        topics = new TreeSet<>(partitionCounts.keySet()).toArray(String[]::new);
+        Map<String, Integer> topicIndex = new HashMap<>();
+        topicOffset = new int[topics.length + 1];
+        for (int t = 0; t < topics.length; t++) {
+            topicIndex.put(topics[t], t);
+            topicOffset[t + 1] = topicOffset[t] + partitionCounts.get(topics[t]);
+        }
+        totalPartitions = topicOffset[topics.length];
+
+        Map<String, Integer> memberIndex = new HashMap<>();
+        memberTopics = new BitSet[members.length];
+        int[] eligibleCount = new int[topics.length];
+        for (int m = 0; m < members.length; m++) {
+            memberIndex.put(members[m], m);
+            memberTopics[m] = new BitSet(topics.length);
+            for (String topic : topicsByMember.get(members[m])) {
+                int t = topicIndex.get(topic);
+                memberTopics[m].set(t);
+                eligibleCount[t]++;
+            }
+        }
+        eligible = new int[topics.length][];
+        for (int t = 0; t < topics.length; t++) {
+            eligible[t] = new int[eligibleCount[t]];
+            eligibleCount[t] = 0;
+        }
+        for (int m = 0; m < members.length; m++) {
+            for (int t = memberTopics[m].nextSetBit(0); t >= 0; t = memberTopics[m].nextSetBit(t + 1)) {
+                eligible[t][eligibleCount[t]++] = m;
+            }
+        }
+
+        keepable = new int[totalPartitions];
+        Arrays.fill(keepable, -1);
+        holders.forEach((tp, member) -> {
+            Integer t = topicIndex.get(tp.topic());
+            Integer m = memberIndex.get(member);
+            if (t != null && m != null && tp.partition() < partitionCounts.get(tp.topic()) && memberTopics[m].get(t)) {
+                keepable[topicOffset[t] + tp.partition()] = m;
+            }
+        });
+    }
+
+    /** The assignment: every member id of the input, with its partitions sorted by topic then number. */
+    Map<String, List<TopicPartition>> assign() {
+        int[] owner = allSubscriptionsEqual() ? constrained() : general();
+        Map<String, List<TopicPartition>> result = new HashMap<>();
+        List<List<TopicPartition>> byMember = new ArrayList<>(members.length);
+        for (String member : members) {
+            List<TopicPartition> list = new ArrayList<>();
+            byMember.add(list);
+            result.put(member, list);
+        }
+        for (int t = 0; t < topics.length; t++) {
+            for (int i = topicOffset[t]; i < topicOffset[t + 1]; i++) {
+                if (owner[i] >= 0) {
+                    byMember.get(owner[i]).add(new TopicPartition(topics[t], i - topicOffset[t]));
+                }
+            }
+        }
+        return result;
+    }
+
+    private boolean allSubscriptionsEqual() {
+        for (int m = 1; m < members.length; m++) {
+            if (!memberTopics[m].equals(memberTopics[0])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------ all members subscribe to the same topics
+
+    private int[] constrained() {
+        int n = members.length;
+        int[] owner = new int[totalPartitions];
+        Arrays.fill(owner, -1);
+        if (n == 0) {
+            return owner;
+        }
+        List<List<Integer>> held = new ArrayList<>(n);
+        for (int m = 0; m < n; m++) {
+            held.add(new ArrayList<>());
+        }
+        for (int i = 0; i < totalPartitions; i++) {
+            if (keepable[i] >= 0) {
+                held.get(keepable[i]).add(i);
+            }
+        }
+        int minQuota = totalPartitions / n;
+        int withExtra = totalPartitions % n;
+        // the larger quotas go to the members holding the most: each of them then keeps one more partition
+        Integer[] byHeld = new Integer[n];
+        for (int m = 0; m < n; m++) {
+            byHeld[m] = m;
+        }
+        Arrays.sort(byHeld, Comparator.comparingInt((Integer m) -> -held.get(m).size()).thenComparingInt(m -> m));
+        int[] deficit = new int[n];
+        for (int rank = 0; rank < n; rank++) {
+            int m = byHeld[rank];
+            int quota = minQuota + (rank < withExtra ? 1 : 0);
+            List<Integer> mine = held.get(m);
+            if (mine.size() > quota) {
+                // keep the lowest partition numbers across topics (spreads topics over members), like the official one
+                mine.sort(Comparator.comparingInt((Integer i) -> i - topicOffset[topicOf(i)]).thenComparingInt(i -> i));
+            }
+            int keep = Math.min(quota, mine.size());
+            for (int k = 0; k < keep; k++) {
+                owner[mine.get(k)] = m;
+            }
+            deficit[m] = quota - keep;
+        }
+        List<Integer> unfilled = new ArrayList<>();
+        for (int m = 0; m < n; m++) {
+            if (deficit[m] > 0) {
+                unfilled.add(m);
+            }
+        }
+        int next = 0;
+        for (int i = 0; i < totalPartitions; i++) {
+            if (owner[i] >= 0) {
+                continue;
+            }
+            // the deficits add up to the unassigned partitions exactly, so the list is never empty here
+            int m = unfilled.get(next);
+            owner[i] = m;
+            if (--deficit[m] == 0) {
+                unfilled.remove(next);
+            } else {
+                next++;
+            }
+            if (next >= unfilled.size()) {
+                next = 0;
+            }
+        }
+        return owner;
+    }
+
+    private int topicOf(int partitionIndex) {
+        int t = Arrays.binarySearch(topicOffset, partitionIndex);
+        if (t < 0) {
+            return -t - 2;
+        }
+        // offsets of empty topics cannot occur (counts are > 0), so an exact hit is that topic's first partition
+        return t;
+    }
+
+    // ------------------------------------------------------------------ members subscribe to different topics
+
+    private int[] general() {
+        int n = members.length;
+        int[] owner = keepable.clone();
+        int[] load = new int[n];
+        // per member and topic: partitions it held before (sticky) and partitions placed in this round (fresh)
+        Map<Long, List<Integer>> sticky = new HashMap<>();
+        Map<Long, List<Integer>> fresh = new HashMap<>();
+        for (int t = 0; t < topics.length; t++) {
+            for (int i = topicOffset[t]; i < topicOffset[t + 1]; i++) {
+                if (owner[i] >= 0) {
+                    load[owner[i]]++;
+                    sticky.computeIfAbsent(key(owner[i], t), k -> new ArrayList<>()).add(i);
+                }
+            }
+        }
+
+        // most constrained topics first, so the flexible ones can even out what they leave behind
+        Integer[] topicOrder = new Integer[topics.length];
+        for (int t = 0; t < topics.length; t++) {
+            topicOrder[t] = t;
+        }
+        Arrays.sort(topicOrder, Comparator.comparingInt((Integer t) -> eligible[t].length).thenComparingInt(t -> t));
+        for (int t : topicOrder) {
+            for (int i = topicOffset[t]; i < topicOffset[t + 1]; i++) {
+                if (owner[i] >= 0) {
+                    continue;
+                }
+                int best = -1;
+                for (int m : eligible[t]) {
+                    if (best < 0 || load[m] < load[best]) {
+                        best = m;
+                    }
+                }
+                owner[i] = best;
+                load[best]++;
+                fresh.computeIfAbsent(key(best, t), k -> new ArrayList<>()).add(i);
+            }
+        }
+
+        rebalance(owner, load, sticky, fresh, false);
+        rebalance(owner, load, sticky, fresh, true);
+        return owner;
+    }
+
+    /**
+     * Moves partitions from a member to an eligible one with at least two fewer until there is no such pair.
+     * Each move lowers the sum of squared loads, so this ends.
+     */
+    private void rebalance(int[] owner, int[] load, Map<Long, List<Integer>> sticky, Map<Long, List<Integer>> fresh,
+                           boolean moveHeld) {
+        int n = members.length;
+        Integer[] order = new Integer[n];
+        boolean changed;
+        do {
+            changed = false;
+            for (int m = 0; m < n; m++) {
+                order[m] = m;
+            }
+            Arrays.sort(order, Comparator.comparingInt((Integer m) -> load[m]).thenComparingInt(m -> m));
+            for (int to : order) {
+                for (int t = memberTopics[to].nextSetBit(0); t >= 0; t = memberTopics[to].nextSetBit(t + 1)) {
+                    for (int from : eligible[t]) {
+                        while (from != to && load[from] > load[to] + 1) {
+                            List<Integer> source = fresh.get(key(from, t));
+                            if ((source == null || source.isEmpty()) && moveHeld) {
+                                source = sticky.get(key(from, t));
+                            }
+                            if (source == null || source.isEmpty()) {
+                                break;
+                            }
+                            int i = source.remove(source.size() - 1);
+                            owner[i] = to;
+                            load[from]--;
+                            load[to]++;
+                            fresh.computeIfAbsent(key(to, t), k -> new ArrayList<>()).add(i);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        } while (changed);
+    }
+
+    private static long key(int member, int topic) {
+        return ((long) member << 32) | topic;
+    }
+}
