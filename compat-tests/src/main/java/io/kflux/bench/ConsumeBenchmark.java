@@ -4,6 +4,8 @@ import io.kflux.ConsumerOptions;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,7 +31,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Drains a pre-filled topic from offset 0 with manual assignment, alternately with kflux and with the official
  * {@link KafkaConsumer}, in the same JVM, and prints records/s, MB/s (record keys and values), bytes allocated per
- * record (all threads of this JVM) and, per drain, the longest gap between two consecutive records.
+ * record (all threads of this JVM), the longest gap between two consecutive records, the time spent in GC and
+ * the machine's load average (other processes on the machine distort the figures).
  *
  * <pre>
  * --workload w1|w2          w1: 2M x 100 B, no compression (default); w2: 500k x 1 KB, lz4
@@ -58,7 +61,8 @@ public final class ConsumeBenchmark {
     }
 
     /** One drained topic, as seen by one client. */
-    record Drain(String client, long records, long bytes, long nanos, long allocatedBytes, long maxGapNanos) {
+    record Drain(String client, long records, long bytes, long nanos, long allocatedBytes, long maxGapNanos,
+                 long gcMillis, double loadAverage) {
         double recordsPerSecond() {
             return records * 1e9 / nanos;
         }
@@ -140,9 +144,10 @@ public final class ConsumeBenchmark {
                     Drain d = measure(client.getKey(), client.getValue(), servers, partitions, workload.records());
                     results.computeIfAbsent(d.client(), k -> new ArrayList<>()).add(d);
                     System.out.printf("round %d  %-8s %,d records in %5.2f s: %5.2f M records/s, %6.1f MB/s,"
-                                    + " %,6.0f B allocated/record, max gap %,d ms%n",
+                                    + " %,4.0f B allocated/record, max gap %3d ms (GC %3d ms, load %.1f)%n",
                             round, d.client(), d.records(), d.nanos() / 1e9, d.recordsPerSecond() / 1e6,
-                            d.megabytesPerSecond(), d.allocatedPerRecord(), d.maxGapNanos() / 1_000_000);
+                            d.megabytesPerSecond(), d.allocatedPerRecord(), d.maxGapNanos() / 1_000_000,
+                            d.gcMillis(), d.loadAverage());
                 }
             }
             printSummary(results);
@@ -159,13 +164,16 @@ public final class ConsumeBenchmark {
         Thread.sleep(200);
         Tally tally = new Tally();
         Map<Long, Long> allocatedBefore = allocatedByThread();
+        long gcBefore = gcMillis();
         long start = System.nanoTime();
         client.drain(servers, partitions, expected, tally);
         long allocated = allocatedSince(allocatedBefore);
+        long gc = gcMillis() - gcBefore;
         if (tally.records != expected) {
             throw new IllegalStateException(name + " read " + tally.records + " records, expected " + expected);
         }
-        return new Drain(name, tally.records, tally.bytes, tally.last - start, allocated, tally.maxGap);
+        return new Drain(name, tally.records, tally.bytes, tally.last - start, allocated, tally.maxGap, gc,
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
     // ---------------------------------------------------------------- the two clients
@@ -287,7 +295,13 @@ public final class ConsumeBenchmark {
     // ---------------------------------------------------------------- allocation accounting
 
     private static com.sun.management.ThreadMXBean threads() {
-        return (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        return (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    }
+
+    /** Time spent in collections (pauses and concurrent cycles) so far, all collectors. */
+    private static long gcMillis() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .mapToLong(GarbageCollectorMXBean::getCollectionTime).filter(t -> t > 0).sum();
     }
 
     private static Map<Long, Long> allocatedByThread() {

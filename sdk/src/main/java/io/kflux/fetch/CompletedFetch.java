@@ -1,6 +1,8 @@
 package io.kflux.fetch;
 
+import io.kflux.protocol.message.FetchResponse.AbortedTransaction;
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 
 /**
  * The records of one partition from one Fetch response, waiting to be emitted. It holds a
@@ -15,9 +17,12 @@ import io.netty.buffer.ByteBuf;
  * @param records         record batches, possibly ending with a partial one
  * @param sizeInBytes     bytes accounted against the consumer's buffer bound
  * @param highWatermark   the partition's high watermark at fetch time
+ * @param abortedTransactions for read_committed: transactions aborted within the returned range
+ *                        (producer id and first offset), whose data batches must not be emitted; empty otherwise
  */
 public record CompletedFetch(PartitionState partition, int seekEpoch, long fetchOffset, long nextFetchOffset,
-                             ByteBuf records, int sizeInBytes, long highWatermark) {
+                             ByteBuf records, int sizeInBytes, long highWatermark,
+                             List<AbortedTransaction> abortedTransactions) {
 
     public boolean isStale() {
         return partition.isRevoked() || partition.seekEpoch() != seekEpoch;

@@ -280,7 +280,10 @@ public final class Fetcher {
         ps.pendingFetches++;
         bufferedBytes += size;
         bufferedBytesGauge = bufferedBytes;
-        sink.accept(new CompletedFetch(ps, target.seekEpoch(), target.fetchOffset(), next, records, size, pd.highWatermark()));
+        List<FetchResponse.AbortedTransaction> aborted = config.isolationLevel() == 1 && pd.abortedTransactions() != null
+                ? pd.abortedTransactions() : List.of();
+        sink.accept(new CompletedFetch(ps, target.seekEpoch(), target.fetchOffset(), next, records, size,
+                pd.highWatermark(), aborted));
         return true;
     }
 

@@ -753,7 +753,8 @@ public final class ClassicGroupMember {
             }
             case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> {
                 lastHeartbeatReceivedMs = now();
-                if (sent == generation) {
+                // While a JoinGroup is under way its answer decides; a late heartbeat answer must not reset it.
+                if (sent == generation && phase != Phase.JOINING) {
                     resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
                     requestRejoin(error + " from Heartbeat");
                 }
@@ -1179,10 +1180,10 @@ public final class ClassicGroupMember {
         }
         ensureHeartbeat();
         callListener(Drop.REVOKED, () -> revoked, dropped -> {
-            if (epoch != flowEpoch) {
-                return;
-            }
             removeOwned(dropped);
+            if (epoch != flowEpoch) {
+                return; // left, poll timeout or closed meanwhile: the new assignment is not taken
+            }
             Set<TopicPartition> added = new HashSet<>(assigned);
             added.removeAll(owned);
             owned = Set.copyOf(assigned);

@@ -8,6 +8,7 @@ import io.kflux.Headers;
 import io.kflux.RecordDeserializationException;
 import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
+import io.kflux.fetch.AbortedTransactions;
 import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.PartitionState;
 import io.kflux.protocol.record.CorruptRecordBatchException;
@@ -81,6 +82,7 @@ final class RecordEmitter<K, V> implements Subscription {
     private boolean terminated;
 
     private CompletedFetch current;
+    private AbortedTransactions aborted;
     private RecordBatch batch;
     private RecordCursor cursor;
     private TimestampType batchTimestampType;
@@ -268,6 +270,7 @@ final class RecordEmitter<K, V> implements Subscription {
                     progress.positioned(cf.partition().topicPartition(), cf.partition().position());
                 }
                 reader.reset(cf.records());
+                aborted = cf.abortedTransactions().isEmpty() ? null : new AbortedTransactions(cf.abortedTransactions());
                 batch = null;
                 cursor = null;
             }
@@ -302,6 +305,12 @@ final class RecordEmitter<K, V> implements Subscription {
                 current = null;
                 continue;
             }
+            if (aborted != null && skipAborted(batch)) {
+                if (batch.nextOffset() > ps.position()) {
+                    skip(ps, batch.nextOffset()); // read_committed: an aborted transaction's data is never emitted
+                }
+                continue;
+            }
             if (batch.isControl() || batch.nextOffset() <= ps.position()) {
                 if (batch.nextOffset() > ps.position()) {
                     skip(ps, batch.nextOffset()); // control markers take offsets but are never emitted
@@ -316,6 +325,18 @@ final class RecordEmitter<K, V> implements Subscription {
             batchTimestampType = batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
                     ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
         }
+    }
+
+    /** For read_committed: true for an aborted data batch; tracks ABORT markers as they pass. */
+    private boolean skipAborted(RecordBatch b) {
+        if (b.isControl()) {
+            RecordCursor marker = reader.records();
+            if (marker.next() && marker.controlType() == io.kflux.protocol.record.ControlRecordType.ABORT) {
+                aborted.onAbortMarker(b.producerId());
+            }
+            return false;
+        }
+        return aborted.isAborted(b);
     }
 
     private void skip(PartitionState ps, long to) {

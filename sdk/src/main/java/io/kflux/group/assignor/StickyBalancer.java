@@ -243,8 +243,9 @@ final class StickyBalancer {
     }
 
     /**
-     * Moves partitions from a member to an eligible one with at least two fewer until there is no such pair.
-     * Each move lowers the sum of squared loads, so this ends.
+     * Moves partitions from a member to an eligible one holding at least two fewer until there is no such pair.
+     * The most loaded members give first, each partition to the least loaded eligible member, so no partition
+     * moves twice when once would do. Each move lowers the sum of squared loads, so this ends.
      */
     private void rebalance(int[] owner, int[] load, Map<Long, List<Integer>> sticky, Map<Long, List<Integer>> fresh,
                            boolean moveHeld) {
@@ -256,25 +257,32 @@ final class StickyBalancer {
             for (int m = 0; m < n; m++) {
                 order[m] = m;
             }
-            Arrays.sort(order, Comparator.comparingInt((Integer m) -> load[m]).thenComparingInt(m -> m));
-            for (int to : order) {
-                for (int t = memberTopics[to].nextSetBit(0); t >= 0; t = memberTopics[to].nextSetBit(t + 1)) {
-                    for (int from : eligible[t]) {
-                        while (from != to && load[from] > load[to] + 1) {
-                            List<Integer> source = fresh.get(key(from, t));
-                            if ((source == null || source.isEmpty()) && moveHeld) {
-                                source = sticky.get(key(from, t));
-                            }
-                            if (source == null || source.isEmpty()) {
-                                break;
-                            }
-                            int i = source.remove(source.size() - 1);
-                            owner[i] = to;
-                            load[from]--;
-                            load[to]++;
-                            fresh.computeIfAbsent(key(to, t), k -> new ArrayList<>()).add(i);
-                            changed = true;
+            Arrays.sort(order, Comparator.comparingInt((Integer m) -> -load[m]).thenComparingInt(m -> m));
+            for (int from : order) {
+                for (int t = memberTopics[from].nextSetBit(0); t >= 0; t = memberTopics[from].nextSetBit(t + 1)) {
+                    while (true) {
+                        List<Integer> source = fresh.get(key(from, t));
+                        if ((source == null || source.isEmpty()) && moveHeld) {
+                            source = sticky.get(key(from, t));
                         }
+                        if (source == null || source.isEmpty()) {
+                            break;
+                        }
+                        int to = -1;
+                        for (int m : eligible[t]) {
+                            if (to < 0 || load[m] < load[to]) {
+                                to = m;
+                            }
+                        }
+                        if (load[from] <= load[to] + 1) {
+                            break;
+                        }
+                        int i = source.remove(source.size() - 1);
+                        owner[i] = to;
+                        load[from]--;
+                        load[to]++;
+                        fresh.computeIfAbsent(key(to, t), k -> new ArrayList<>()).add(i);
+                        changed = true;
                     }
                 }
             }

@@ -120,6 +120,11 @@ class StickyAssignorTest {
                     }
                     assertThat(moves(before, ours)).isLessThanOrEqualTo(moves(before, official));
                 }
+                if (!same && moves(before, ours) != moves(before, official)) {
+                    boolean officialBalanced = true;
+                    try { assertLocallyBalanced(counts, subs, official); } catch (AssertionError e) { officialBalanced = false; }
+                    System.out.println("DBG2 ours=" + moves(before, ours) + " official=" + moves(before, official) + " spreadOurs=" + spread(ours) + " spreadOff=" + spread(official) + " offBalanced=" + officialBalanced + " score " + score(ours) + " vs " + score(official));
+                }
                 oursTotal += moves(before, ours);
                 officialTotal += moves(before, official);
                 group.apply(result);
@@ -127,6 +132,13 @@ class StickyAssignorTest {
         }
         // different subscriptions: both are heuristics there; over many changes kflux moves no more in total
         assertThat(oursTotal).isLessThanOrEqualTo(officialTotal);
+    }
+
+    static int score(Map<String, Set<TopicPartition>> a) {
+        List<Integer> sizes = a.values().stream().map(Set::size).toList();
+        int sc = 0;
+        for (int i = 0; i < sizes.size(); i++) for (int j = i + 1; j < sizes.size(); j++) sc += Math.abs(sizes.get(i) - sizes.get(j));
+        return sc;
     }
 
     /** With equal subscriptions, a survivor must give up only what exceeds the quota it ends with. */
