@@ -62,7 +62,7 @@ public final class ConsumeBenchmark {
 
     /** One drained topic, as seen by one client. */
     record Drain(String client, long records, long bytes, long nanos, long allocatedBytes, long maxGapNanos,
-                 long gcMillis, double loadAverage) {
+                 long maxGapAt, long gcMillis, double loadAverage) {
         double recordsPerSecond() {
             return records * 1e9 / nanos;
         }
@@ -82,11 +82,13 @@ public final class ConsumeBenchmark {
         long bytes;
         long last;
         long maxGap;
+        long maxGapAt;
 
         void add(int keySize, int valueSize) {
             long now = System.nanoTime();
             if (records > 0 && now - last > maxGap) {
                 maxGap = now - last;
+                maxGapAt = records;
             }
             last = now;
             records++;
@@ -135,7 +137,8 @@ public final class ConsumeBenchmark {
             for (int i = 1; i <= warmup; i++) {
                 for (Map.Entry<String, Client> client : clients.entrySet()) {
                     Drain d = measure(client.getKey(), client.getValue(), servers, partitions, workload.records());
-                    System.out.printf("warm-up %d  %-8s %6.2f s%n", i, d.client(), d.nanos() / 1e9);
+                    System.out.printf("warm-up %d  %-8s %6.2f s, max gap %3d ms before record %,d%n", i, d.client(),
+                            d.nanos() / 1e9, d.maxGapNanos() / 1_000_000, d.maxGapAt() + 1);
                 }
             }
             Map<String, List<Drain>> results = new LinkedHashMap<>();
@@ -144,10 +147,10 @@ public final class ConsumeBenchmark {
                     Drain d = measure(client.getKey(), client.getValue(), servers, partitions, workload.records());
                     results.computeIfAbsent(d.client(), k -> new ArrayList<>()).add(d);
                     System.out.printf("round %d  %-8s %,d records in %5.2f s: %5.2f M records/s, %6.1f MB/s,"
-                                    + " %,4.0f B allocated/record, max gap %3d ms (GC %3d ms, load %.1f)%n",
+                                    + " %,4.0f B allocated/record, max gap %3d ms before record %,d (GC %d ms, load %.1f)%n",
                             round, d.client(), d.records(), d.nanos() / 1e9, d.recordsPerSecond() / 1e6,
                             d.megabytesPerSecond(), d.allocatedPerRecord(), d.maxGapNanos() / 1_000_000,
-                            d.gcMillis(), d.loadAverage());
+                            d.maxGapAt() + 1, d.gcMillis(), d.loadAverage());
                 }
             }
             printSummary(results);
@@ -172,7 +175,7 @@ public final class ConsumeBenchmark {
         if (tally.records != expected) {
             throw new IllegalStateException(name + " read " + tally.records + " records, expected " + expected);
         }
-        return new Drain(name, tally.records, tally.bytes, tally.last - start, allocated, tally.maxGap, gc,
+        return new Drain(name, tally.records, tally.bytes, tally.last - start, allocated, tally.maxGap, tally.maxGapAt, gc,
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 

@@ -10,6 +10,7 @@ import io.kflux.metadata.Node;
 import io.kflux.metadata.PartitionInfo;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.Errors;
+import io.kflux.protocol.MalformedMessageException;
 import io.kflux.protocol.Types;
 import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.FetchRequest.FetchPartition;
@@ -52,6 +53,8 @@ import reactor.core.publisher.Mono;
 public final class Fetcher {
     private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
     static final int MAX_PENDING_FETCHES = 2;
+    /** {@link KafkaProtocolException#errorName()} of an undecodable broker response. */
+    public static final String MALFORMED_RESPONSE = "MALFORMED_RESPONSE";
 
     private final FetchConfig config;
     private final NodeConnections connections;
@@ -311,9 +314,26 @@ public final class Fetcher {
         if (closed) {
             return;
         }
+        if (error instanceof MalformedMessageException malformed) {
+            // The broker's answer itself could not be decoded (truncated, bad lengths). The network
+            // layer has dropped the connection; asking again would most likely get the same bytes,
+            // and retrying forever would hide the problem, so the flux ends with a typed error.
+            // Positions stay at the last emitted record.
+            sink.fail(malformedResponse("Fetch from " + node, malformed));
+            return;
+        }
         log.debug("Fetch from {} failed: {}", node, error.toString());
         refreshMetadata();
         retryLater();
+    }
+
+    /**
+     * A response that could not be decoded, as the public error: a {@link KafkaProtocolException}
+     * with no broker error code (-1) and the name {@value #MALFORMED_RESPONSE}.
+     */
+    static KafkaProtocolException malformedResponse(String what, MalformedMessageException cause) {
+        return new KafkaProtocolException((short) -1, MALFORMED_RESPONSE, false,
+                what + " returned a malformed response: " + cause.getMessage(), cause);
     }
 
     /** Resets partitions awaiting {@code auto.offset.reset} (ListOffsets); NONE fails the consumer. */

@@ -7,6 +7,7 @@ import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.Node;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.Errors;
+import io.kflux.protocol.MalformedMessageException;
 import io.kflux.protocol.message.ListOffsetsRequest;
 import io.kflux.protocol.message.ListOffsetsRequest.ListOffsetsPartition;
 import io.kflux.protocol.message.ListOffsetsRequest.ListOffsetsTopic;
@@ -95,6 +96,8 @@ public final class OffsetLookup {
         ListOffsetsRequest request = new ListOffsetsRequest(-1, isolationLevel, topics, requestTimeoutMs);
         return connections.connection(leader.id(), leader.host(), leader.port())
                 .flatMap(c -> c.exchange(request))
+                // an undecodable answer is not retried (see Fetcher#onError): typed, non-retriable error
+                .onErrorMap(MalformedMessageException.class, e -> Fetcher.malformedResponse("ListOffsets from " + leader, e))
                 .map(this::toOffsets);
     }
 

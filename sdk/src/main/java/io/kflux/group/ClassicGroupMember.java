@@ -9,6 +9,8 @@ import io.kflux.group.assignor.Assignment;
 import io.kflux.group.assignor.ClusterTopics;
 import io.kflux.group.assignor.GroupAssignment;
 import io.kflux.group.assignor.PartitionAssignor;
+import io.kflux.group.assignor.Assignors;
+import io.kflux.group.assignor.ConsumerProtocolCodec;
 import io.kflux.group.assignor.RebalanceProtocol;
 import io.kflux.group.assignor.Subscription;
 import io.kflux.metadata.Cluster;
@@ -30,14 +32,12 @@ import io.kflux.protocol.message.LeaveGroupRequest;
 import io.kflux.protocol.message.SyncGroupRequest;
 import io.kflux.protocol.message.SyncGroupRequest.SyncGroupRequestAssignment;
 import io.kflux.protocol.message.SyncGroupResponse;
-import io.kflux.protocol.consumer.ConsumerProtocolAssignment;
-import io.kflux.protocol.consumer.ConsumerProtocolSubscription;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.EnumSet;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -46,8 +46,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -99,6 +97,8 @@ public final class ClassicGroupMember {
     static final int MAX_REASON_LENGTH = 255;
     /** The reason sent in LeaveGroup when {@code max.poll.interval.ms} expired (the official client's words). */
     public static final String POLL_TIMEOUT_REASON = "consumer poll timeout has expired.";
+    private static final Comparator<TopicPartition> PARTITION_ORDER =
+            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
     /** The rebalance step the member is in; together with the coordinator it gives the {@link MemberState}. */
     private enum Phase { NONE, PREPARING, JOINING, SYNCING, STABLE }
@@ -182,7 +182,7 @@ public final class ClassicGroupMember {
      *                    narrow it while the member runs
      * @param loop        the consumer's event loop ({@link io.kflux.util.SerialExecutor}); tasks must not block
      * @param listener    told of revoked, assigned and lost partitions and of fatal errors, always on {@code loop}
-     * @throws IllegalArgumentException when the assignors have no rebalance protocol in common
+     * @throws io.kflux.ConfigException when the assignors have no rebalance protocol in common
      */
     public ClassicGroupMember(GroupConfig config, NodeConnections connections, MetadataManager metadata,
                               Executor loop, GroupListener listener) {
@@ -195,31 +195,10 @@ public final class ClassicGroupMember {
         this.loop = Objects.requireNonNull(loop, "loop");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-        this.protocol = commonProtocol(config.assignors());
+        this.protocol = Assignors.commonProtocol(config.assignors());
         this.backoff = new RetryBackoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
         this.logPrefix = "[group " + config.groupId() + (config.groupInstanceId() == null ? "" : ", instance "
                 + config.groupInstanceId()) + "] ";
-    }
-
-    /**
-     * The rebalance protocol every assignor supports; the later one (cooperative) when both are common.
-     *
-     * @throws IllegalArgumentException when there is none
-     */
-    static RebalanceProtocol commonProtocol(List<PartitionAssignor> assignors) {
-        EnumSet<RebalanceProtocol> common = EnumSet.allOf(RebalanceProtocol.class);
-        for (PartitionAssignor a : assignors) {
-            common.retainAll(a.supportedProtocols());
-        }
-        if (common.isEmpty()) {
-            throw new IllegalArgumentException("the assignors " + assignors.stream().map(PartitionAssignor::name).toList()
-                    + " have no rebalance protocol in common");
-        }
-        RebalanceProtocol last = null;
-        for (RebalanceProtocol p : common) {
-            last = p;
-        }
-        return last;
     }
 
     // ------------------------------------------------------------------------------------------------ public API
@@ -581,7 +560,7 @@ public final class ClassicGroupMember {
         }
         discovering = true;
         long delay = discoveryFailures == 0 ? 0 : backoff.delayMs(discoveryFailures - 1);
-        Mono<CoordinatorChannel> find = io.findCoordinator(config.groupId()).flatMap(answer -> {
+        Mono<CoordinatorChannel> find = Mono.defer(() -> io.findCoordinator(config.groupId())).flatMap(answer -> {
             Errors error = Errors.forCode(answer.errorCode());
             if (error != Errors.NONE) {
                 return Mono.error(new LookupFailed(error, answer));
@@ -879,16 +858,12 @@ public final class ClassicGroupMember {
 
     /** One JoinGroup protocol per assignor, in preference order, each with this member's subscription (v3). */
     private List<JoinGroupRequestProtocol> joinProtocols(Generation current) {
-        List<String> topics = List.copyOf(joinedTopics);
-        List<ConsumerProtocolSubscription.TopicPartition> ownedByTopic = new ArrayList<>();
-        groupByTopic(owned).forEach((t, ps) -> ownedByTopic.add(new ConsumerProtocolSubscription.TopicPartition(t, ps)));
+        List<TopicPartition> ownedSorted = new ArrayList<>(owned);
+        ownedSorted.sort(PARTITION_ORDER);
         List<JoinGroupRequestProtocol> protocols = new ArrayList<>();
         for (PartitionAssignor assignor : config.assignors()) {
-            byte[] userData = assignor.subscriptionUserData(joinedTopics);
-            ConsumerProtocolSubscription subscription = new ConsumerProtocolSubscription(topics, userData, ownedByTopic,
-                    current.generationId(), config.rackOrNull());
-            protocols.add(new JoinGroupRequestProtocol(assignor.name(),
-                    subscription.serialize(ConsumerProtocolSubscription.HIGHEST_VERSION)));
+            protocols.add(new JoinGroupRequestProtocol(assignor.name(), ConsumerProtocolCodec.subscriptionMetadata(
+                    assignor, joinedTopics, ownedSorted, current.generationId(), config.rackOrNull())));
         }
         return protocols;
     }
@@ -975,24 +950,16 @@ public final class ClassicGroupMember {
         Map<String, Subscription> subscriptions = new LinkedHashMap<>();
         Set<String> allTopics = new TreeSet<>(subscribedTopics);
         for (JoinGroupResponseMember member : response.members()) {
-            ConsumerProtocolSubscription s;
+            Subscription s;
             try {
-                s = ConsumerProtocolSubscription.deserialize(member.metadata());
+                s = ConsumerProtocolCodec.subscription(member.metadata(), member.groupInstanceId());
             } catch (RuntimeException e) {
                 fail(new KafkaFluxException("the subscription of group member " + member.memberId()
                         + " cannot be read: " + e.getMessage(), e));
                 return;
             }
-            List<TopicPartition> ownedPartitions = new ArrayList<>();
-            if (s.ownedPartitions() != null) {
-                for (ConsumerProtocolSubscription.TopicPartition tp : s.ownedPartitions()) {
-                    tp.partitions().forEach(p -> ownedPartitions.add(new TopicPartition(tp.topic(), p)));
-                }
-            }
-            List<String> topics = s.topics() == null ? List.of() : s.topics();
-            subscriptions.put(member.memberId(), new Subscription(topics, s.userData(), ownedPartitions,
-                    s.generationId(), s.rackId(), member.groupInstanceId()));
-            allTopics.addAll(topics);
+            subscriptions.put(member.memberId(), s);
+            allTopics.addAll(s.topics());
         }
         groupSubscription = Collections.unmodifiableSet(allTopics);
         updateInterest();
@@ -1043,10 +1010,7 @@ public final class ClassicGroupMember {
                         assignor.name(), memberId);
                 a = new Assignment(List.of());
             }
-            List<ConsumerProtocolAssignment.TopicPartition> byTopic = new ArrayList<>();
-            groupByTopic(a.partitions()).forEach((t, ps) -> byTopic.add(new ConsumerProtocolAssignment.TopicPartition(t, ps)));
-            assignments.add(new SyncGroupRequestAssignment(memberId,
-                    new ConsumerProtocolAssignment(byTopic, a.userData()).serialize(ConsumerProtocolAssignment.HIGHEST_VERSION)));
+            assignments.add(new SyncGroupRequestAssignment(memberId, ConsumerProtocolCodec.assignmentBytes(a)));
         }
         assignmentSnapshot = partitionCounts(cluster, groupSubscription, true);
         log.debug("{}leader assigned {} members with '{}'", logPrefix, subscriptions.size(), assignor.name());
@@ -1093,11 +1057,9 @@ public final class ClassicGroupMember {
                             + response.protocolName() + ", expected " + sent.protocolName()));
                     return;
                 }
-                ConsumerProtocolAssignment assignment;
+                Assignment assignment;
                 try {
-                    byte[] bytes = response.assignment();
-                    assignment = bytes == null || bytes.length == 0 ? new ConsumerProtocolAssignment(List.of(), null)
-                            : ConsumerProtocolAssignment.deserialize(bytes);
+                    assignment = ConsumerProtocolCodec.assignment(response.assignment());
                 } catch (RuntimeException e) {
                     fail(new KafkaFluxException("the assignment from SyncGroup cannot be read: " + e.getMessage(), e));
                     return;
@@ -1133,17 +1095,10 @@ public final class ClassicGroupMember {
      * those partitions can go to their new owner in a second round, KIP-429), take the new assignment, tell the
      * listener what was added. STABLE from here on; heartbeats continue during the listener calls.
      */
-    private void onAssignment(Generation sent, ConsumerProtocolAssignment assignment) {
-        Set<TopicPartition> assigned = new HashSet<>();
-        List<TopicPartition> assignedList = new ArrayList<>();
-        for (ConsumerProtocolAssignment.TopicPartition tp : assignment.assignedPartitions()) {
-            for (int p : tp.partitions()) {
-                TopicPartition partition = new TopicPartition(tp.topic(), p);
-                if (assigned.add(partition)) {
-                    assignedList.add(partition);
-                }
-            }
-        }
+    private void onAssignment(Generation sent, Assignment assignment) {
+        Set<TopicPartition> assigned = new HashSet<>(assignment.partitions());
+        List<TopicPartition> assignedList = new ArrayList<>(assigned);
+        assignedList.sort(PARTITION_ORDER);
         joinFailures = 0;
         phase = Phase.STABLE;
         log.info("{}generation {}: assigned {}", logPrefix, sent.generationId(), assignedList);
@@ -1166,7 +1121,7 @@ public final class ClassicGroupMember {
         PartitionAssignor assignor = assignor(sent.protocolName());
         if (assignor != null) {
             try {
-                assignor.onAssignment(new Assignment(assignedList, assignment.userData()), sent.generationId());
+                assignor.onAssignment(assignment, sent.generationId());
             } catch (RuntimeException e) {
                 log.warn("{}assignor '{}' failed in onAssignment", logPrefix, assignor.name(), e);
             }
@@ -1437,15 +1392,6 @@ public final class ClassicGroupMember {
             }
         }
         return null;
-    }
-
-    private static SortedMap<String, List<Integer>> groupByTopic(Collection<TopicPartition> partitions) {
-        SortedMap<String, List<Integer>> byTopic = new TreeMap<>();
-        for (TopicPartition tp : partitions) {
-            byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
-        }
-        byTopic.values().forEach(Collections::sort);
-        return byTopic;
     }
 
     private static String truncate(String reason) {

@@ -4,7 +4,14 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializer;
 import io.kflux.TimeoutException;
 import io.kflux.TopicPartition;
+import io.kflux.ConsumerOptions;
 import io.kflux.commit.CommitManager;
+import io.kflux.group.ClassicGroupMember;
+import io.kflux.group.GroupConfig;
+import io.kflux.group.assignor.Assignors;
+import io.kflux.group.assignor.PartitionAssignor;
+import io.kflux.internal.config.ConsumerConfig;
+import io.kflux.protocol.consumer.ConsumerProtocolSubscription;
 import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.FetchSink;
 import io.kflux.fetch.Fetcher;
@@ -52,6 +59,9 @@ final class ConsumerSession<K, V> implements FetchSink {
     private volatile Map<TopicPartition, PartitionState> states = Map.of();
     private Disposable metadataRefreshLoop;
     private Disposable autoCommitLoop;
+    private Disposable pollIntervalLoop;
+    private ClassicGroupMember member;
+    private boolean pollExpired;
 
     ConsumerSession(DefaultKafkaFluxConsumer<K, V> consumer, ClientSettings settings, ClientResources resources,
                     Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
@@ -95,6 +105,89 @@ final class ConsumerSession<K, V> implements FetchSink {
 
     Set<TopicPartition> assignment() {
         return assignment;
+    }
+
+    void assignment(Set<TopicPartition> partitions) {
+        this.assignment = Set.copyOf(partitions);
+    }
+
+    DefaultKafkaFluxConsumer<K, V> consumer() {
+        return consumer;
+    }
+
+    ClientResources resources() {
+        return resources;
+    }
+
+    /** Runs {@code task} on the loop; the Mono completes after it ran. */
+    Mono<Void> onLoop(Runnable task) {
+        return Mono.create(sink -> loop.execute(() -> {
+            try {
+                task.run();
+                sink.success();
+            } catch (RuntimeException e) {
+                sink.error(e);
+            }
+        }));
+    }
+
+    /** Starts a group subscription: the member joins and assignments arrive through the rebalance handler. */
+    void startGroup() {
+        ConsumerOptions<K, V> options = consumer.options();
+        ConsumerConfig c = options.config();
+        List<PartitionAssignor> assignors = Assignors.forNames(c.partitionAssignmentStrategies(),
+                Thread.currentThread().getContextClassLoader());
+        GroupConfig config = new GroupConfig(settings.groupId(), c.groupInstanceId().orElse(null), c.sessionTimeoutMs(),
+                c.heartbeatIntervalMs(), c.maxPollIntervalMs(), c.retryBackoffMs(), c.retryBackoffMaxMs(),
+                c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.clientRack(), c.excludeInternalTopics(),
+                ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
+        GroupRebalanceHandler<K, V> handler = new GroupRebalanceHandler<>(this, options.rebalanceListener(),
+                consumer.commits(), settings.enableAutoCommit(), Duration.ofMillis(c.maxPollIntervalMs()),
+                Duration.ofMillis(settings.defaultApiTimeoutMs()));
+        member = new ClassicGroupMember(config, resources.connections(), resources.metadata(), loop, handler);
+        handler.member(member);
+        consumer.groupContext().member(member);
+        if (options.subscriptionType() == ConsumerOptions.SubscriptionType.PATTERN) {
+            resources.metadata().interest(Set.of(), true);
+            member.subscribe(options.subscribedPattern().orElseThrow());
+        } else {
+            resources.metadata().interest(options.subscribedTopics(), false);
+            member.subscribe(options.subscribedTopics());
+        }
+        loop.execute(member::start);
+        if (settings.enableAutoCommit()) {
+            autoCommitLoop = consumer.commits().startAutoCommit(Duration.ofMillis(settings.autoCommitIntervalMs()));
+        }
+        long maxPollNanos = Duration.ofMillis(c.maxPollIntervalMs()).toNanos();
+        pollIntervalLoop = Flux.interval(Duration.ofMillis(Math.min(1000, Math.max(10, c.maxPollIntervalMs() / 10))))
+                .onBackpressureDrop()
+                .subscribe(t -> loop.execute(() -> checkPollInterval(maxPollNanos)));
+        metadataRefreshLoop = Flux.interval(Duration.ofMillis(settings.metadataMaxAgeMs()))
+                .onBackpressureDrop()
+                .concatMap(t -> resources.metadata().refresh().onErrorResume(e -> Mono.empty()))
+                .subscribe(cl -> loop.execute(fetcher::plan));
+    }
+
+    /**
+     * max.poll.interval.ms for a reactive subscriber: records were emitted and downstream asked for
+     * no more for that long. The member leaves the group (its partitions go to others) and rejoins
+     * once demand returns, as the official client does when poll() is not called in time.
+     */
+    private void checkPollInterval(long maxPollNanos) {
+        if (member == null || stopped.get()) {
+            return;
+        }
+        long stalled = emitter.demandExhaustedNanos();
+        if (!pollExpired && stalled > maxPollNanos) {
+            pollExpired = true;
+            log.warn("no demand for {} ms after records were emitted (max.poll.interval.ms): leaving the group "
+                    + "until the subscriber requests more", stalled / 1_000_000);
+            member.pollTimeoutExpired();
+        } else if (pollExpired && stalled == 0L) {
+            pollExpired = false;
+            log.info("demand is back: rejoining the group");
+            member.pollResumed();
+        }
     }
 
     /** Starts the session: metadata for the assigned topics, then positions, then fetching. */
@@ -186,6 +279,19 @@ final class ConsumerSession<K, V> implements FetchSink {
         emitter.fail(t);
     }
 
+    /** LeaveGroup (the member skips it for static members), bounded by the request timeout. */
+    private Mono<Void> leaveGroup(String reason) {
+        ClassicGroupMember m = member;
+        if (m == null) {
+            return Mono.empty();
+        }
+        return m.leave(reason).timeout(Duration.ofMillis(settings.requestTimeoutMs()), Mono.empty())
+                .onErrorResume(e -> {
+                    log.debug("LeaveGroup failed: {}", e.toString());
+                    return Mono.empty();
+                });
+    }
+
     /** Commits acknowledged offsets (with auto commit on), then ends the flux normally. */
     Mono<Void> close() {
         Mono<Void> finalCommit = consumer.commits() != null && settings.enableAutoCommit()
@@ -211,13 +317,21 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (autoCommitLoop != null) {
             autoCommitLoop.dispose();
         }
-        loop.execute(() -> {
+        if (pollIntervalLoop != null) {
+            pollIntervalLoop.dispose();
+        }
+        // Leave first (LeaveGroup needs the connections), then release everything.
+        leaveGroup("the consumer stopped").then(onLoop(() -> {
+            if (member != null) {
+                member.close();
+                consumer.groupContext().memberGone(member);
+            }
             consumer.rememberPositions(fetcher.partitions());
             fetcher.close();
             consumer.sessionEnded(this);
             resources.close().doFinally(s -> stoppedFuture.complete(null)).subscribe();
             worker.schedule(worker::dispose);
-        });
+        })).subscribe(v -> { }, e -> log.debug("stopping failed", e));
     }
 
     /** The partition's state once the assignment is applied, else null; any thread. */

@@ -47,14 +47,25 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private volatile boolean closed;
     /** Acknowledgements and commits outlive subscriptions: records are often acknowledged after cancel. */
     private final CommitManager commits;
+    private final ConsumerGroupContext groupContext;
 
     public DefaultKafkaFluxConsumer(ConsumerOptions<K, V> options) {
         this.options = Objects.requireNonNull(options, "options");
         this.settings = ClientSettings.from(options.config(), options.maxBufferedBytes());
-        this.commits = settings.groupId() == null ? null : new CommitManager(
-                new OffsetCommitter(new StandaloneGroup(settings.groupId(), this::resources, options.assignedPartitions()),
-                        settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
+        this.groupContext = settings.groupId() == null ? null
+                : new ConsumerGroupContext(settings.groupId(), this::resources, options.assignedPartitions());
+        this.commits = groupContext == null ? null : new CommitManager(
+                new OffsetCommitter(groupContext, settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
                 Duration.ofMillis(settings.defaultApiTimeoutMs()));
+    }
+
+    /** Where commits go, or null without a group.id. */
+    ConsumerGroupContext groupContext() {
+        return groupContext;
+    }
+
+    ConsumerOptions<K, V> options() {
+        return options;
     }
 
     /** The commit machinery, or null without a group.id. */
@@ -95,11 +106,6 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             Operators.error(actual, new IllegalStateException("this consumer is closed"));
             return;
         }
-        if (options.subscriptionType() != ConsumerOptions.SubscriptionType.ASSIGNMENT) {
-            Operators.error(actual, new UnsupportedOperationException(
-                    "group subscriptions are not available yet; use ConsumerOptions.assignment(...)"));
-            return;
-        }
         ConsumerSession<K, V> session = new ConsumerSession<>(this, settings, resources(),
                 options.keyDeserializer(), options.valueDeserializer(), actual);
         if (!active.compareAndSet(null, session)) {
@@ -108,7 +114,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             return;
         }
         actual.onSubscribe(session.emitter());
-        session.start(options.assignedPartitions());
+        if (options.subscriptionType() == ConsumerOptions.SubscriptionType.ASSIGNMENT) {
+            session.start(options.assignedPartitions());
+        } else {
+            session.startGroup();
+        }
     }
 
     /** Where a partition starts: an explicit seek, else where the previous subscription stopped. */

@@ -79,6 +79,9 @@ final class RecordEmitter<K, V> implements Subscription {
     private volatile Throwable error;
     private volatile boolean completeRequested;
     private volatile boolean unparkRequested;
+    private final Queue<Runnable> barriers = new ConcurrentLinkedQueue<>();
+    /** System.nanoTime() when emitted records used up the demand (0 while demand is left): for max.poll.interval.ms. */
+    private volatile long demandExhaustedSince;
     private boolean terminated;
 
     private CompletedFetch current;
@@ -129,9 +132,29 @@ final class RecordEmitter<K, V> implements Subscription {
         drain();
     }
 
+    /**
+     * Completes once the emitter is past any record it is emitting now (a record in the
+     * subscriber's {@code onNext} counts as emitted only when that call returns): after it, the
+     * positions of partitions that stopped being fetched no longer move.
+     */
+    reactor.core.publisher.Mono<Void> barrier() {
+        return reactor.core.publisher.Mono.create(sink -> {
+            barriers.add(sink::success);
+            drain();
+        });
+    }
+
+    /** Nanos since emitted records used up downstream demand, or 0 when demand is left. */
+    long demandExhaustedNanos() {
+        long since = demandExhaustedSince;
+        // A request racing with the drain may leave a stale timestamp: demand left means no stall.
+        return since == 0L || requested != 0L ? 0L : System.nanoTime() - since;
+    }
+
     @Override
     public void request(long n) {
         if (Operators.validate(n)) {
+            demandExhaustedSince = 0L;
             Operators.addCap(REQUESTED, this, n);
             drain();
         }
@@ -158,6 +181,9 @@ final class RecordEmitter<K, V> implements Subscription {
                 clear();
             } else {
                 emitAvailable();
+            }
+            for (Runnable barrier; (barrier = barriers.poll()) != null; ) {
+                barrier.run();
             }
             missed = wip.addAndGet(-missed);
             if (missed == 0) {
@@ -206,7 +232,9 @@ final class RecordEmitter<K, V> implements Subscription {
             e++;
         }
         if (e != 0L && r != Long.MAX_VALUE) {
-            REQUESTED.addAndGet(this, -e);
+            if (REQUESTED.addAndGet(this, -e) == 0L) {
+                demandExhaustedSince = System.nanoTime();
+            }
         }
     }
 

@@ -22,6 +22,10 @@ import java.util.Set;
  * and the follow-up rebalance gives it to the new owner. So in a single round a member may get fewer partitions
  * than the balanced share; the group converges after the follow-up round.
  *
+ * <p>When the group runs the eager protocol (another configured assignor is eager-only), members revoke everything
+ * before joining and send no owned partitions, so nothing is withheld and nothing is sticky, as with the official
+ * client. Not rack-aware yet (see {@link StickyAssignor}).
+ *
  * <p>Keeps the last generation: use one instance per consumer.
  */
 public final class CooperativeStickyAssignor extends AbstractStickyAssignor {

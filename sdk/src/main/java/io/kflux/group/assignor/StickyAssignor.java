@@ -21,7 +21,11 @@ import java.util.Set;
  *
  * <p>Ties may be broken differently from the official assignor (which partition moves, who gets the larger
  * share), so a kflux leader and an official leader can produce different, equally balanced and equally sticky
- * assignments. Not rack-aware (see {@link AbstractStickyAssignor}).
+ * assignments.
+ *
+ * <p>Not rack-aware yet: {@link Subscription#rackId()} and {@link ClusterTopics#replicaRacks()} are ignored. The
+ * official sticky assignors may prefer rack-local partitions (KIP-881); results here are valid and balanced for
+ * members of either kind, only not rack-aligned.
  *
  * <p>Keeps the member's last assignment: use one instance per consumer.
  */

@@ -1,0 +1,90 @@
+package io.kflux.internal;
+
+import io.kflux.TopicPartition;
+import io.kflux.commit.GroupContext;
+import io.kflux.commit.MemberIdentity;
+import io.kflux.group.ClassicGroupMember;
+import io.kflux.group.MemberState;
+import io.kflux.network.BrokerConnection;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Set;
+import java.util.function.Supplier;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The group as the commit layer sees it. While a subscription has a group member, commits carry
+ * its generation and member id and go to its coordinator; otherwise (manual assignment with a
+ * {@code group.id}, or between subscriptions) the consumer commits without membership
+ * (generation -1, no member id), as the official consumer does after {@code assign()}.
+ */
+final class ConsumerGroupContext implements GroupContext {
+    private static final Duration STABLE_POLL = Duration.ofMillis(20);
+
+    private final String groupId;
+    private final Supplier<ClientResources> resources;
+    private final Set<TopicPartition> manualAssignment;
+    private volatile ClassicGroupMember member;
+
+    /** @param resources the consumer's current connections (created on demand) */
+    ConsumerGroupContext(String groupId, Supplier<ClientResources> resources, Collection<TopicPartition> manualAssignment) {
+        this.groupId = groupId;
+        this.resources = resources;
+        this.manualAssignment = Set.copyOf(manualAssignment);
+    }
+
+    void member(ClassicGroupMember member) {
+        this.member = member;
+    }
+
+    void memberGone(ClassicGroupMember gone) {
+        if (member == gone) {
+            member = null;
+        }
+    }
+
+    @Override
+    public String groupId() {
+        return groupId;
+    }
+
+    @Override
+    public Mono<BrokerConnection> coordinator() {
+        ClassicGroupMember m = member;
+        return m != null ? m.coordinator() : resources.get().coordinator().coordinator();
+    }
+
+    @Override
+    public void coordinatorUnavailable() {
+        ClassicGroupMember m = member;
+        if (m != null) {
+            m.coordinatorUnavailable();
+        } else {
+            resources.get().coordinator().invalidate();
+        }
+    }
+
+    @Override
+    public MemberIdentity identity() {
+        ClassicGroupMember m = member;
+        return m == null ? MemberIdentity.NONE
+                : new MemberIdentity(m.generationId(), m.memberId(), m.groupInstanceId().orElse(null));
+    }
+
+    @Override
+    public Mono<Void> awaitStable() {
+        ClassicGroupMember m = member;
+        if (m == null || m.state() == MemberState.STABLE) {
+            return Mono.empty();
+        }
+        // The member's state changes on the consumer's loop; polling it keeps this layer free of callbacks.
+        return Flux.interval(STABLE_POLL).filter(t -> m.state() == MemberState.STABLE || member != m).next().then();
+    }
+
+    @Override
+    public Set<TopicPartition> owned() {
+        ClassicGroupMember m = member;
+        return m == null ? manualAssignment : m.assignment();
+    }
+}

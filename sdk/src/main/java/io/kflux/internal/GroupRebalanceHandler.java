@@ -1,0 +1,219 @@
+package io.kflux.internal;
+
+import io.kflux.OffsetAndMetadata;
+import io.kflux.RebalanceContext;
+import io.kflux.RebalanceListener;
+import io.kflux.TopicPartition;
+import io.kflux.commit.CommitManager;
+import io.kflux.commit.CommitOffset;
+import io.kflux.fetch.PartitionState;
+import io.kflux.group.ClassicGroupMember;
+import io.kflux.group.GroupListener;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * The consumer's side of a rebalance (called by the group member on the consumer's loop):
+ * revoked partitions stop being fetched, the emitter finishes the record it is emitting,
+ * acknowledged offsets are committed (with auto commit on), then the application's listener runs;
+ * assigned partitions are positioned (the listener's seeks first, then committed offsets, then
+ * {@code auto.offset.reset}) before their first fetch. The application's listener is bounded by
+ * {@code max.poll.interval.ms}; its errors are logged and the rebalance goes on.
+ */
+final class GroupRebalanceHandler<K, V> implements GroupListener {
+    private static final Logger log = LoggerFactory.getLogger(GroupRebalanceHandler.class);
+    private static final long SEEK_TO_BEGINNING = -2L;
+    private static final long SEEK_TO_END = -1L;
+
+    private final ConsumerSession<K, V> session;
+    private final RebalanceListener listener;
+    private final CommitManager commits;
+    private final boolean commitOnRevoke;
+    private final Duration listenerTimeout;
+    private final Duration apiTimeout;
+    private volatile ClassicGroupMember member;
+
+    GroupRebalanceHandler(ConsumerSession<K, V> session, RebalanceListener listener, CommitManager commits,
+                          boolean commitOnRevoke, Duration listenerTimeout, Duration apiTimeout) {
+        this.session = session;
+        this.listener = listener;
+        this.commits = commits;
+        this.commitOnRevoke = commitOnRevoke;
+        this.listenerTimeout = listenerTimeout;
+        this.apiTimeout = apiTimeout;
+    }
+
+    void member(ClassicGroupMember member) {
+        this.member = member;
+    }
+
+    @Override
+    public Mono<Void> onPartitionsAssigned(Set<TopicPartition> added, Set<TopicPartition> assignment) {
+        session.assignment(assignment);
+        Context ctx = new Context(assignment);
+        Mono<Map<TopicPartition, Long>> committed = commits.committer().fetch(added, apiTimeout)
+                .map(found -> {
+                    Map<TopicPartition, Long> out = new HashMap<>();
+                    found.forEach((tp, o) -> out.put(tp, o.offset()));
+                    return out;
+                });
+        return committed
+                .flatMap(offsets -> guarded("onPartitionsAssigned", listener.onPartitionsAssigned(added, ctx))
+                        .then(resolveListenerSeeks(ctx.seeks))
+                        .map(seeks -> {
+                            Map<TopicPartition, Long> positions = new HashMap<>(offsets);
+                            positions.putAll(seeks);
+                            return positions;
+                        }))
+                .flatMap(positions -> session.onLoop(() -> startFetching(added, positions)))
+                .onErrorResume(e -> {
+                    // Without committed offsets the partitions could only start from auto.offset.reset,
+                    // which may skip or repeat records: the consumer stops instead.
+                    session.fail(e);
+                    return Mono.empty();
+                });
+    }
+
+    private void startFetching(Set<TopicPartition> added, Map<TopicPartition, Long> positions) {
+        Map<TopicPartition, PartitionState> states = new LinkedHashMap<>();
+        for (TopicPartition tp : added) {
+            PartitionState ps = new PartitionState(tp);
+            ps.paused(session.consumer().initiallyPaused(tp));
+            Long position = positions.get(tp);
+            if (position != null) {
+                ps.seek(position);
+            } else {
+                ps.requireReset();
+            }
+            states.put(tp, ps);
+        }
+        session.fetcher().assign(states);
+        log.info("assigned {}", added);
+    }
+
+    /** Seeks to the beginning/end asked for inside the listener need a ListOffsets round trip. */
+    private Mono<Map<TopicPartition, Long>> resolveListenerSeeks(Map<TopicPartition, Long> seeks) {
+        Map<TopicPartition, Long> exact = new HashMap<>();
+        Map<TopicPartition, Long> listed = new HashMap<>();
+        seeks.forEach((tp, offset) -> (offset < 0 ? listed : exact).put(tp, offset));
+        if (listed.isEmpty()) {
+            return Mono.just(exact);
+        }
+        return session.resources().offsets().list(listed, apiTimeout).map(found -> {
+            found.forEach((tp, lo) -> exact.put(tp, Math.max(0L, lo.offset())));
+            return exact;
+        });
+    }
+
+    @Override
+    public Mono<Void> onPartitionsRevoked(Set<TopicPartition> partitions) {
+        return stopFetching(partitions)
+                .then(commitOnRevoke ? commits.commitAcknowledged(partitions).onErrorResume(e -> {
+                    log.warn("commit before revoking {} failed: {}", partitions, e.toString());
+                    return Mono.empty();
+                }) : Mono.empty())
+                .then(guarded("onPartitionsRevoked", listener.onPartitionsRevoked(partitions, new Context(partitions))))
+                .doFinally(s -> commits.untrack(partitions));
+    }
+
+    @Override
+    public Mono<Void> onPartitionsLost(Set<TopicPartition> partitions) {
+        return stopFetching(partitions)
+                .then(guarded("onPartitionsLost", listener.onPartitionsLost(partitions, new Context(partitions))))
+                .doFinally(s -> commits.untrack(partitions));
+    }
+
+    /** Stops fetching and emitting {@code partitions}; completes once no record of theirs is being emitted. */
+    private Mono<Void> stopFetching(Set<TopicPartition> partitions) {
+        return session.onLoop(() -> {
+            session.fetcher().revoke(partitions);
+            Set<TopicPartition> remaining = new java.util.HashSet<>(session.assignment());
+            remaining.removeAll(partitions);
+            session.assignment(remaining);
+        }).then(session.emitter().barrier());
+    }
+
+    @Override
+    public void onFatalError(Throwable error) {
+        session.fail(error);
+    }
+
+    private Mono<Void> guarded(String callback, Mono<Void> userMono) {
+        return Mono.defer(() -> userMono == null ? Mono.<Void>empty() : userMono)
+                .timeout(listenerTimeout)
+                .onErrorResume(e -> {
+                    log.error("RebalanceListener.{} failed; the rebalance goes on", callback, e);
+                    return Mono.empty();
+                });
+    }
+
+    /** What a listener callback may do. */
+    private final class Context implements RebalanceContext {
+        private final Set<TopicPartition> partitions;
+        final Map<TopicPartition, Long> seeks = new ConcurrentHashMap<>();
+
+        Context(Set<TopicPartition> partitions) {
+            this.partitions = Set.copyOf(partitions);
+        }
+
+        @Override
+        public Set<TopicPartition> assignment() {
+            return session.assignment();
+        }
+
+        @Override
+        public int generationId() {
+            ClassicGroupMember m = member;
+            return m == null ? -1 : m.generationId();
+        }
+
+        @Override
+        public String memberId() {
+            ClassicGroupMember m = member;
+            return m == null ? "" : m.memberId();
+        }
+
+        @Override
+        public void seek(TopicPartition tp, long offset) {
+            if (offset < 0) {
+                throw new IllegalArgumentException("offset must be >= 0, was " + offset);
+            }
+            seeks.put(tp, offset);
+        }
+
+        @Override
+        public void seekToBeginning(Collection<TopicPartition> tps) {
+            tps.forEach(tp -> seeks.put(tp, SEEK_TO_BEGINNING));
+        }
+
+        @Override
+        public void seekToEnd(Collection<TopicPartition> tps) {
+            tps.forEach(tp -> seeks.put(tp, SEEK_TO_END));
+        }
+
+        @Override
+        public Mono<Void> commit() {
+            return commits.commitAcknowledged(null);
+        }
+
+        @Override
+        public Mono<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            Map<TopicPartition, CommitOffset> exact = new HashMap<>();
+            offsets.forEach((tp, om) -> exact.put(tp, new CommitOffset(om.offset(), -1, om.metadata())));
+            return commits.commit(exact);
+        }
+
+        @Override
+        public String toString() {
+            return "RebalanceContext" + partitions;
+        }
+    }
+}

@@ -1,0 +1,338 @@
+package io.kflux.group;
+
+import static io.kflux.group.MemberHarness.joined;
+import static io.kflux.group.MemberHarness.synced;
+import static io.kflux.group.MemberHarness.tp;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.FencedInstanceIdException;
+import io.kflux.KafkaProtocolException;
+import io.kflux.group.MemberHarness.TestAssignor;
+import io.kflux.group.assignor.RebalanceProtocol;
+import io.kflux.network.RequestTimeoutException;
+import io.kflux.protocol.ApiKey;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.consumer.ConsumerProtocolSubscription;
+import io.kflux.protocol.message.HeartbeatRequest;
+import io.kflux.protocol.message.HeartbeatResponse;
+import io.kflux.protocol.message.JoinGroupRequest;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.publisher.Sinks;
+
+/** Heartbeats, the rebalances they trigger, and coordinator loss. */
+class ClassicGroupMemberHeartbeatTest {
+    private MemberHarness h;
+
+    @AfterEach
+    void noLoopErrors() {
+        if (h != null) {
+            assertThat(h.loopErrors).isEmpty();
+            h.member.close();
+        }
+    }
+
+    private static HeartbeatResponse hb(Errors e) {
+        return new HeartbeatResponse(0, e.code());
+    }
+
+    private int heartbeats() {
+        return h.channel().sent(HeartbeatRequest.class).size();
+    }
+
+    private void answerHeartbeatsWith(Errors e) {
+        h.io.heartbeatAnswer = req -> hb(e);
+    }
+
+    @Test
+    void heartbeatsEveryIntervalWhileStableWithTheGeneration() {
+        h = new MemberHarness(MemberHarness.config("i1", new TestAssignor("range", RebalanceProtocol.EAGER)));
+        h.startAndDiscover("t");
+        h.joinAsFollower(7, "range", tp("t", 0));
+        assertThat(heartbeats()).isZero();
+        h.advance(2_999);
+        assertThat(heartbeats()).isZero();
+        h.advance(1);
+        assertThat(heartbeats()).isEqualTo(1);
+        HeartbeatRequest first = h.channel().sent(HeartbeatRequest.class).get(0);
+        assertThat(first.groupId()).isEqualTo("g");
+        assertThat(first.generationId()).isEqualTo(7);
+        assertThat(first.memberId()).isEqualTo("m1");
+        assertThat(first.groupInstanceId()).isEqualTo("i1");
+        h.advance(30_000);
+        assertThat(heartbeats()).isEqualTo(11);
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+    }
+
+    @Test
+    void eagerRebalanceRevokesEverythingFirstAndKeepsHeartbeatingWhileTheListenerRuns() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(1, "range", tp("t", 0), tp("t", 1));
+        Sinks.Empty<Void> revokeDone = Sinks.empty();
+        h.listener.revoked = s -> revokeDone.asMono();
+        answerHeartbeatsWith(Errors.REBALANCE_IN_PROGRESS);
+
+        h.advance(3_000);
+        assertThat(h.state()).isEqualTo(MemberState.REJOINING);
+        assertThat(h.listener.last().kind()).isEqualTo("revoked");
+        assertThat(h.listener.last().partitions()).containsExactlyInAnyOrder(tp("t", 0), tp("t", 1));
+        // still owned until the listener is done: commits made meanwhile are accepted
+        assertThat(h.member.assignment()).hasSize(2);
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isFalse();
+
+        int before = heartbeats();
+        h.advance(20_000); // a slow revoke (longer than the session timeout) does not cost the membership
+        assertThat(heartbeats()).isGreaterThanOrEqualTo(before + 6);
+        assertThat(h.state()).isEqualTo(MemberState.REJOINING);
+
+        revokeDone.tryEmitEmpty();
+        assertThat(h.member.assignment()).isEmpty();
+        assertThat(h.state()).isEqualTo(MemberState.JOINING);
+        JoinGroupRequest join = h.takeJoin().request(JoinGroupRequest.class);
+        ConsumerProtocolSubscription sub = MemberHarness.subscriptionOf(join, 0);
+        assertThat(sub.ownedPartitions()).isEmpty();
+        assertThat(sub.generationId()).isEqualTo(1);
+        assertThat(join.memberId()).isEqualTo("m1");
+        assertThat(join.reason()).isEqualTo("the group is rebalancing");
+    }
+
+    @Test
+    void noHeartbeatsAndNoSessionTimeoutWhileTheBrokerHoldsTheJoinGroup() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(1, "range", tp("t", 0));
+        answerHeartbeatsWith(Errors.REBALANCE_IN_PROGRESS);
+        h.advance(3_000);
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isTrue();
+        int before = heartbeats();
+        h.advance(50_000);
+        assertThat(heartbeats()).isEqualTo(before);
+        assertThat(h.state()).isEqualTo(MemberState.JOINING);
+        assertThat(h.io.findCount).isEqualTo(1);
+    }
+
+    @Test
+    void cooperativeRebalanceKeepsOwnedPartitionsAndRevokesOnlyWhatMovesThenRejoins() {
+        h = MemberHarness.cooperative();
+        h.startAndDiscover("t");
+        h.joinAsFollower(1, "cooperative-sticky", tp("t", 0), tp("t", 1));
+        answerHeartbeatsWith(Errors.REBALANCE_IN_PROGRESS);
+        h.advance(3_000);
+        assertThat(h.listener.kinds()).containsExactly("assigned"); // nothing revoked up front
+        assertThat(h.member.assignment()).hasSize(2);
+        JoinGroupRequest join = h.takeJoin().request(JoinGroupRequest.class);
+        ConsumerProtocolSubscription sub = MemberHarness.subscriptionOf(join, 0);
+        assertThat(sub.ownedPartitions()).singleElement()
+                .isEqualTo(new ConsumerProtocolSubscription.TopicPartition("t", List.of(0, 1)));
+        assertThat(sub.generationId()).isEqualTo(1);
+
+    }
+
+    @Test
+    void cooperativeSecondRoundAfterRevokingMovedPartitions() {
+        h = MemberHarness.cooperative();
+        h.startAndDiscover("t");
+        h.joinAsFollower(1, "cooperative-sticky", tp("t", 0), tp("t", 1));
+        answerHeartbeatsWith(Errors.REBALANCE_IN_PROGRESS);
+        h.advance(3_000);
+        answerHeartbeatsWith(Errors.NONE);
+        h.takeJoin().answer(joined(2, "m1", "other", "cooperative-sticky", List.of()));
+        h.takeSync().answer(synced("cooperative-sticky", tp("t", 0)));
+
+        assertThat(h.listener.kinds()).containsExactly("assigned", "revoked", "assigned");
+        assertThat(h.listener.calls.get(1).partitions()).containsExactly(tp("t", 1));
+        assertThat(h.listener.calls.get(2).partitions()).isEmpty();
+        assertThat(h.listener.calls.get(2).assignment()).containsExactly(tp("t", 0));
+        assertThat(h.member.assignment()).containsExactly(tp("t", 0));
+        // KIP-429: rejoin at once so t-1 can go to its new owner
+        JoinGroupRequest again = h.takeJoin().request(JoinGroupRequest.class);
+        assertThat(MemberHarness.subscriptionOf(again, 0).ownedPartitions()).singleElement()
+                .isEqualTo(new ConsumerProtocolSubscription.TopicPartition("t", List.of(0)));
+        assertThat(MemberHarness.subscriptionOf(again, 0).generationId()).isEqualTo(2);
+    }
+
+    @Test
+    void cooperativeRoundWithoutRevocationsDoesNotRejoin() {
+        h = MemberHarness.cooperative();
+        h.startAndDiscover("t");
+        h.joinAsFollower(1, "cooperative-sticky", tp("t", 0));
+        answerHeartbeatsWith(Errors.REBALANCE_IN_PROGRESS);
+        h.advance(3_000);
+        answerHeartbeatsWith(Errors.NONE);
+        h.takeJoin().answer(joined(2, "m1", "other", "cooperative-sticky", List.of()));
+        h.takeSync().answer(synced("cooperative-sticky", tp("t", 0), tp("t", 1)));
+        assertThat(h.listener.kinds()).containsExactly("assigned", "assigned");
+        assertThat(h.listener.last().partitions()).containsExactly(tp("t", 1));
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isFalse();
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+    }
+
+    @Test
+    void illegalGenerationLosesThePartitionsAndRejoinsWithTheSameMemberId() {
+        h = MemberHarness.cooperative();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "cooperative-sticky", tp("t", 0));
+        answerHeartbeatsWith(Errors.ILLEGAL_GENERATION);
+        h.advance(3_000);
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
+        assertThat(h.listener.last().partitions()).containsExactly(tp("t", 0));
+        assertThat(h.member.assignment()).isEmpty();
+        assertThat(h.member.generationId()).isEqualTo(-1);
+        JoinGroupRequest join = h.takeJoin().request(JoinGroupRequest.class);
+        assertThat(join.memberId()).isEqualTo("m1");
+        assertThat(MemberHarness.subscriptionOf(join, 0).ownedPartitions()).isEmpty();
+        assertThat(MemberHarness.subscriptionOf(join, 0).generationId()).isEqualTo(-1);
+    }
+
+    @Test
+    void unknownMemberIdLosesThePartitionsAndRejoinsWithoutMemberId() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        answerHeartbeatsWith(Errors.UNKNOWN_MEMBER_ID);
+        h.advance(3_000);
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost"); // lost, not revoked
+        assertThat(h.member.memberId()).isEmpty();
+        assertThat(h.takeJoin().request(JoinGroupRequest.class).memberId()).isEmpty();
+    }
+
+    @Test
+    void fencedInstanceIdOnHeartbeatIsFatal() {
+        h = new MemberHarness(MemberHarness.config("i1", new TestAssignor("range", RebalanceProtocol.EAGER)));
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        answerHeartbeatsWith(Errors.FENCED_INSTANCE_ID);
+        h.advance(3_000);
+        assertThat(h.state()).isEqualTo(MemberState.FATAL);
+        assertThat(h.listener.fatal).singleElement().isInstanceOf(FencedInstanceIdException.class);
+        int sent = h.channel().sent.size();
+        h.advance(60_000);
+        assertThat(h.channel().sent).hasSize(sent); // stopped
+    }
+
+    @Test
+    void groupAuthorizationFailureOnHeartbeatIsFatal() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        answerHeartbeatsWith(Errors.GROUP_AUTHORIZATION_FAILED);
+        h.advance(3_000);
+        assertThat(h.listener.fatal).singleElement().isInstanceOf(KafkaProtocolException.class);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Errors.class, names = {"NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE"})
+    void coordinatorErrorsRediscoverWhileKeepingTheAssignment(Errors error) {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        answerHeartbeatsWith(error);
+        h.advance(3_000);
+        assertThat(h.state()).isEqualTo(MemberState.REDISCOVERING_COORDINATOR);
+        assertThat(h.member.assignment()).containsExactly(tp("t", 0));
+        assertThat(h.member.generationId()).isEqualTo(4);
+        assertThat(h.listener.kinds()).containsExactly("assigned"); // no revoke: ownership has not changed
+
+        answerHeartbeatsWith(Errors.NONE);
+        h.io.answerFind(2);
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        h.advance(3_000);
+        List<HeartbeatRequest> onNew = h.channel().sent(HeartbeatRequest.class);
+        assertThat(onNew).singleElement().satisfies(r -> assertThat(r.generationId()).isEqualTo(4));
+        assertThat(h.channel().sent(JoinGroupRequest.class)).isEmpty();
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+    }
+
+    @Test
+    void aDroppedCoordinatorConnectionRediscoversWithoutRevoking() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.channel().drop();
+        assertThat(h.state()).isEqualTo(MemberState.REDISCOVERING_COORDINATOR);
+        assertThat(h.member.assignment()).containsExactly(tp("t", 0));
+        h.io.answerFind(1);
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        assertThat(h.io.channels).hasSize(2);
+    }
+
+    @Test
+    void aTimedOutHeartbeatRediscovers() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.io.heartbeatAnswer = r -> new RequestTimeoutException("timed out", ApiKey.HEARTBEAT, 30_000);
+        h.advance(3_000);
+        assertThat(h.state()).isEqualTo(MemberState.REDISCOVERING_COORDINATOR);
+    }
+
+    @Test
+    void noHeartbeatAnswerWithinTheSessionTimeoutRediscovers() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.io.heartbeatAnswer = r -> null; // the coordinator never answers
+        h.advance(9_999);
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        assertThat(heartbeats()).isEqualTo(1); // one in flight at a time
+        h.advance(2);
+        assertThat(h.state()).isEqualTo(MemberState.REDISCOVERING_COORDINATOR);
+        assertThat(h.member.assignment()).containsExactly(tp("t", 0));
+        assertThat(h.io.findCount).isEqualTo(2);
+    }
+
+    @Test
+    void rebalanceInProgressWhileSyncingIsIgnored() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.takeJoin().answer(joined(2, "m1", "other", "range", List.of()));
+        answerHeartbeatsWith(Errors.REBALANCE_IN_PROGRESS);
+        h.advance(3_000);
+        assertThat(heartbeats()).isEqualTo(1);
+        assertThat(h.state()).isEqualTo(MemberState.SYNCING);
+        answerHeartbeatsWith(Errors.NONE);
+        h.takeSync().answer(synced("range", tp("t", 0)));
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isFalse();
+    }
+
+    @Test
+    void otherHeartbeatErrorsAreRetriedAfterTheRetryBackoff() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        answerHeartbeatsWith(Errors.UNKNOWN_SERVER_ERROR);
+        h.advance(3_000);
+        assertThat(heartbeats()).isEqualTo(1);
+        answerHeartbeatsWith(Errors.NONE);
+        h.advance(100);
+        assertThat(heartbeats()).isEqualTo(2);
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+    }
+
+    @Test
+    void aGenerationResetDuringTheRevokeListenerTurnsTheRestIntoLost() {
+        h = MemberHarness.cooperative();
+        h.member.subscribe(List.of("t", "u"));
+        h.member.start();
+        h.io.answerFind(1);
+        h.joinAsFollower(1, "cooperative-sticky", tp("t", 0), tp("u", 0));
+        Sinks.Empty<Void> revokeDone = Sinks.empty();
+        h.listener.revoked = s -> revokeDone.asMono();
+        h.member.subscribe(List.of("t")); // cooperative: revoke u-0 only
+        assertThat(h.listener.last().kind()).isEqualTo("revoked");
+        assertThat(h.listener.last().partitions()).containsExactly(tp("u", 0));
+        answerHeartbeatsWith(Errors.UNKNOWN_MEMBER_ID);
+        h.advance(3_000);
+        revokeDone.tryEmitEmpty();
+        assertThat(h.listener.kinds()).containsExactly("assigned", "revoked", "lost");
+        assertThat(h.listener.last().partitions()).containsExactly(tp("t", 0));
+        JoinGroupRequest join = h.takeJoin().request(JoinGroupRequest.class);
+        assertThat(join.memberId()).isEmpty();
+        assertThat(MemberHarness.subscriptionOf(join, 0).topics()).containsExactly("t");
+    }
+}
