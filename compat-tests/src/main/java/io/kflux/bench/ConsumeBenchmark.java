@@ -147,7 +147,8 @@ public final class ConsumeBenchmark {
                     Drain d = measure(client.getKey(), client.getValue(), servers, partitions, workload.records());
                     results.computeIfAbsent(d.client(), k -> new ArrayList<>()).add(d);
                     System.out.printf("round %d  %-8s %,d records in %5.2f s: %5.2f M records/s, %6.1f MB/s,"
-                                    + " %,4.0f B allocated/record, max gap %3d ms before record %,d (GC %d ms, load %.1f)%n",
+                                    + " %,4.0f B allocated/record, max gap %3d ms before record %,d"
+                                    + " (GC %d ms, load %.1f)%n",
                             round, d.client(), d.records(), d.nanos() / 1e9, d.recordsPerSecond() / 1e6,
                             d.megabytesPerSecond(), d.allocatedPerRecord(), d.maxGapNanos() / 1_000_000,
                             d.maxGapAt() + 1, d.gcMillis(), d.loadAverage());
@@ -175,8 +176,8 @@ public final class ConsumeBenchmark {
         if (tally.records != expected) {
             throw new IllegalStateException(name + " read " + tally.records + " records, expected " + expected);
         }
-        return new Drain(name, tally.records, tally.bytes, tally.last - start, allocated, tally.maxGap, tally.maxGapAt, gc,
-                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        return new Drain(name, tally.records, tally.bytes, tally.last - start, allocated, tally.maxGap,
+                tally.maxGapAt, gc, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
     // ---------------------------------------------------------------- the two clients

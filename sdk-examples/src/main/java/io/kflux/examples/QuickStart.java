@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import reactor.core.publisher.Flux;
@@ -89,7 +90,10 @@ public final class QuickStart {
             int count = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
             return IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
         } catch (Exception e) {
-            throw new IllegalStateException("cannot describe topic " + topic + " at " + bootstrapServers, e);
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            System.err.printf("Cannot describe topic %s at %s: %s%n", topic, bootstrapServers, cause.getMessage());
+            System.exit(1);
+            return List.of();
         }
     }
 

@@ -1223,7 +1223,11 @@ public final class ClassicGroupMember {
                 drainListenerQueue();
                 return;
             }
-            log.info("{}partitions {}: {}", logPrefix, kind == Drop.LOST ? "lost" : "revoked", set);
+            if (log.isInfoEnabled()) {
+                List<TopicPartition> sorted = new ArrayList<>(set);
+                sorted.sort(PARTITION_ORDER);
+                log.info("{}partitions {}: {}", logPrefix, kind == Drop.LOST ? "lost" : "revoked", sorted);
+            }
             invokeListener(kind == Drop.LOST ? "onPartitionsLost" : "onPartitionsRevoked",
                     () -> kind == Drop.LOST ? listener.onPartitionsLost(set) : listener.onPartitionsRevoked(set),
                     () -> then.accept(set));
