@@ -1,11 +1,13 @@
 package io.kflux.commit;
 
+import io.kflux.CommitFailedException;
 import io.kflux.TopicPartition;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -27,7 +29,7 @@ public final class CommitManager {
     private final Map<TopicPartition, AckTracker> trackers = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
     private final Object chainLock = new Object();
-    private Mono<Void> tail = Mono.empty();
+    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
 
     public CommitManager(OffsetCommitter committer, Duration timeout) {
         this.committer = committer;
@@ -43,11 +45,13 @@ public final class CommitManager {
         trackers.put(tp, new AckTracker(position));
     }
 
+    /**
+     * Stops tracking {@code partitions} (revoked or lost): later acknowledgements of their records are ignored.
+     * What was committed for them is kept, so {@link #commitRecord} can tell a record covered by the commit made
+     * before the revocation from one that can no longer be committed.
+     */
     public void untrack(Collection<TopicPartition> partitions) {
-        partitions.forEach(tp -> {
-            trackers.remove(tp);
-            committed.remove(tp);
-        });
+        partitions.forEach(trackers::remove);
     }
 
     public void acknowledge(TopicPartition tp, long offset) {
@@ -88,6 +92,27 @@ public final class CommitManager {
         });
     }
 
+    /**
+     * {@code ConsumerRecord.commit()}: acknowledges the record, then commits the partition's acknowledged prefix.
+     * A record of a partition no longer tracked (revoked or lost) succeeds only when a commit already covered it
+     * (the commit before revocation); otherwise it fails with {@link CommitFailedException}, rather than
+     * completing as if its offset had been committed.
+     */
+    public Mono<Void> commitRecord(TopicPartition tp, long offset) {
+        return Mono.defer(() -> {
+            AckTracker t = trackers.get(tp);
+            if (t == null) {
+                Long done = committed.get(tp);
+                return done != null && done > offset ? Mono.<Void>empty()
+                        : Mono.<Void>error(new CommitFailedException("offset " + offset + " of " + tp + " cannot be "
+                                + "committed: the partition is no longer assigned to this consumer (revoked or lost "
+                                + "before the record was acknowledged); its new owner reads it again"));
+            }
+            t.acknowledge(offset);
+            return commitAcknowledged(Set.of(tp));
+        });
+    }
+
     /** Commits exactly {@code offsets}. */
     public Mono<Void> commit(Map<TopicPartition, CommitOffset> offsets) {
         return enqueue(() -> send(offsets));
@@ -102,11 +127,18 @@ public final class CommitManager {
 
     private Mono<Void> enqueue(Supplier<Mono<Void>> commit) {
         return Mono.defer(() -> {
-            Mono<Void> mine;
+            CompletableFuture<Void> previous;
+            CompletableFuture<Void> done = new CompletableFuture<>();
             synchronized (chainLock) {
-                mine = tail.onErrorResume(e -> Mono.empty()).then(Mono.defer(commit)).cache();
-                tail = mine;
+                previous = tail;
+                tail = done;
             }
+            // Each commit waits for the previous one's future, not its Mono: chaining the Monos (as before) kept
+            // every commit ever made reachable from the latest one, a leak with record.commit() per record.
+            Mono<Void> mine = Mono.fromFuture(previous)
+                    .then(Mono.defer(commit))
+                    .doFinally(s -> done.complete(null))
+                    .cache();
             mine.subscribe(v -> { }, e -> { });
             return mine;
         });

@@ -26,4 +26,10 @@ public interface GroupContext {
 
     /** The partitions this member owns now: commits of other partitions fail with CommitFailedException. */
     Set<TopicPartition> owned();
+
+    /**
+     * True while a group member manages the assignment (subscription): only then are commits of partitions
+     * outside {@link #owned()} refused. With a manual assignment any partition may be committed.
+     */
+    boolean groupManaged();
 }

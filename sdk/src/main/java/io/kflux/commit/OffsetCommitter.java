@@ -83,11 +83,24 @@ public final class OffsetCommitter {
         if (offsets.isEmpty()) {
             return Mono.empty();
         }
+        // Group-managed: partitions this member does not own are refused up front. The classic coordinator
+        // checks only the generation, not ownership, so sending them would overwrite the new owner's commits.
+        Mono<Void> attempt = Mono.defer(() -> group.groupManaged() ? commitOwned(offsets) : attempt(offsets));
+        return attempt.timeout(timeout, Mono.error(() -> new TimeoutException("offset commit for " + offsets.keySet()
+                + " did not complete within " + timeout.toMillis() + " ms")));
+    }
+
+    /**
+     * One commit with its retries. REBALANCE_IN_PROGRESS is handled outside the retry loop: after the rejoin only
+     * the partitions still owned are sent again (re-sending all of them with the new generation would be accepted
+     * and could overwrite the new owner's offsets); a further REBALANCE_IN_PROGRESS waits again, all bounded by the
+     * caller's timeout. (Before, a second one escaped as the internal exception.)
+     */
+    private Mono<Void> attempt(Map<TopicPartition, CommitOffset> offsets) {
         return Mono.defer(() -> commitOnce(offsets))
-                .onErrorResume(RebalanceInProgress.class, e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets))))
                 .retryWhen(backoff.retry(this::retriable))
-                .timeout(timeout, Mono.error(() -> new TimeoutException("offset commit for " + offsets.keySet()
-                        + " did not complete within " + timeout.toMillis() + " ms")));
+                .onErrorResume(RebalanceInProgress.class,
+                        e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets))));
     }
 
     private Mono<Void> commitOwned(Map<TopicPartition, CommitOffset> offsets) {
@@ -101,12 +114,12 @@ public final class OffsetCommitter {
                 lost.add(tp);
             }
         });
-        Mono<Void> commitRest = stillOwned.isEmpty() ? Mono.empty() : commitOnce(stillOwned);
+        Mono<Void> commitRest = stillOwned.isEmpty() ? Mono.empty() : attempt(stillOwned);
         if (lost.isEmpty()) {
             return commitRest;
         }
-        return commitRest.then(Mono.error(new CommitFailedException("the group rebalanced and " + lost
-                + " moved to other members before their offsets could be committed")));
+        return commitRest.then(Mono.error(new CommitFailedException("offsets of " + lost + " cannot be committed: "
+                + "this member no longer owns them (the group rebalanced and they moved to other members)")));
     }
 
     private boolean retriable(Throwable e) {

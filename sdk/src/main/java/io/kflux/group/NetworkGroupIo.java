@@ -71,10 +71,7 @@ final class NetworkGroupIo implements GroupIo {
     private record Channel(BrokerConnection connection, int nodeId) implements CoordinatorChannel {
         @Override
         public <R> Mono<R> send(ApiRequest<R> request, long timeoutMs) {
-            // TODO(network): BrokerConnection has no per-request timeout yet, so every request gets
-            // request.timeout.ms; a JoinGroup the broker holds longer than that fails with
-            // RequestTimeoutException (the connection closes) and the member rediscovers and rejoins.
-            return connection.exchange(request);
+            return connection.exchange(request, timeoutMs);
         }
 
         @Override

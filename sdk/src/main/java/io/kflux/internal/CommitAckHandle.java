@@ -2,7 +2,6 @@ package io.kflux.internal;
 
 import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
-import java.util.Set;
 import reactor.core.publisher.Mono;
 
 /** Routes {@code ConsumerRecord.acknowledge()/commit()} to the consumer's commit manager. */
@@ -20,9 +19,6 @@ final class CommitAckHandle implements AckHandle {
 
     @Override
     public Mono<Void> commit(TopicPartition tp, long offset) {
-        return Mono.defer(() -> {
-            commits.acknowledge(tp, offset);
-            return commits.commitAcknowledged(Set.of(tp));
-        });
+        return commits.commitRecord(tp, offset);
     }
 }

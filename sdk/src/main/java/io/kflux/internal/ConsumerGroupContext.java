@@ -83,6 +83,11 @@ final class ConsumerGroupContext implements GroupContext {
     }
 
     @Override
+    public boolean groupManaged() {
+        return member != null;
+    }
+
+    @Override
     public Set<TopicPartition> owned() {
         ClassicGroupMember m = member;
         return m == null ? manualAssignment : m.assignment();

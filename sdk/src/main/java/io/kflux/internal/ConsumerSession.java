@@ -142,7 +142,7 @@ final class ConsumerSession<K, V> implements FetchSink {
                 c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.clientRack(), c.excludeInternalTopics(),
                 ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
         GroupRebalanceHandler<K, V> handler = new GroupRebalanceHandler<>(this, options.rebalanceListener(),
-                consumer.commits(), settings.enableAutoCommit(), Duration.ofMillis(c.maxPollIntervalMs()),
+                consumer.commits(), Duration.ofMillis(c.maxPollIntervalMs()),
                 Duration.ofMillis(settings.defaultApiTimeoutMs()));
         member = new ClassicGroupMember(config, resources.connections(), resources.metadata(), loop, handler);
         handler.member(member);
@@ -292,9 +292,12 @@ final class ConsumerSession<K, V> implements FetchSink {
                 });
     }
 
-    /** Commits acknowledged offsets (with auto commit on), then ends the flux normally. */
+    /**
+     * Commits acknowledged offsets, then ends the flux normally. Not conditional on enable.auto.commit (it was):
+     * acknowledged means processed, so a clean close leaves no acknowledged record uncommitted.
+     */
     Mono<Void> close() {
-        Mono<Void> finalCommit = consumer.commits() != null && settings.enableAutoCommit()
+        Mono<Void> finalCommit = consumer.commits() != null
                 ? consumer.commits().commitAcknowledged(null).onErrorResume(e -> {
                     log.warn("commit on close failed: {}", e.toString());
                     return Mono.empty();

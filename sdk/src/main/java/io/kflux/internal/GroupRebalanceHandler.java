@@ -23,7 +23,9 @@ import reactor.core.publisher.Mono;
 /**
  * The consumer's side of a rebalance (called by the group member on the consumer's loop):
  * revoked partitions stop being fetched, the emitter finishes the record it is emitting,
- * acknowledged offsets are committed (with auto commit on), then the application's listener runs;
+ * acknowledged offsets of those partitions are committed (whatever {@code enable.auto.commit} says:
+ * an acknowledged record is processed, and committing it spares its next owner a duplicate), then
+ * the application's listener runs;
  * assigned partitions are positioned (the listener's seeks first, then committed offsets, then
  * {@code auto.offset.reset}) before their first fetch. The application's listener is bounded by
  * {@code max.poll.interval.ms}; its errors are logged and the rebalance goes on.
@@ -36,17 +38,15 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     private final ConsumerSession<K, V> session;
     private final RebalanceListener listener;
     private final CommitManager commits;
-    private final boolean commitOnRevoke;
     private final Duration listenerTimeout;
     private final Duration apiTimeout;
     private volatile ClassicGroupMember member;
 
     GroupRebalanceHandler(ConsumerSession<K, V> session, RebalanceListener listener, CommitManager commits,
-                          boolean commitOnRevoke, Duration listenerTimeout, Duration apiTimeout) {
+                          Duration listenerTimeout, Duration apiTimeout) {
         this.session = session;
         this.listener = listener;
         this.commits = commits;
-        this.commitOnRevoke = commitOnRevoke;
         this.listenerTimeout = listenerTimeout;
         this.apiTimeout = apiTimeout;
     }
@@ -115,20 +115,33 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
 
     @Override
     public Mono<Void> onPartitionsRevoked(Set<TopicPartition> partitions) {
+        // The commit is not conditional on enable.auto.commit (it was, as in the official client): acknowledging
+        // is the application's statement that a record is processed, so committing it before the partition moves
+        // only spares duplicates, and a failure here is logged and never ends receive().
         return stopFetching(partitions)
-                .then(commitOnRevoke ? commits.commitAcknowledged(partitions).onErrorResume(e -> {
+                .then(commits.commitAcknowledged(partitions).onErrorResume(e -> {
                     log.warn("commit before revoking {} failed: {}", partitions, e.toString());
                     return Mono.empty();
-                }) : Mono.empty())
+                }))
                 .then(guarded("onPartitionsRevoked", listener.onPartitionsRevoked(partitions, new Context(partitions))))
-                .doFinally(s -> commits.untrack(partitions));
+                .transform(m -> untrackWhenDone(m, partitions));
+    }
+
+    /**
+     * Untracks before the member hears the callback is done: with doFinally (as before) the member could drop the
+     * partitions from its assignment first, and an auto commit in between would then try to commit partitions
+     * no longer owned.
+     */
+    private Mono<Void> untrackWhenDone(Mono<Void> callback, Set<TopicPartition> partitions) {
+        return callback.doOnTerminate(() -> commits.untrack(partitions)).doOnCancel(() -> commits.untrack(partitions));
     }
 
     @Override
     public Mono<Void> onPartitionsLost(Set<TopicPartition> partitions) {
-        return stopFetching(partitions)
-                .then(guarded("onPartitionsLost", listener.onPartitionsLost(partitions, new Context(partitions))))
-                .doFinally(s -> commits.untrack(partitions));
+        // Lost partitions cannot be committed any more: untrack them at once so no commit tries.
+        return Mono.fromRunnable(() -> commits.untrack(partitions))
+                .then(stopFetching(partitions))
+                .then(guarded("onPartitionsLost", listener.onPartitionsLost(partitions, new Context(partitions))));
     }
 
     /** Stops fetching and emitting {@code partitions}; completes once no record of theirs is being emitted. */

@@ -140,7 +140,8 @@ public final class BrokerConnection {
     }
 
     private Mono<ApiVersionsResponse> apiVersions(short version) {
-        return send(new ApiVersionsRequest(options.clientSoftwareName(), options.clientSoftwareVersion()), version);
+        return send(new ApiVersionsRequest(options.clientSoftwareName(), options.clientSoftwareVersion()), version,
+                options.requestTimeoutMs());
     }
 
     private Mono<Void> accept(ApiVersionsResponse response, short version) {
@@ -164,14 +165,27 @@ public final class BrokerConnection {
      * the request: its response is still awaited (to keep the stream in step) but not decoded.
      */
     public <R> Mono<R> exchange(ApiRequest<R> request) {
+        return exchange(request, options.requestTimeoutMs());
+    }
+
+    /**
+     * As {@link #exchange(ApiRequest)} with a timeout of its own, for requests the broker may hold
+     * longer than {@code request.timeout.ms} (JoinGroup waits up to the rebalance timeout).
+     *
+     * @param timeoutMs how long to wait for the response after writing the request, in ms (> 0)
+     */
+    public <R> Mono<R> exchange(ApiRequest<R> request, long timeoutMs) {
         Objects.requireNonNull(request, "request");
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException("timeoutMs must be > 0, was " + timeoutMs);
+        }
         return Mono.defer(() -> {
             MessageSpec<?> spec = request.spec();
             short version = versions.highestCommon(spec);
             if (version < 0) {
                 return Mono.error(unsupported(spec));
             }
-            return send(request, version);
+            return send(request, version, timeoutMs);
         });
     }
 
@@ -202,7 +216,8 @@ public final class BrokerConnection {
             if (version < 0) {
                 return Mono.error(unsupported(spec));
             }
-            return send(version == brokerMax ? probe : requestForVersion.apply(version), version);
+            return send(version == brokerMax ? probe : requestForVersion.apply(version), version,
+                    options.requestTimeoutMs());
         });
     }
 
@@ -212,9 +227,9 @@ public final class BrokerConnection {
                 + address.getPort() + ")", spec.apiKey());
     }
 
-    private <R> Mono<R> send(ApiRequest<R> request, short version) {
+    private <R> Mono<R> send(ApiRequest<R> request, short version, long timeoutMs) {
         return Mono.create(sink -> {
-            InFlightRequest<R> inFlight = new InFlightRequest<>(request, version, sink);
+            InFlightRequest<R> inFlight = new InFlightRequest<>(request, version, sink, timeoutMs);
             sink.onCancel(() -> inFlight.cancelled = true);
             handler.submit(inFlight);
         });

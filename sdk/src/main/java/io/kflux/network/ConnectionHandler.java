@@ -107,7 +107,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         request.correlationId = correlationId;
         request.writtenAtNanos = System.nanoTime();
         inFlight.addLast(request);
-        request.timer = channel.eventLoop().schedule(() -> onTimeout(request), options.requestTimeoutMs(),
+        request.timer = channel.eventLoop().schedule(() -> onTimeout(request), request.timeoutMs,
                 TimeUnit.MILLISECONDS);
         channel.writeAndFlush(frame).addListener(f -> {
             if (!f.isSuccess()) {
@@ -176,8 +176,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - request.writtenAtNanos);
         RequestTimeoutException timeout = new RequestTimeoutException(request.describe() + " to " + broker
-                + " got no response within request.timeout.ms=" + options.requestTimeoutMs() + " (waited " + elapsedMs
-                + " ms)", request.apiKey(), options.requestTimeoutMs());
+                + " got no response within " + (request.timeoutMs == options.requestTimeoutMs()
+                ? "request.timeout.ms=" + request.timeoutMs : request.timeoutMs + " ms") + " (waited " + elapsedMs
+                + " ms)", request.apiKey(), request.timeoutMs);
         request.fail(timeout);
         // As the official NetworkClient does: a late answer would arrive ahead of the answers to
         // later requests, and a broker this slow is likely stuck, so start over on a new connection.

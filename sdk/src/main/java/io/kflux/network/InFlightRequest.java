@@ -25,7 +25,11 @@ final class InFlightRequest<R> {
     /** Set from the subscriber's thread; a cancelled request is still awaited, but its body not decoded. */
     volatile boolean cancelled;
 
-    InFlightRequest(ApiRequest<R> request, short version, MonoSink<R> sink) {
+    /** How long the response may take after the request was written, in ms. */
+    final long timeoutMs;
+
+    InFlightRequest(ApiRequest<R> request, short version, MonoSink<R> sink, long timeoutMs) {
+        this.timeoutMs = timeoutMs;
         this.request = request;
         this.version = version;
         this.sink = sink;
