@@ -1,5 +1,7 @@
 package io.kflux.group;
 
+import io.kflux.util.Backoff;
+
 import io.kflux.FencedInstanceIdException;
 import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
@@ -120,7 +122,7 @@ public final class ClassicGroupMember {
     private final GroupListener listener;
     private final Scheduler scheduler;
     private final RebalanceProtocol protocol;
-    private final RetryBackoff backoff;
+    private final Backoff backoff;
     private final String logPrefix;
 
     // Published for other threads; written only on the loop.
@@ -196,7 +198,7 @@ public final class ClassicGroupMember {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.protocol = Assignors.commonProtocol(config.assignors());
-        this.backoff = new RetryBackoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
+        this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
         this.logPrefix = "[group " + config.groupId() + (config.groupInstanceId() == null ? "" : ", instance "
                 + config.groupInstanceId()) + "] ";
     }
@@ -559,7 +561,7 @@ public final class ClassicGroupMember {
             return;
         }
         discovering = true;
-        long delay = discoveryFailures == 0 ? 0 : backoff.delayMs(discoveryFailures - 1);
+        long delay = discoveryFailures == 0 ? 0 : backoff.delayMs(discoveryFailures);
         Mono<CoordinatorChannel> find = Mono.defer(() -> io.findCoordinator(config.groupId())).flatMap(answer -> {
             Errors error = Errors.forCode(answer.errorCode());
             if (error != Errors.NONE) {
@@ -917,7 +919,7 @@ public final class ClassicGroupMember {
     }
 
     private void retryJoinLater(String why) {
-        long delay = backoff.delayMs(joinFailures++);
+        long delay = backoff.delayMs(++joinFailures);
         log.info("{}JoinGroup failed ({}); retrying in {} ms", logPrefix, why, delay);
         long epoch = flowEpoch;
         phase = Phase.JOINING;

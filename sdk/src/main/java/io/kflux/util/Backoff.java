@@ -17,6 +17,8 @@ public final class Backoff {
     private final IntervalFunction intervals;
 
     public Backoff(long initialMs, long maxMs) {
+        // A maximum below the initial delay means a fixed delay, as the official client reads these pairs.
+        maxMs = Math.max(initialMs, maxMs);
         this.maxMs = maxMs;
         // resilience4j refuses a zero interval; zero means "no backoff" here.
         this.intervals = initialMs <= 0 ? null

@@ -49,17 +49,4 @@ class GroupConfigTest {
         assertThatThrownBy(() -> new MemberHarness(config(10_000, 3_000, List.of(COOP_ONLY, EAGER))))
                 .isInstanceOf(ConfigException.class);
     }
-
-    @Test
-    void retryBackoffDoublesUpToTheMaximumWithJitter() {
-        RetryBackoff b = new RetryBackoff(100, 1_000);
-        for (int i = 0; i < 100; i++) {
-            assertThat(b.delayMs(0)).isBetween(80L, 120L);
-            assertThat(b.delayMs(1)).isBetween(160L, 240L);
-            assertThat(b.delayMs(10)).isBetween(800L, 1_200L);
-            assertThat(b.delayMs(1_000)).isBetween(800L, 1_200L);
-        }
-        assertThat(new RetryBackoff(500, 100).delayMs(5)).isBetween(400L, 600L); // max below base: fixed base
-        assertThat(new RetryBackoff(0, 0).delayMs(3)).isZero();
-    }
 }
