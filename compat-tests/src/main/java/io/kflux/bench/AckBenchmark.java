@@ -48,7 +48,7 @@ public final class AckBenchmark {
             best = Math.min(best, result[0]);
             maxPending = (int) Math.max(maxPending, result[1]);
         }
-        System.out.printf("  %s: %7.1f ns/ack  (%,.0f acks/s; at most %,d pending intervals)%n", name,
+        System.out.printf("  %s: %7.1f ns/ack  (%,.0f acks/s; at most %,d bit chunks or skipped ranges held)%n", name,
                 (double) best / order.length, order.length * 1e9 / best, maxPending);
     }
 

@@ -255,7 +255,10 @@ public final class Fetcher {
         if (!outOfRange.isEmpty()) {
             handleOutOfRange(outOfRange);
         }
-        if (!gotData && heldBack) {
+        // Idle only while some of this broker's partitions are still held back: they call plan() when
+        // drained. If they were drained while this Fetch was out, nothing would wake the broker up
+        // for fetch.max.wait.ms: the tail stall seen with reactor-kafka.
+        if (!gotData && heldBack && hasHeldBack(node.id(), cluster)) {
             idleFor(node.id());
         }
         if (metadataRefreshPending) {
@@ -263,6 +266,20 @@ public final class Fetcher {
             refreshMetadata();
         }
         plan();
+    }
+
+    private boolean hasHeldBack(int nodeId, Cluster cluster) {
+        for (PartitionState ps : partitions.values()) {
+            if (ps.isPaused() || !ps.hasPosition()) {
+                continue;
+            }
+            PartitionInfo info = cluster.partition(ps.topicPartition());
+            if (info != null && info.leaderId() == nodeId
+                    && (ps.pendingFetches >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean accept(FetchTarget target, PartitionData pd, ByteBuf records) {

@@ -297,6 +297,9 @@ final class ConsumerSession<K, V> implements FetchSink {
      * acknowledged means processed, so a clean close leaves no acknowledged record uncommitted.
      */
     Mono<Void> close() {
+        if (stopped.get()) {
+            return Mono.fromFuture(stoppedFuture);
+        }
         Mono<Void> finalCommit = consumer.commits() != null
                 ? consumer.commits().commitAcknowledged(null).onErrorResume(e -> {
                     log.warn("commit on close failed: {}", e.toString());
@@ -334,7 +337,22 @@ final class ConsumerSession<K, V> implements FetchSink {
             consumer.sessionEnded(this);
             resources.close().doFinally(s -> stoppedFuture.complete(null)).subscribe();
             worker.schedule(worker::dispose);
-        })).subscribe(v -> { }, e -> log.debug("stopping failed", e));
+        })).subscribe(v -> { }, e -> {
+            log.debug("stopping failed", e);
+            // never leave the consumer with a dead "active" session: a new receive() waits for this one
+            consumer.sessionEnded(this);
+            stoppedFuture.complete(null);
+        });
+    }
+
+    /** True once the subscription was cancelled or terminated: it no longer counts as active for a new one. */
+    boolean isStopping() {
+        return stopped.get() || emitter.isCancelled();
+    }
+
+    /** Completes once {@link #stop()} has released everything (the consumer's active session is cleared by then). */
+    CompletableFuture<Void> whenStopped() {
+        return stoppedFuture;
     }
 
     /** The partition's state once the assignment is applied, else null; any thread. */

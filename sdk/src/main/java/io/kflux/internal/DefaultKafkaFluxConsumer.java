@@ -106,6 +106,21 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             Operators.error(actual, new IllegalStateException("this consumer is closed"));
             return;
         }
+        ConsumerSession<K, V> previous = active.get();
+        if (previous != null && previous.isStopping()) {
+            // The previous subscription was cancelled or has terminated, but is still releasing
+            // (LeaveGroup, remembering positions, closing connections): start once it is done, so
+            // that re-subscribing right after a cancel (or retry() after an error) continues where
+            // it stopped instead of failing with "already has an active subscription".
+            previous.whenStopped().whenComplete((v, e) -> subscribeReceive(actual));
+            return;
+        }
+        if (previous != null) {
+            // checked before building a session: a session built and then discarded would leak its worker
+            Operators.error(actual, new IllegalStateException(
+                    "this consumer already has an active receive() subscription; cancel it first"));
+            return;
+        }
         ConsumerSession<K, V> session = new ConsumerSession<>(this, settings, resources(),
                 options.keyDeserializer(), options.valueDeserializer(), actual);
         if (!active.compareAndSet(null, session)) {

@@ -160,6 +160,11 @@ final class RecordEmitter<K, V> implements Subscription {
         }
     }
 
+    /** True once the subscriber cancelled (set at once, before the emitter's worker reacts). */
+    boolean isCancelled() {
+        return cancelled;
+    }
+
     @Override
     public void cancel() {
         if (!cancelled) {
@@ -170,7 +175,11 @@ final class RecordEmitter<K, V> implements Subscription {
 
     private void drain() {
         if (wip.getAndIncrement() == 0) {
-            worker.schedule(drainLoop);
+            try {
+                worker.schedule(drainLoop);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // The session already stopped and disposed its worker: nothing is left to emit.
+            }
         }
     }
 

@@ -101,4 +101,62 @@ class AckTrackerTest {
             }
         }
     }
+
+    @Test
+    void randomOrderAcrossManyChunksWithSkipsMatchesAReferenceModel() {
+        Random random = new Random(11);
+        for (int round = 0; round < 20; round++) {
+            int n = 20_000 + random.nextInt(20_000);
+            long base = random.nextInt(3) == 0 ? 0 : random.nextInt(1 << 20);
+            boolean[] done = new boolean[n];
+            AckTracker t = new AckTracker(base);
+            int expected = 0;
+            for (int step = 0; step < n * 2 && expected < n; step++) {
+                int o = random.nextInt(n);
+                if (random.nextInt(50) == 0) {
+                    int to = Math.min(n, o + 1 + random.nextInt(9_000)); // may span chunks
+                    t.skip(base + o, base + to);
+                    for (int i = o; i < to; i++) {
+                        done[i] = true;
+                    }
+                } else {
+                    t.acknowledge(base + o);
+                    done[o] = true;
+                }
+                while (expected < n && done[expected]) {
+                    expected++;
+                }
+                assertThat(t.committable()).isEqualTo(base + expected);
+            }
+        }
+    }
+
+    @Test
+    void hugeGapsCostNoMemory() {
+        AckTracker t = new AckTracker(0);
+        long far = 1L << 40;
+        t.acknowledge(far + 1);   // beyond a compaction gap of 2^40 offsets
+        t.skip(1, far);           // the gap itself
+        t.acknowledge(far);
+        assertThat(t.committable()).isZero();
+        t.acknowledge(0);
+        assertThat(t.committable()).isEqualTo(far + 2);
+        assertThat(t.pendingIntervals()).isZero();
+    }
+
+    @Test
+    void anInterleavedWindowMovesThePrefixAndFreesMemory() {
+        AckTracker t = new AckTracker(0);
+        int n = 100_000;
+        // acknowledge odd offsets first, then even ones: the prefix moves only with the even ones
+        for (int o = 1; o < n; o += 2) {
+            t.acknowledge(o);
+        }
+        assertThat(t.committable()).isZero();
+        for (int o = 0; o < n; o += 2) {
+            t.acknowledge(o);
+            assertThat(t.committable()).isEqualTo(o + 2);
+        }
+        assertThat(t.pendingIntervals()).isZero();
+    }
 }

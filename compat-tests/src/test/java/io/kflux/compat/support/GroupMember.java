@@ -35,6 +35,13 @@ public final class GroupMember implements AutoCloseable {
     /** How {@link #block()} stalls downstream. */
     public enum Blocking { STOP_REQUESTING, STUCK_CONCAT_MAP }
 
+    /**
+     * One record as kflux emitted it: when ({@link System#nanoTime()}), where from, its key and value size and its
+     * timestamp (ms since epoch; the producer's clock with CreateTime).
+     */
+    public record Emission(long nanos, TopicPartition partition, long offset, int bytes, long timestamp) {
+    }
+
     /** One rebalance callback as the listener saw it. */
     public record Event(long nanos, String kind, Set<TopicPartition> partitions, int generation, String memberId) {
         @Override
@@ -55,6 +62,8 @@ public final class GroupMember implements AutoCloseable {
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicReference<Sinks.Empty<Void>> gate = new AtomicReference<>();
     private final AtomicReference<Throwable> error = new AtomicReference<>();
+    private final java.util.Queue<Emission> timeline = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile long paceNanos;
     private volatile long lastEmittedNanos;
     private volatile long blockedSinceNanos;
     private volatile boolean holding;
@@ -107,6 +116,8 @@ public final class GroupMember implements AutoCloseable {
     public GroupMember start() {
         Flux<ConsumerRecord<String, String>> records = consumer.receive().doOnNext(r -> {
             emitted.incrementAndGet();
+            timeline.add(new Emission(System.nanoTime(), r.topicPartition(), r.offset(),
+                    Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize()), r.timestamp()));
             emittedByPartition.computeIfAbsent(r.topicPartition(), tp -> new AtomicLong()).incrementAndGet();
             lastEmittedNanos = System.nanoTime();
         });
@@ -153,6 +164,19 @@ public final class GroupMember implements AutoCloseable {
     }
 
     /**
+     * Processes at most {@code perSecond} records per second from now on (requests are spaced out, nothing
+     * blocks), so that a backlog builds up; 0 for as fast as records come.
+     */
+    public void pace(int perSecond) {
+        paceNanos = perSecond <= 0 ? 0 : 1_000_000_000L / perSecond;
+    }
+
+    /** Every record emitted so far, in order. */
+    public List<Emission> emissions() {
+        return List.copyOf(timeline);
+    }
+
+    /**
      * When downstream stalled: the first record held by the stuck {@code concatMap}, or the moment the last
      * outstanding request was used up; 0 while not blocked.
      */
@@ -162,6 +186,7 @@ public final class GroupMember implements AutoCloseable {
 
     private final class Driver extends BaseSubscriber<ConsumerRecord<String, String>> {
         private final AtomicLong outstanding = new AtomicLong();
+        private long nextRequestNanos;
 
         @Override
         protected void hookOnSubscribe(Subscription subscription) {
@@ -178,7 +203,15 @@ public final class GroupMember implements AutoCloseable {
             long left = outstanding.decrementAndGet();
             if (!holding) {
                 outstanding.incrementAndGet();
-                request(1);
+                long pace = paceNanos;
+                if (pace == 0) {
+                    request(1);
+                } else {
+                    long now = System.nanoTime();
+                    nextRequestNanos = Math.max(now, nextRequestNanos) + pace;
+                    reactor.core.scheduler.Schedulers.parallel().schedule(() -> request(1),
+                            nextRequestNanos - now, java.util.concurrent.TimeUnit.NANOSECONDS);
+                }
             } else if (left == 0) {
                 blockedSinceNanos = System.nanoTime();
             }

@@ -1,0 +1,57 @@
+package io.kflux.compat.support;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
+
+/**
+ * Records kflux's log lines (INFO and up, with the time they were logged) while open, so that a test can observe
+ * what the client does not expose, e.g. when a group member lost and found its coordinator.
+ */
+public final class LogCapture implements AutoCloseable {
+
+    /** One log line; {@code nanos} is {@link System#nanoTime()} when it was appended. */
+    public record Line(long nanos, String logger, String message) {
+    }
+
+    private final List<Line> lines = new CopyOnWriteArrayList<>();
+    private final AbstractAppender appender;
+    private final LoggerConfig config;
+
+    /** Starts recording what the loggers under {@code prefix} (e.g. {@code io.kflux}) log. */
+    public LogCapture(String prefix) {
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        config = context.getConfiguration().getLoggerConfig(prefix);
+        appender = new AbstractAppender("capture-" + System.nanoTime(), null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                if (event.getLoggerName().startsWith(prefix)) {
+                    lines.add(new Line(System.nanoTime(), event.getLoggerName(),
+                            event.getMessage().getFormattedMessage()));
+                }
+            }
+        };
+        appender.start();
+        config.addAppender(appender, Level.INFO, null);
+        context.updateLoggers();
+    }
+
+    /** The lines so far whose message matches. */
+    public List<Line> matching(Predicate<String> message) {
+        return lines.stream().filter(l -> message.test(l.message())).toList();
+    }
+
+    @Override
+    public void close() {
+        config.removeAppender(appender.getName());
+        appender.stop();
+        ((LoggerContext) LogManager.getContext(false)).updateLoggers();
+    }
+}
