@@ -18,6 +18,20 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                       FetchConfig fetch, NetworkOptions network) {
 
     static ClientSettings from(ConsumerConfig c, long maxBufferedBytes) {
+        if (c.securityProtocol() != io.kflux.internal.config.SecurityProtocol.PLAINTEXT) {
+            // Refused rather than silently connecting in plain text.
+            throw new io.kflux.ConfigException("security.protocol", c.securityProtocol().name(),
+                    "PLAINTEXT (TLS and SASL are not supported by this version of kflux yet)");
+        }
+        try {
+            return build(c, maxBufferedBytes);
+        } catch (IllegalArgumentException e) {
+            // Values each valid alone that the network layer refuses together (e.g. a zero timeout).
+            throw new io.kflux.ConfigException("(network settings)", null, e.getMessage(), e);
+        }
+    }
+
+    private static ClientSettings build(ConsumerConfig c, long maxBufferedBytes) {
         List<InetSocketAddress> bootstrap = c.bootstrapServers().stream().map(HostAndPort::toUnresolvedAddress).toList();
         AutoOffsetReset reset = c.autoOffsetReset();
         OffsetResetStrategy strategy = switch (reset.strategy()) {
@@ -34,7 +48,7 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                 .withClientId(c.clientId())
                 .withRequestTimeoutMs(c.requestTimeoutMs())
                 .withConnectionSetupTimeoutMs(c.socketConnectionSetupTimeoutMs())
-                .withReconnectBackoff(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs());
+                .withReconnectBackoff(c.reconnectBackoffMs(), Math.max(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs()));
         return new ClientSettings(bootstrap, c.clientId(), c.groupId().orElse(null), strategy, durationMs,
                 c.defaultApiTimeoutMs(), c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.retryBackoffMs(),
                 c.retryBackoffMaxMs(), c.reconnectBackoffMs(), c.reconnectBackoffMaxMs(), c.allowAutoCreateTopics(),

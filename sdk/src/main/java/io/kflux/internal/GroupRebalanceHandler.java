@@ -66,8 +66,9 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                     return out;
                 });
         return committed
-                .flatMap(offsets -> guarded("onPartitionsAssigned", listener.onPartitionsAssigned(added, ctx))
-                        .then(resolveListenerSeeks(ctx.seeks))
+                .flatMap(offsets -> guarded("onPartitionsAssigned", () -> listener.onPartitionsAssigned(added, ctx))
+                        // Seeks may be made inside the listener's Mono: read them only once it completed.
+                        .then(Mono.defer(() -> resolveListenerSeeks(ctx.seeks)))
                         .map(seeks -> {
                             Map<TopicPartition, Long> positions = new HashMap<>(offsets);
                             positions.putAll(seeks);
@@ -123,7 +124,8 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                     log.warn("commit before revoking {} failed: {}", partitions, e.toString());
                     return Mono.empty();
                 }))
-                .then(guarded("onPartitionsRevoked", listener.onPartitionsRevoked(partitions, new Context(partitions))))
+                .then(guarded("onPartitionsRevoked", () -> listener.onPartitionsRevoked(partitions,
+                        new Context(partitions, partitions))))
                 .transform(m -> untrackWhenDone(m, partitions));
     }
 
@@ -141,7 +143,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         // Lost partitions cannot be committed any more: untrack them at once so no commit tries.
         return Mono.fromRunnable(() -> commits.untrack(partitions))
                 .then(stopFetching(partitions))
-                .then(guarded("onPartitionsLost", listener.onPartitionsLost(partitions, new Context(partitions))));
+                .then(guarded("onPartitionsLost", () -> listener.onPartitionsLost(partitions, new Context(partitions))));
     }
 
     /** Stops fetching and emitting {@code partitions}; completes once no record of theirs is being emitted. */
@@ -159,8 +161,16 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         session.fail(error);
     }
 
-    private Mono<Void> guarded(String callback, Mono<Void> userMono) {
-        return Mono.defer(() -> userMono == null ? Mono.<Void>empty() : userMono)
+    /**
+     * Calls the application's listener only when the rebalance gets to it (not when the sequence
+     * is assembled), so code outside its Mono also runs after fetching stopped; a throw, an error
+     * or a timeout is logged and the rebalance goes on.
+     */
+    private Mono<Void> guarded(String callback, java.util.function.Supplier<Mono<Void>> call) {
+        return Mono.defer(() -> {
+                    Mono<Void> userMono = call.get();
+                    return userMono == null ? Mono.<Void>empty() : userMono;
+                })
                 .timeout(listenerTimeout)
                 .onErrorResume(e -> {
                     log.error("RebalanceListener.{} failed; the rebalance goes on", callback, e);
@@ -173,13 +183,28 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         private final Set<TopicPartition> partitions;
         final Map<TopicPartition, Long> seeks = new ConcurrentHashMap<>();
 
+        /** For onPartitionsRevoked: partitions still reported as assigned (stopFetching already dropped them). */
+        private final Set<TopicPartition> stillAssigned;
+
         Context(Set<TopicPartition> partitions) {
+            this(partitions, Set.of());
+        }
+
+        Context(Set<TopicPartition> partitions, Set<TopicPartition> stillAssigned) {
             this.partitions = Set.copyOf(partitions);
+            this.stillAssigned = Set.copyOf(stillAssigned);
         }
 
         @Override
         public Set<TopicPartition> assignment() {
-            return session.assignment();
+            // RebalanceContext: "in onPartitionsRevoked it still includes the revoked ones"; stopFetching has
+            // already taken them out of the session's assignment, so they are added back here.
+            if (stillAssigned.isEmpty()) {
+                return session.assignment();
+            }
+            Set<TopicPartition> all = new java.util.HashSet<>(session.assignment());
+            all.addAll(stillAssigned);
+            return Set.copyOf(all);
         }
 
         @Override

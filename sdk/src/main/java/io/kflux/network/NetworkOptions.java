@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * @param receiveBufferBytes     {@code receive.buffer.bytes}: SO_RCVBUF, or -1 for the OS default
  * @param clientSoftwareName     sent in ApiVersions v3+ (KIP-511); letters, digits, '.' and '-'
  * @param clientSoftwareVersion  sent in ApiVersions v3+ (KIP-511); letters, digits, '.' and '-'
- * @throws IllegalArgumentException when a value is out of range
+ * <p>The canonical constructor throws {@code IllegalArgumentException} when a value is out of range.
  */
 public record NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
                              long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
