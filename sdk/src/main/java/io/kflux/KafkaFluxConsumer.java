@@ -49,7 +49,8 @@ public interface KafkaFluxConsumer<K, V> {
      * committed offset, else {@code auto.offset.reset}) and emits records in offset order per partition. Records are
      * fetched only as demand allows (at most {@link ConsumerOptions#maxBufferedBytes()} bytes are buffered).
      * Cancelling leaves the group (unless {@code group.instance.id} is set) and releases every connection, after
-     * committing acknowledged offsets when auto commit is on.
+     * committing the acknowledged offsets of the partitions it gives up (with group management, whatever
+     * {@code enable.auto.commit} says).
      *
      * <p>Only one subscription at a time: a second concurrent one fails with {@link IllegalStateException}; a new
      * one after the previous terminated starts again from the committed (or acknowledged) positions.
@@ -203,7 +204,7 @@ public interface KafkaFluxConsumer<K, V> {
 
     /**
      * Closes the consumer: terminates an active receive subscription with completion, commits acknowledged offsets
-     * (when auto commit is on), runs {@link RebalanceListener#onPartitionsRevoked} for the assigned partitions,
+     * (with a {@code group.id}, whatever {@code enable.auto.commit} says), runs {@link RebalanceListener#onPartitionsRevoked} for the assigned partitions,
      * sends LeaveGroup unless {@code group.instance.id} is set (a static member keeps its partitions until
      * {@code session.timeout.ms} passes, KIP-345), and closes every connection. Idempotent; afterwards every
      * other method fails with {@link IllegalStateException}.

@@ -23,7 +23,17 @@ public class OffsetOutOfRangeException extends KafkaFluxException {
      * @param offsets for each affected partition, the out-of-range position (next offset to read); copied
      */
     public OffsetOutOfRangeException(Map<TopicPartition, Long> offsets) {
-        super("Fetch position out of range and auto.offset.reset=none for " + offsets);
+        this("Fetch position out of range and auto.offset.reset=none for " + offsets, offsets);
+    }
+
+    /**
+     * Creates the error with its own message (for subclasses).
+     *
+     * @param message what happened
+     * @param offsets for each affected partition, the position (next offset to read); copied
+     */
+    protected OffsetOutOfRangeException(String message, Map<TopicPartition, Long> offsets) {
+        super(message);
         this.offsets = Map.copyOf(offsets);
     }
 

@@ -30,8 +30,9 @@ public interface RebalanceListener {
 
     /**
      * Called before these partitions are given up, after every in-flight record of them was emitted, while the
-     * consumer still owns them: {@link RebalanceContext#commit() ctx.commit()} commits their acknowledged
-     * positions, and so does auto commit when enabled.
+     * consumer still owns them. Their acknowledged positions were committed just before this callback (whatever
+     * {@code enable.auto.commit} says); {@link RebalanceContext#commit() ctx.commit()} commits what was acknowledged
+     * since.
      *
      * @param partitions the partitions being revoked
      * @param ctx        the rebalance context

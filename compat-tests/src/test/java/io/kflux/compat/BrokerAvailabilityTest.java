@@ -6,7 +6,9 @@ import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TimeoutException;
 import io.kflux.TopicPartition;
+import io.kflux.compat.support.FakeKafkaBroker;
 import io.kflux.compat.support.KafkaCluster;
+import io.kflux.compat.support.RecordQueue;
 import io.kflux.compat.support.Kflux;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.examples.broker.SampleData;
@@ -49,6 +51,40 @@ class BrokerAvailabilityTest {
         StepVerifier.create(consumer.receive())
                 .expectError(TimeoutException.class)
                 .verify(Duration.ofSeconds(8));
+    }
+
+    /**
+     * A partition with a position (a seek) whose topic the cluster does not know: metadata is asked
+     * again with retry.backoff.ms between attempts, not in a tight loop.
+     */
+    @Test
+    void unknownTopicWithAPositionIsRetriedWithBackoff() throws Exception {
+        try (FakeKafkaBroker broker = new FakeKafkaBroker()) {
+            TopicPartition tp = new TopicPartition("not-there", 0);
+            KafkaFluxConsumer<String, String> consumer = Kflux.strings(Kflux.props(broker.bootstrapServers(),
+                    "retry.backoff.ms", 100), List.of(tp));
+            consumer.seek(tp, 5).block(Duration.ofSeconds(5));
+            RecordQueue<String, String> q = RecordQueue.subscribe(consumer.receive(), Long.MAX_VALUE);
+            try {
+                Thread.sleep(500);
+                int before = broker.metadataRequests.get();
+                Thread.sleep(2000);
+                int during = broker.metadataRequests.get() - before;
+                assertThat(during).as("Metadata requests in 2 s with retry.backoff.ms=100").isBetween(5, 30);
+                assertThat(q.error()).isNull();
+                // and once the topic exists, it is found and read from the seeked position
+                broker.topic("not-there", 1).logRange(0, 10).onFetch(ex -> {
+                    if (ex.fetchOffset() == 5) {
+                        ex.respond((short) 0, MalformedResponseTest.concat(MalformedResponseTest.batch(5, 2)));
+                    } else {
+                        ex.respondEmptyAfterMaxWait();
+                    }
+                });
+                assertThat(q.take(2, Duration.ofSeconds(10))).extracting(ConsumerRecord::offset).containsExactly(5L, 6L);
+            } finally {
+                q.dispose();
+            }
+        }
     }
 
     /**

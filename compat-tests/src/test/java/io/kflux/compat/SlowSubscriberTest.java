@@ -95,6 +95,8 @@ class SlowSubscriberTest {
                 }
                 maxFast = Math.max(maxFast, impl.bufferedBytes());
             }
+            System.out.printf("bufferedBytes: max while slow %d, max at full speed %d, bound %d, samples %d%n",
+                    max, maxFast, bound, samples.size());
             assertThat(maxFast).as("most bytes buffered at full speed").isLessThanOrEqualTo(bound);
             assertThat(q.drainFor(Duration.ofMillis(500))).isEmpty();
             long total = next.values().stream().mapToLong(Long::longValue).sum();

@@ -2,6 +2,7 @@ package io.kflux.fetch;
 
 import io.kflux.CorruptRecordException;
 import io.kflux.KafkaProtocolException;
+import io.kflux.LogTruncationException;
 import io.kflux.OffsetOutOfRangeException;
 import io.kflux.TopicPartition;
 import io.kflux.metadata.Cluster;
@@ -15,9 +16,11 @@ import io.kflux.protocol.Types;
 import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.FetchRequest.FetchPartition;
 import io.kflux.protocol.message.FetchRequest.FetchTopic;
+import io.kflux.protocol.message.FetchRequest.ForgottenTopic;
 import io.kflux.protocol.message.FetchResponse;
 import io.kflux.protocol.message.FetchResponse.FetchableTopicResponse;
 import io.kflux.protocol.message.FetchResponse.PartitionData;
+import io.kflux.protocol.message.OffsetForLeaderEpochResponse.EpochEndOffset;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +53,32 @@ import reactor.core.publisher.Mono;
  * keep the held-back ones from being fetched for up to {@code fetch.max.wait.ms} once drained.
  * If such a Fetch brings nothing, that broker is left idle until a result is drained or
  * {@code fetch.max.wait.ms} passes, rather than spinning.
+ *
+ * <p><b>Incremental fetch sessions (KIP-227).</b> Each broker has a {@link FetchSession}. The
+ * first Fetch to a broker is a full one that opens a session; later ones list only the partitions
+ * that are new to the session or whose fetch offset, leader epochs or max bytes changed, and an
+ * incremental response names only partitions with news (data, a new high watermark, an error).
+ * The session always holds exactly the partitions fetchable now, as the official client's does: a
+ * partition that must not be fetched now (paused, held back because its results wait to be
+ * emitted or the buffer is full, awaiting validation or a reset, moved to another leader,
+ * revoked) is forgotten ({@code forgottenTopicsData}) in the next request to its broker and
+ * added back, with its fetch offset, once fetchable again. So a broker never returns data for a
+ * partition the planner holds back: holding back costs two list entries, not correctness.
+ * Session errors ({@code FETCH_SESSION_ID_NOT_FOUND}, {@code INVALID_FETCH_SESSION_EPOCH}, any
+ * top-level error) and failed requests drop the response and make the next request a full one.
+ *
+ * <p><b>Leader epochs (KIP-320).</b> Each Fetch carries the current leader epoch from metadata
+ * (a stale one is answered {@code FENCED_LEADER_EPOCH}/{@code UNKNOWN_LEADER_EPOCH}, which
+ * refreshes metadata) and the epoch of the last fetched batch ({@code lastFetchedEpoch}, v12+),
+ * so the broker reports a diverging log ({@code divergingEpoch}). When metadata shows a higher
+ * leader epoch than the one a partition was fetched under, the partition is not fetched until
+ * OffsetForLeaderEpoch confirmed its fetch position. Either way, an end offset of the last fetched
+ * epoch below the fetch offset means the log was truncated: as the official client does, the
+ * position moves back to that end offset (or stays, when nothing past it was emitted yet), with
+ * a warning; an unknown end offset resets by {@code auto.offset.reset}; with {@code none} the
+ * flux fails with {@link LogTruncationException}. Buffered results of the partition are dropped
+ * first, and the position is moved only once none is left with the emitter, so it is never
+ * raced.
  */
 public final class Fetcher {
     private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
@@ -68,9 +98,15 @@ public final class Fetcher {
     private final Set<Integer> inFlight = new HashSet<>();
     private final Set<Integer> idle = new HashSet<>();
     private final Set<Disposable> timers = new HashSet<>();
+    private final Map<Integer, FetchSession> sessions = new HashMap<>();
+    private final EpochEndOffsets epochEndOffsets;
+    private volatile FetchRequestListener requestListener;
     private long bufferedBytes;
     private volatile long bufferedBytesGauge;
     private boolean metadataRefreshPending;
+    /** A metadata refresh is under way or scheduled (see {@link #refreshMetadata()}). */
+    private boolean metadataRefreshInFlight;
+    private long lastMetadataRefreshNanos;
     private boolean resetInFlight;
     private boolean closed;
 
@@ -84,6 +120,12 @@ public final class Fetcher {
         this.resetDurationMs = resetDurationMs;
         this.loop = loop;
         this.sink = sink;
+        this.epochEndOffsets = new EpochEndOffsets(connections);
+    }
+
+    /** Tells {@code listener} (null for none) about each Fetch request sent (diagnostics, tests). */
+    public void requestListener(FetchRequestListener listener) {
+        this.requestListener = listener;
     }
 
     /** Bytes fetched and not yet emitted (a gauge: readable from any thread). */
@@ -140,9 +182,20 @@ public final class Fetcher {
         Set<Integer> heldBack = new HashSet<>();
         boolean needMetadata = false;
         boolean needReset = false;
+        boolean needValidation = false;
         for (PartitionState ps : partitions.values()) {
             if (ps.isPaused() || ps.fetchInFlight) {
                 continue;
+            }
+            if (ps.isTruncating()) {
+                if (ps.pendingFetches > 0) {
+                    continue; // the emitter still holds (stale) results: the position may still move
+                }
+                long position = ps.position();
+                long resumeAt = ps.completeTruncation();
+                log.warn("{}: resuming at offset {} after log truncation{}", ps.topicPartition(), resumeAt,
+                        position > resumeAt ? "; offsets " + resumeAt + " to " + (position - 1)
+                                + " were emitted already and are read again from the new log" : "");
             }
             if (!ps.hasPosition()) {
                 needReset |= ps.isAwaitingReset();
@@ -154,12 +207,25 @@ public final class Fetcher {
                 needMetadata = true;
                 continue;
             }
+            if (info.leaderEpoch() > ps.leaderEpoch) {
+                if (ps.leaderEpoch >= 0 && ps.lastFetchedEpoch >= 0) {
+                    // a new leader (or a new epoch of the same one): check the fetch position first
+                    log.debug("{}: leader epoch {} -> {}; validating fetch offset {} (last fetched epoch {})",
+                            ps.topicPartition(), ps.leaderEpoch, info.leaderEpoch(), ps.fetchOffset, ps.lastFetchedEpoch);
+                    ps.awaitingValidation = true;
+                }
+                ps.leaderEpoch = info.leaderEpoch();
+            }
+            if (ps.awaitingValidation) {
+                needValidation |= !ps.validationInFlight;
+                continue;
+            }
             if (ps.pendingFetches >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes()) {
                 heldBack.add(leader.id());
                 continue;
             }
             byNode.computeIfAbsent(leader, n -> new ArrayList<>())
-                    .add(new FetchTarget(ps, ps.fetchOffset, ps.seekEpoch(), info.leaderEpoch()));
+                    .add(new FetchTarget(ps, ps.fetchOffset, ps.seekEpoch(), info.leaderEpoch(), ps.lastFetchedEpoch));
         }
         for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
             Node node = e.getKey();
@@ -173,30 +239,59 @@ public final class Fetcher {
         if (needReset) {
             resetPositions();
         }
+        if (needValidation) {
+            validatePositions(cluster);
+        }
     }
 
     private void send(Node node, List<FetchTarget> targets, boolean heldBack, Cluster cluster) {
-        Map<String, List<FetchPartition>> byTopic = new LinkedHashMap<>();
+        FetchSession session = sessions.computeIfAbsent(node.id(), FetchSession::new);
+        List<FetchSession.PartitionFetch> wanted = new ArrayList<>(targets.size());
         Map<TopicPartition, FetchTarget> byPartition = new HashMap<>();
         for (FetchTarget t : targets) {
             TopicPartition tp = t.partition().topicPartition();
-            byTopic.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(new FetchPartition(tp.partition(),
-                    t.leaderEpoch(), t.fetchOffset(), -1, -1L, config.partitionMaxBytes(), Types.ZERO_UUID,
-                    FetchRequest.HIGH_WATERMARK_UNSUPPORTED));
+            wanted.add(new FetchSession.PartitionFetch(tp, topicId(cluster, tp.topic()), t.fetchOffset(),
+                    t.leaderEpoch(), t.lastFetchedEpoch(), config.partitionMaxBytes()));
             byPartition.put(tp, t);
-            t.partition().fetchInFlight = true;
+            t.partition().fetchInFlight = true; // every session partition may get data, listed or not
+        }
+        FetchSession.Request sessionRequest = session.build(wanted);
+        Map<String, List<FetchPartition>> byTopic = new LinkedHashMap<>();
+        Map<String, UUID> topicIds = new HashMap<>();
+        for (FetchSession.PartitionFetch p : sessionRequest.toSend()) {
+            TopicPartition tp = p.partition();
+            topicIds.putIfAbsent(tp.topic(), p.topicId());
+            byTopic.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(new FetchPartition(tp.partition(),
+                    p.currentLeaderEpoch(), p.fetchOffset(), p.lastFetchedEpoch(), -1L, p.maxBytes(), Types.ZERO_UUID,
+                    FetchRequest.HIGH_WATERMARK_UNSUPPORTED));
         }
         List<FetchTopic> topics = new ArrayList<>(byTopic.size());
-        byTopic.forEach((topic, ps) -> topics.add(new FetchTopic(topic, topicId(cluster, topic), ps)));
+        byTopic.forEach((topic, ps) -> topics.add(new FetchTopic(topic, topicIds.get(topic), ps)));
+        Map<String, List<Integer>> forgottenByTopic = new LinkedHashMap<>();
+        Map<String, UUID> forgottenIds = new HashMap<>();
+        for (FetchSession.PartitionFetch p : sessionRequest.toForget()) {
+            forgottenIds.putIfAbsent(p.partition().topic(), p.topicId());
+            forgottenByTopic.computeIfAbsent(p.partition().topic(), k -> new ArrayList<>()).add(p.partition().partition());
+        }
+        List<ForgottenTopic> forgotten = new ArrayList<>(forgottenByTopic.size());
+        forgottenByTopic.forEach((topic, ps) -> forgotten.add(new ForgottenTopic(topic, forgottenIds.get(topic), ps)));
         FetchRequest request = new FetchRequest(null, FetchRequest.CONSUMER_REPLICA_ID, FetchRequest.ReplicaState.CONSUMER,
                 heldBack ? 0 : config.maxWaitMs(), config.minBytes(), config.maxBytes(), config.isolationLevel(),
-                0, FetchRequest.FINAL_SESSION_EPOCH, topics, List.of(), config.rackId());
+                sessionRequest.sessionId(), sessionRequest.epoch(), topics, forgotten, config.rackId());
+        FetchRequestListener listener = requestListener;
+        if (listener != null) {
+            listener.onRequest(new FetchRequestListener.Request(node.id(), sessionRequest.sessionId(),
+                    sessionRequest.epoch(), sessionRequest.full(),
+                    sessionRequest.toSend().stream().map(FetchSession.PartitionFetch::partition).toList(),
+                    sessionRequest.toForget().stream().map(FetchSession.PartitionFetch::partition).toList(),
+                    sessionRequest.session().size()));
+        }
         inFlight.add(node.id());
         connections.connection(node.id(), node.host(), node.port())
                 .flatMap(c -> c.exchange(request))
                 .subscribe(
-                        response -> loop.execute(() -> onResponse(node, byPartition, response, heldBack)),
-                        error -> loop.execute(() -> onError(node, byPartition, error)));
+                        response -> loop.execute(() -> onResponse(node, session, sessionRequest, byPartition, response, heldBack)),
+                        error -> loop.execute(() -> onError(node, session, byPartition, error)));
     }
 
     private static java.util.UUID topicId(Cluster cluster, String topic) {
@@ -204,25 +299,46 @@ public final class Fetcher {
         return info == null ? Types.ZERO_UUID : info.topicId();
     }
 
-    private void onResponse(Node node, Map<TopicPartition, FetchTarget> targets, FetchResponse response, boolean heldBack) {
+    private void onResponse(Node node, FetchSession session, FetchSession.Request sessionRequest,
+                            Map<TopicPartition, FetchTarget> targets, FetchResponse response, boolean heldBack) {
         inFlight.remove(node.id());
         targets.values().forEach(t -> t.partition().fetchInFlight = false);
         if (closed) {
             response.release();
             return;
         }
+        Cluster cluster = metadata.current();
+        Map<UUID, String> sessionTopics = new HashMap<>();
+        sessionRequest.session().values().forEach(p -> sessionTopics.putIfAbsent(p.topicId(), p.partition().topic()));
+        Set<TopicPartition> responded = new HashSet<>();
+        for (FetchableTopicResponse topic : response.responses()) {
+            String name = topicName(topic, sessionTopics, cluster);
+            for (PartitionData pd : topic.partitions()) {
+                responded.add(new TopicPartition(name == null ? "" : name, pd.partitionIndex()));
+            }
+        }
         Errors topLevel = Errors.forCode(response.errorCode());
-        if (!topLevel.isNone()) {
+        if (!session.onResponse(sessionRequest, response.errorCode(), response.sessionId(), responded,
+                response.throttleTimeMs())) {
             response.release();
-            log.debug("Fetch from {} failed: {}", node, Errors.nameOf(response.errorCode()));
-            retryLater();
+            log.debug("Fetch from {} failed: {}; the next one is a full fetch", node, Errors.nameOf(response.errorCode()));
+            if (topLevel == Errors.FETCH_SESSION_TOPIC_ID_ERROR) {
+                refreshMetadata();
+            }
+            if (!sessionRequest.full()
+                    && (topLevel == Errors.FETCH_SESSION_ID_NOT_FOUND || topLevel == Errors.INVALID_FETCH_SESSION_EPOCH)) {
+                plan(); // the session is gone or out of step: fall back to a full fetch at once
+            } else {
+                retryLater();
+            }
             return;
         }
-        Cluster cluster = metadata.current();
         boolean gotData = false;
         Map<TopicPartition, Long> outOfRange = new HashMap<>();
+        Map<TopicPartition, Long> truncated = new HashMap<>();
+        Map<TopicPartition, Long> divergent = new HashMap<>();
         for (FetchableTopicResponse topic : response.responses()) {
-            String name = topic.topic() != null && !topic.topic().isEmpty() ? topic.topic() : cluster.topicName(topic.topicId());
+            String name = topicName(topic, sessionTopics, cluster);
             for (PartitionData pd : topic.partitions()) {
                 ByteBuf records = pd.records();
                 FetchTarget target = name == null ? null : targets.get(new TopicPartition(name, pd.partitionIndex()));
@@ -232,6 +348,13 @@ public final class Fetcher {
                 }
                 PartitionState ps = target.partition();
                 Errors error = Errors.forCode(pd.errorCode());
+                if (error.isNone() && pd.divergingEpoch().epoch() >= 0) {
+                    // KIP-320 via Fetch: the log diverges from what was fetched before
+                    release(records);
+                    onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), pd.divergingEpoch().epoch(),
+                            pd.divergingEpoch().endOffset(), truncated, divergent);
+                    continue;
+                }
                 if (error.isNone()) {
                     gotData |= accept(target, pd, records);
                     continue;
@@ -255,6 +378,9 @@ public final class Fetcher {
         if (!outOfRange.isEmpty()) {
             handleOutOfRange(outOfRange);
         }
+        if (!truncated.isEmpty()) {
+            sink.fail(new LogTruncationException(truncated, divergent));
+        }
         // Idle only while some of this broker's partitions are still held back: they call plan() when
         // drained. If they were drained while this Fetch was out, nothing would wake the broker up
         // for fetch.max.wait.ms: the tail stall seen with reactor-kafka.
@@ -266,6 +392,15 @@ public final class Fetcher {
             refreshMetadata();
         }
         plan();
+    }
+
+    /** The topic's name: v13+ responses name topics by id (those of the session first, then metadata). */
+    private static String topicName(FetchableTopicResponse topic, Map<UUID, String> sessionTopics, Cluster cluster) {
+        if (topic.topic() != null && !topic.topic().isEmpty()) {
+            return topic.topic();
+        }
+        String name = topic.topicId() == null ? null : sessionTopics.get(topic.topicId());
+        return name != null ? name : cluster.topicName(topic.topicId());
     }
 
     private boolean hasHeldBack(int nodeId, Cluster cluster) {
@@ -287,7 +422,8 @@ public final class Fetcher {
             release(records);
             return false;
         }
-        long next = BatchScan.nextOffset(records, target.fetchOffset());
+        BatchScan.Result scan = BatchScan.scan(records, target.fetchOffset(), target.lastFetchedEpoch());
+        long next = scan.nextOffset();
         if (next <= target.fetchOffset()) {
             // Only a partial batch: the broker returns at least one whole batch first (KIP-74), so
             // this is a partition behind others in a full response; it is fetched again.
@@ -297,6 +433,7 @@ public final class Fetcher {
         PartitionState ps = target.partition();
         int size = records.readableBytes();
         ps.fetchOffset = next;
+        ps.lastFetchedEpoch = scan.lastEpoch();
         ps.pendingFetches++;
         bufferedBytes += size;
         bufferedBytesGauge = bufferedBytes;
@@ -325,9 +462,10 @@ public final class Fetcher {
         }
     }
 
-    private void onError(Node node, Map<TopicPartition, FetchTarget> targets, Throwable error) {
+    private void onError(Node node, FetchSession session, Map<TopicPartition, FetchTarget> targets, Throwable error) {
         inFlight.remove(node.id());
         targets.values().forEach(t -> t.partition().fetchInFlight = false);
+        session.onFailure();
         if (closed) {
             return;
         }
@@ -342,6 +480,155 @@ public final class Fetcher {
         log.debug("Fetch from {} failed: {}", node, error.toString());
         refreshMetadata();
         retryLater();
+    }
+
+    /**
+     * Checks the fetch positions of partitions whose leader changed (OffsetForLeaderEpoch, one
+     * request per leader): the end offset of the last fetched epoch must not be below the fetch
+     * offset. Until answered, those partitions are not fetched.
+     */
+    private void validatePositions(Cluster cluster) {
+        Map<Node, Map<TopicPartition, EpochEndOffsets.Query>> byLeader = new LinkedHashMap<>();
+        Map<Node, Map<TopicPartition, FetchTarget>> targets = new HashMap<>();
+        for (PartitionState ps : partitions.values()) {
+            if (!ps.awaitingValidation || ps.validationInFlight || ps.isPaused() || !ps.hasPosition()) {
+                continue;
+            }
+            if (ps.lastFetchedEpoch < 0) {
+                ps.awaitingValidation = false; // nothing fetched under a known epoch: nothing to check
+                continue;
+            }
+            PartitionInfo info = cluster.partition(ps.topicPartition());
+            Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
+            if (leader == null) {
+                continue; // plan() has asked for metadata
+            }
+            ps.validationInFlight = true;
+            byLeader.computeIfAbsent(leader, n -> new LinkedHashMap<>())
+                    .put(ps.topicPartition(), new EpochEndOffsets.Query(info.leaderEpoch(), ps.lastFetchedEpoch));
+            targets.computeIfAbsent(leader, n -> new HashMap<>()).put(ps.topicPartition(),
+                    new FetchTarget(ps, ps.fetchOffset, ps.seekEpoch(), info.leaderEpoch(), ps.lastFetchedEpoch));
+        }
+        byLeader.forEach((leader, queries) -> {
+            Map<TopicPartition, FetchTarget> sent = targets.get(leader);
+            epochEndOffsets.ask(leader, queries).subscribe(
+                    result -> loop.execute(() -> onValidated(leader, sent, result)),
+                    error -> loop.execute(() -> onValidationFailed(leader, sent, error)));
+        });
+    }
+
+    private void onValidated(Node leader, Map<TopicPartition, FetchTarget> sent, Map<TopicPartition, EpochEndOffset> result) {
+        if (closed) {
+            return;
+        }
+        Map<TopicPartition, Long> truncated = new HashMap<>();
+        Map<TopicPartition, Long> divergent = new HashMap<>();
+        List<PartitionState> retry = new ArrayList<>();
+        boolean refresh = false;
+        for (FetchTarget target : sent.values()) {
+            PartitionState ps = target.partition();
+            ps.validationInFlight = false;
+            if (!target.isCurrent() || !ps.awaitingValidation) {
+                continue; // seeked, reset or revoked meanwhile: nothing to validate any more
+            }
+            EpochEndOffset answer = result.get(ps.topicPartition());
+            Errors error = answer == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(answer.errorCode());
+            if (error.isNone()) {
+                onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), answer.leaderEpoch(),
+                        answer.endOffset(), truncated, divergent);
+            } else if (error == Errors.UNSUPPORTED_VERSION) {
+                ps.awaitingValidation = false; // as the official client: no validation without the API
+            } else if (OffsetLookup.isLeaderError(error) || error.retriable() || answer == null) {
+                log.debug("OffsetForLeaderEpoch of {} from {}: {}; retrying", ps.topicPartition(), leader, error);
+                refresh |= OffsetLookup.isLeaderError(error);
+                retry.add(ps);
+            } else {
+                sink.fail(new KafkaProtocolException(answer.errorCode(), Errors.nameOf(answer.errorCode()), false,
+                        "OffsetForLeaderEpoch for " + ps.topicPartition() + " failed: " + Errors.nameOf(answer.errorCode())));
+                return;
+            }
+        }
+        if (!truncated.isEmpty()) {
+            sink.fail(new LogTruncationException(truncated, divergent));
+            return;
+        }
+        if (refresh) {
+            refreshMetadata();
+        }
+        retryValidationLater(retry);
+        plan();
+    }
+
+    private void onValidationFailed(Node leader, Map<TopicPartition, FetchTarget> sent, Throwable error) {
+        if (closed) {
+            sent.values().forEach(t -> t.partition().validationInFlight = false);
+            return;
+        }
+        if (error instanceof MalformedMessageException malformed) {
+            sink.fail(malformedResponse("OffsetForLeaderEpoch from " + leader, malformed));
+            return;
+        }
+        if (error instanceof io.kflux.UnsupportedVersionException) {
+            // the broker offers no OffsetForLeaderEpoch version kflux speaks: skip validation, as the official client
+            log.debug("OffsetForLeaderEpoch not supported by {}; fetch positions are not validated", leader);
+            sent.values().forEach(t -> {
+                t.partition().validationInFlight = false;
+                t.partition().awaitingValidation = false;
+            });
+            plan();
+            return;
+        }
+        log.debug("OffsetForLeaderEpoch from {} failed: {}", leader, error.toString());
+        refreshMetadata();
+        retryValidationLater(sent.values().stream().map(FetchTarget::partition).toList());
+    }
+
+    /** Keeps the partitions marked in flight until the backoff passed, so plan() does not ask again at once. */
+    private void retryValidationLater(List<PartitionState> retry) {
+        if (retry.isEmpty()) {
+            return;
+        }
+        retry.forEach(ps -> ps.validationInFlight = true);
+        schedule(config.retryBackoffMs(), () -> {
+            retry.forEach(ps -> ps.validationInFlight = false);
+            plan();
+        });
+    }
+
+    /**
+     * The end offset of the leader epoch a partition was last fetched under, from OffsetForLeaderEpoch
+     * or a Fetch's {@code divergingEpoch}; the official client's rules (SubscriptionState
+     * maybeCompleteValidation): unknown -> reset by policy; below the fetch offset -> truncation,
+     * resume at that end offset; otherwise the position is valid. With {@code none} the
+     * partition goes into {@code truncated} (and {@code divergent} when the end offset is known)
+     * for a {@link LogTruncationException}.
+     */
+    private void onEpochEndOffset(PartitionState ps, long fetchOffset, int fetchedEpoch, int epoch, long endOffset,
+                                  Map<TopicPartition, Long> truncated, Map<TopicPartition, Long> divergent) {
+        ps.awaitingValidation = false;
+        TopicPartition tp = ps.topicPartition();
+        if (epoch < 0 || endOffset < 0) {
+            if (resetStrategy == OffsetResetStrategy.NONE) {
+                truncated.put(tp, fetchOffset);
+                return;
+            }
+            log.warn("Log truncation detected for {} at fetch offset {}: the leader does not know leader epoch {}; "
+                    + "resetting to {}", tp, fetchOffset, fetchedEpoch, resetStrategy);
+            ps.requireReset();
+        } else if (endOffset < fetchOffset) {
+            if (resetStrategy == OffsetResetStrategy.NONE) {
+                truncated.put(tp, fetchOffset);
+                divergent.put(tp, endOffset);
+                return;
+            }
+            log.warn("Log truncation detected for {}: leader epoch {} ends at offset {} in the leader's log, below the "
+                    + "fetch offset {} (last fetched epoch {}); resuming at {} at most", tp, epoch, endOffset, fetchOffset,
+                    fetchedEpoch, endOffset);
+            ps.beginTruncation(endOffset, epoch);
+        } else if (epoch < ps.lastFetchedEpoch) {
+            // the leader has no epoch `fetchedEpoch`; its largest older one covers the fetch offset
+            ps.lastFetchedEpoch = epoch;
+        }
     }
 
     /**
@@ -418,9 +705,33 @@ public final class Fetcher {
         });
     }
 
+    /**
+     * Refreshes metadata, at most once per {@code retry.backoff.ms}: a partition whose topic or
+     * leader stays unknown makes every plan() ask again, and without this limit that was a tight
+     * Metadata loop (or, with an answer served from the refresh still completing, a spin on the
+     * I/O thread that never returned).
+     */
     private void refreshMetadata() {
-        metadata.refresh().subscribe(c -> loop.execute(this::plan),
+        if (metadataRefreshInFlight || closed) {
+            return;
+        }
+        long sinceLastMs = (System.nanoTime() - lastMetadataRefreshNanos) / 1_000_000L;
+        if (lastMetadataRefreshNanos != 0L && sinceLastMs < config.retryBackoffMs()) {
+            metadataRefreshInFlight = true;
+            schedule(config.retryBackoffMs() - sinceLastMs, () -> {
+                metadataRefreshInFlight = false;
+                refreshMetadata();
+            });
+            return;
+        }
+        metadataRefreshInFlight = true;
+        lastMetadataRefreshNanos = System.nanoTime() | 1L;
+        metadata.refresh().subscribe(c -> loop.execute(() -> {
+                    metadataRefreshInFlight = false;
+                    plan();
+                }),
                 e -> loop.execute(() -> {
+                    metadataRefreshInFlight = false;
                     log.debug("metadata refresh failed: {}", e.toString());
                     retryLater();
                 }));

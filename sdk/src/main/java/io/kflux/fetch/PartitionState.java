@@ -22,6 +22,16 @@ public final class PartitionState {
     int pendingFetches;
     boolean fetchInFlight;
     boolean awaitingReset;
+    /** Leader epoch of the last fetched batch (the batch ending at {@code fetchOffset - 1}), -1 unknown (KIP-320). */
+    int lastFetchedEpoch = -1;
+    /** The leader epoch the fetch position was last known valid under (-1 before the first fetch). */
+    int leaderEpoch = -1;
+    /** The leader changed: the fetch position is checked with OffsetForLeaderEpoch before fetching goes on. */
+    boolean awaitingValidation;
+    boolean validationInFlight;
+    /** Log truncation detected: once no result is left waiting, the position moves back to this offset (-1 none). */
+    long truncateTo = UNKNOWN;
+    int truncateEpoch = -1;
 
     public PartitionState(TopicPartition topicPartition) {
         this.topicPartition = topicPartition;
@@ -55,6 +65,54 @@ public final class PartitionState {
         this.position = offset;
         this.fetchOffset = offset;
         this.awaitingReset = false;
+        clearEpochState();
+    }
+
+    private void clearEpochState() {
+        this.lastFetchedEpoch = -1;
+        this.awaitingValidation = false;
+        this.truncateTo = UNKNOWN;
+        this.truncateEpoch = -1;
+    }
+
+    /**
+     * The log was truncated below the fetch offset (KIP-320): buffered results become stale, no
+     * fetch goes out, and once none is left waiting the fetcher moves the position back to
+     * {@code min(position, endOffset)} ({@link #completeTruncation()}).
+     */
+    void beginTruncation(long endOffset, int epoch) {
+        this.seekEpoch++;
+        this.fetchOffset = UNKNOWN;
+        this.awaitingReset = false;
+        clearEpochState();
+        this.truncateTo = endOffset;
+        this.truncateEpoch = epoch;
+    }
+
+    boolean isTruncating() {
+        return truncateTo != UNKNOWN;
+    }
+
+    /**
+     * Ends a truncation once no result of this partition is waiting (the emitter no longer moves
+     * the position): resumes at the truncation offset, or at the position when that is lower.
+     * Returns the new position.
+     */
+    long completeTruncation() {
+        long to = truncateTo;
+        int epoch = truncateEpoch;
+        long current = position;
+        long target = current >= 0 && current < to ? current : to;
+        seek(target);
+        if (target == to) {
+            this.lastFetchedEpoch = epoch;
+        }
+        return target;
+    }
+
+    /** Leader epoch of the last fetched batch, -1 when unknown (loop only). */
+    int lastFetchedEpoch() {
+        return lastFetchedEpoch;
     }
 
     public int seekEpoch() {
@@ -96,6 +154,7 @@ public final class PartitionState {
         this.awaitingReset = true;
         this.seekEpoch++;
         this.fetchOffset = UNKNOWN;
+        clearEpochState();
     }
 
     @Override

@@ -62,6 +62,8 @@ final class ConsumerSession<K, V> implements FetchSink {
     private Disposable pollIntervalLoop;
     private ClassicGroupMember member;
     private boolean pollExpired;
+    /** receivePartitioned(): the emitter gets marker records where partitions start and end. */
+    private volatile boolean partitioned;
 
     ConsumerSession(DefaultKafkaFluxConsumer<K, V> consumer, ClientSettings settings, ClientResources resources,
                     Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
@@ -93,6 +95,25 @@ final class ConsumerSession<K, V> implements FetchSink {
 
     RecordEmitter<K, V> emitter() {
         return emitter;
+    }
+
+    /** Set before start for receivePartitioned(). */
+    void partitioned(boolean partitioned) {
+        this.partitioned = partitioned;
+    }
+
+    /** Called on the loop before {@code partitions} are first fetched (receivePartitioned: a new inner flux each). */
+    void partitionsStarted(Collection<TopicPartition> partitions) {
+        if (partitioned) {
+            partitions.forEach(tp -> emitter.mark(PartitionMarkers.assigned(tp)));
+        }
+    }
+
+    /** Called on the loop once {@code partitions} stopped being fetched (receivePartitioned: their inner fluxes end). */
+    void partitionsEnded(Collection<TopicPartition> partitions) {
+        if (partitioned) {
+            partitions.forEach(tp -> emitter.mark(PartitionMarkers.ended(tp)));
+        }
     }
 
     SerialExecutor loop() {
@@ -260,6 +281,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         assignment = Set.copyOf(states.keySet());
         this.states = Map.copyOf(states);
+        partitionsStarted(states.keySet());
         fetcher.assign(states);
     }
 

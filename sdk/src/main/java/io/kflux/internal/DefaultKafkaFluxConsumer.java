@@ -11,6 +11,7 @@ import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
 import io.kflux.commit.CommitOffset;
 import io.kflux.commit.OffsetCommitter;
+import io.kflux.fetch.FetchRequestListener;
 import io.kflux.fetch.ListedOffset;
 import io.kflux.fetch.PartitionState;
 import java.time.Duration;
@@ -48,6 +49,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     /** Acknowledgements and commits outlive subscriptions: records are often acknowledged after cancel. */
     private final CommitManager commits;
     private final ConsumerGroupContext groupContext;
+    private volatile FetchRequestListener fetchRequestListener;
 
     public DefaultKafkaFluxConsumer(ConsumerOptions<K, V> options) {
         this.options = Objects.requireNonNull(options, "options");
@@ -102,6 +104,10 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     }
 
     private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual) {
+        subscribeReceive(actual, false);
+    }
+
+    private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned) {
         if (closed) {
             Operators.error(actual, new IllegalStateException("this consumer is closed"));
             return;
@@ -128,6 +134,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                     "this consumer already has an active receive() subscription; cancel it first"));
             return;
         }
+        session.fetcher().requestListener(fetchRequestListener);
+        session.partitioned(partitioned);
         actual.onSubscribe(session.emitter());
         if (options.subscriptionType() == ConsumerOptions.SubscriptionType.ASSIGNMENT) {
             session.start(options.assignedPartitions());
@@ -158,10 +166,38 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         releaseResources().subscribe();
     }
 
+    /**
+     * The session's marker records ({@link PartitionMarkers}) say where each assignment of a partition starts and
+     * ends, in order with its records: a group per assignment opens at the assigned marker (so every assigned
+     * partition gets its inner flux, records or not) and completes at the ended marker (revoked or lost), after
+     * the last record emitted for it. (It was {@code receive().groupBy(partition)}, whose inner fluxes never
+     * completed on revocation.) The group key counts assignments of the partition, so records of a re-assignment
+     * go to a new inner flux even while the old one has not drained up to its end. Backpressure is groupBy's:
+     * bounded per-group buffers; every inner flux must be consumed (e.g. flatMap with a concurrency of at least
+     * the number of assigned partitions).
+     */
     @Override
     public Flux<PartitionFlux<K, V>> receivePartitioned() {
-        return receive().groupBy(ConsumerRecord::topicPartition)
-                .map(group -> PartitionFlux.of(group.key(), group));
+        return Flux.defer(() -> {
+            Map<TopicPartition, Long> assignments = new HashMap<>(); // groupBy calls the key function serially
+            Flux<ConsumerRecord<K, V>> withMarkers = new Flux<>() {
+                @Override
+                public void subscribe(CoreSubscriber<? super ConsumerRecord<K, V>> actual) {
+                    subscribeReceive(actual, true);
+                }
+            };
+            return withMarkers
+                    .groupBy(r -> new PartitionKey(r.topicPartition(), PartitionMarkers.isAssigned(r)
+                            ? assignments.merge(r.topicPartition(), 1L, Long::sum)
+                            : assignments.getOrDefault(r.topicPartition(), 0L)))
+                    .map(group -> PartitionFlux.of(group.key().tp(), group
+                            .takeWhile(r -> !PartitionMarkers.isEnded(r))
+                            .filter(r -> !PartitionMarkers.isAssigned(r))));
+        });
+    }
+
+    /** A partition's n-th assignment in one receivePartitioned() subscription. */
+    private record PartitionKey(TopicPartition tp, long assignment) {
     }
 
     @Override
@@ -232,8 +268,10 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         });
     }
 
+    /** Manual assignment: the configured partitions; groups: what the member owns now. */
     private void checkAssigned(Collection<TopicPartition> partitions) {
-        List<TopicPartition> assigned = options.assignedPartitions();
+        Collection<TopicPartition> assigned = options.subscriptionType() == ConsumerOptions.SubscriptionType.ASSIGNMENT
+                ? options.assignedPartitions() : assignment();
         for (TopicPartition tp : partitions) {
             if (!assigned.contains(tp)) {
                 throw new IllegalStateException("No current assignment for partition " + tp);
@@ -374,6 +412,20 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     public long bufferedBytes() {
         ConsumerSession<K, V> session = active.get();
         return session == null ? 0L : session.fetcher().bufferedBytes();
+    }
+
+    /**
+     * Tells {@code listener} (null for none) about each Fetch request this consumer sends, from the
+     * consumer's event loop: which broker, full or incremental (fetch sessions), which partitions it
+     * lists and forgets. For diagnostics and tests; not API. Applies to the active subscription and
+     * later ones.
+     */
+    public void fetchRequestListener(FetchRequestListener listener) {
+        this.fetchRequestListener = listener;
+        ConsumerSession<K, V> session = active.get();
+        if (session != null) {
+            session.fetcher().requestListener(listener);
+        }
     }
 
     /**

@@ -96,6 +96,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
             }
             states.put(tp, ps);
         }
+        session.partitionsStarted(states.keySet());
         session.fetcher().assign(states);
         log.info("assigned {}", added);
     }
@@ -150,6 +151,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     private Mono<Void> stopFetching(Set<TopicPartition> partitions) {
         return session.onLoop(() -> {
             session.fetcher().revoke(partitions);
+            session.partitionsEnded(partitions);
             Set<TopicPartition> remaining = new java.util.HashSet<>(session.assignment());
             remaining.removeAll(partitions);
             session.assignment(remaining);

@@ -80,6 +80,8 @@ final class RecordEmitter<K, V> implements Subscription {
     private volatile boolean completeRequested;
     private volatile boolean unparkRequested;
     private final Queue<Runnable> barriers = new ConcurrentLinkedQueue<>();
+    /** receivePartitioned(): marker records ({@link PartitionMarkers}), emitted before the fetched records. */
+    private final Queue<ConsumerRecord<K, V>> markers = new ConcurrentLinkedQueue<>();
     /** System.nanoTime() when emitted records used up the demand (0 while demand is left): for max.poll.interval.ms. */
     private volatile long demandExhaustedSince;
     private boolean terminated;
@@ -129,6 +131,17 @@ final class RecordEmitter<K, V> implements Subscription {
     /** Paused partitions' data is parked, not dropped: resume re-queues it. */
     void unpark() {
         unparkRequested = true;
+        drain();
+    }
+
+    /**
+     * Queues a {@link PartitionMarkers} record (receivePartitioned()). It is emitted, with demand, before any
+     * fetched record: an assigned marker is queued before its partition's first fetch, an ended marker after its
+     * partition stopped being fetched (its unemitted data is then stale), so either is in order with the
+     * partition's records.
+     */
+    void mark(ConsumerRecord<K, V> marker) {
+        markers.add(marker);
         drain();
     }
 
@@ -227,12 +240,14 @@ final class RecordEmitter<K, V> implements Subscription {
             if (e == r) {
                 break;
             }
-            ConsumerRecord<K, V> record;
-            try {
-                record = poll();
-            } catch (Throwable t) {
-                error = t;
-                continue;
+            ConsumerRecord<K, V> record = markers.poll();
+            if (record == null) {
+                try {
+                    record = poll();
+                } catch (Throwable t) {
+                    error = t;
+                    continue;
+                }
             }
             if (record == null) {
                 break;
@@ -254,6 +269,7 @@ final class RecordEmitter<K, V> implements Subscription {
     }
 
     private void clear() {
+        markers.clear();
         if (current != null) {
             finish(current);
             current = null;

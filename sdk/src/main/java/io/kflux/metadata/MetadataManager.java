@@ -56,7 +56,12 @@ public final class MetadataManager {
             if (existing != null) {
                 return existing;
             }
+            // The in-flight slot is cleared before the result reaches any subscriber (doOnTerminate
+            // runs ahead of a Mono's onNext): a subscriber that asks for another refresh from its
+            // onNext must get a new round trip, not this completed one replayed at once, which
+            // made Fetcher spin on the I/O thread. doFinally still covers cancellation.
             Mono<Cluster> fresh = Mono.defer(this::fetch)
+                    .doOnTerminate(() -> inFlight.set(null))
                     .doFinally(s -> inFlight.set(null))
                     .cache();
             if (inFlight.compareAndSet(null, fresh)) {

@@ -131,6 +131,8 @@ public final class FakeKafkaBroker implements AutoCloseable {
     /** Every Fetch received, in order. */
     public final List<FetchRequest> fetchRequests = new CopyOnWriteArrayList<>();
     public final AtomicInteger connections = new AtomicInteger();
+    /** Metadata requests received. */
+    public final AtomicInteger metadataRequests = new AtomicInteger();
     private final DisposableServer server;
 
     public FakeKafkaBroker() {
@@ -215,6 +217,7 @@ public final class FakeKafkaBroker implements AutoCloseable {
                     range(ApiKey.LIST_OFFSETS, 7, 7), range(ApiKey.FETCH, 12, 12)), 0, List.of(), -1L, List.of(), false));
             case METADATA -> {
                 MetadataRequest request = (MetadataRequest) body;
+                metadataRequests.incrementAndGet();
                 List<MetadataResponseTopic> out = new ArrayList<>();
                 List<String> names = new ArrayList<>();
                 if (request.topics() == null) {

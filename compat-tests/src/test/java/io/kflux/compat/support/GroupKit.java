@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -344,7 +343,7 @@ public final class GroupKit {
     }
 
     /** What the members consumed compared with what was produced. */
-    public record Tally(int produced, int consumed, Set<String> missing, Map<String, Integer> duplicates) {
+    public record Tally(int produced, int consumed, Set<String> missing, Map<String, List<String>> duplicates) {
         @Override
         public String toString() {
             return "produced " + produced + ", consumed " + consumed + ", missing " + missing.size()
@@ -354,20 +353,21 @@ public final class GroupKit {
     }
 
     public static Tally tally(List<String> produced, Collection<? extends Member> members) {
-        Map<String, Integer> counts = new ConcurrentHashMap<>();
+        Map<String, List<String>> readers = new HashMap<>();
         int consumed = 0;
         for (Member m : members) {
             for (String v : m.values()) {
-                counts.merge(v, 1, Integer::sum);
+                readers.computeIfAbsent(v, x -> new ArrayList<>()).add(m.name());
                 consumed++;
             }
         }
         Set<String> missing = new HashSet<>(produced);
-        missing.removeAll(counts.keySet());
-        Map<String, Integer> dups = new TreeMap<>();
-        counts.forEach((v, c) -> {
-            if (c > 1) {
-                dups.put(v, c);
+        missing.removeAll(readers.keySet());
+        // value -> the members that read it, for values read more than once
+        Map<String, List<String>> dups = new TreeMap<>();
+        readers.forEach((v, who) -> {
+            if (who.size() > 1) {
+                dups.put(v, who);
             }
         });
         return new Tally(produced.size(), consumed, missing, dups);

@@ -1,0 +1,78 @@
+package io.kflux.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.compat.support.GroupKit;
+import io.kflux.compat.support.GroupKit.BackgroundProducer;
+import io.kflux.compat.support.GroupKit.KfluxMember;
+import io.kflux.compat.support.GroupKit.Member;
+import io.kflux.compat.support.GroupKit.OfficialMember;
+import io.kflux.compat.support.GroupKit.Tally;
+import io.kflux.compat.support.KafkaCluster;
+import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * kflux members and official {@code KafkaConsumer}s (kafka-clients 4.1.1, {@code group.protocol=classic}) in one
+ * group, with the same assignor on both sides. The first member to join leads the group (and computes every
+ * assignment of the test, since it never leaves): kflux in one run, the official consumer in the other. Members join
+ * and leave while records are produced; every record is consumed.
+ */
+@KafkaCluster(nodes = 1)
+class MixedGroupTest {
+    private static final int PARTITIONS = 6;
+
+    @ParameterizedTest(name = "{0}, kflux leads: {1}")
+    @CsvSource({"range,true", "range,false", "roundrobin,true", "roundrobin,false",
+            "cooperative-sticky,true", "cooperative-sticky,false"})
+    void kfluxAndOfficialMembersShareAGroup(String assignor, boolean kfluxLeads, EmbeddedKafkaCluster kafka) {
+        String id = assignor + (kfluxLeads ? "-kflux" : "-official");
+        String topic = "mixed-" + id;
+        String group = "mixed-group-" + id;
+        kafka.createTopic(topic, PARTITIONS, 1);
+        List<Member> all = new ArrayList<>();
+        List<Member> active = new ArrayList<>();
+        long t0 = System.nanoTime();
+        try (BackgroundProducer producer = new BackgroundProducer(kafka.bootstrapServers(), topic, 1000)) {
+            // leader first, then one of the other kind, another of the leader's kind, another of the other kind
+            for (int i = 0; i < 4; i++) {
+                boolean kflux = (i % 2 == 0) == kfluxLeads;
+                Member m = kflux
+                        ? new KfluxMember("kflux-" + i, GroupKit.consumer(GroupKit.props(kafka.bootstrapServers(),
+                                group, assignor, "client.id", "kflux-" + i), topic, null)).start()
+                        : new OfficialMember("official-" + i, kafka.bootstrapServers(), group, assignor, topic).start();
+                all.add(m);
+                active.add(m);
+                awaitBalanced(id, topic, active);
+            }
+            // the second and third members leave (one of each kind); the leader stays
+            for (int i : new int[] {1, 2}) {
+                Member m = all.get(i);
+                m.stop();
+                active.remove(m);
+                awaitBalanced(id, topic, active);
+            }
+            List<String> produced = producer.stop();
+            Tally tally = GroupKit.awaitAllConsumed(produced, all, Duration.ofSeconds(30));
+            System.out.printf("[%s] %s in %d ms; duplicates: %s%n", id, tally, (System.nanoTime() - t0) / 1_000_000,
+                    tally.duplicates());
+            all.forEach(m -> assertThat(m.error()).as(m.name() + " error").isNull());
+            assertThat(tally.missing()).as("records no member consumed").isEmpty();
+        } finally {
+            active.forEach(Member::stop);
+        }
+    }
+
+    private static void awaitBalanced(String id, String topic, List<Member> active) {
+        long start = System.nanoTime();
+        GroupKit.awaitSteady(active.size() + " members balanced: " + active, Duration.ofSeconds(30),
+                Duration.ofMillis(700), () -> GroupKit.balanced(active.stream().map(Member::assignment).toList(),
+                        topic, PARTITIONS));
+        System.out.printf("[%s] %d members stable after %d ms: %s%n", id, active.size(),
+                (System.nanoTime() - start) / 1_000_000, active);
+    }
+}

@@ -1,0 +1,335 @@
+package io.kflux.examples;
+
+import io.kflux.ConsumerOptions;
+import io.kflux.ConsumerRecord;
+import io.kflux.Deserializers;
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.RebalanceContext;
+import io.kflux.RebalanceListener;
+import io.kflux.TopicPartition;
+import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.examples.broker.SampleData;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+
+/**
+ * Several members of one consumer group sharing a topic, the way a scaled-out stream application runs: each
+ * member is a {@link KafkaFluxConsumer} with the same {@code group.id}, and the group coordinator divides the
+ * partitions among them. A {@link RebalanceListener} prints each member's partitions whenever they change.
+ *
+ * <ul>
+ *   <li>No arguments: starts a real Kafka broker (a forked JVM) with a 6-partition topic and a producer writing
+ *       about {@value #RECORDS_PER_SECOND} records/s, then starts {@value #DEFAULT_MEMBERS} members one after
+ *       another, lets the first one leave midway, and stops after {@value #DEFAULT_SECONDS} s (or on Ctrl-C).</li>
+ *   <li>{@code --bootstrap-servers host:port --topic t [--members n] [--group g] [--seconds s]}: the same members
+ *       on an existing topic of a real cluster (nothing is written to it); {@code --seconds 0} runs until
+ *       Ctrl-C.</li>
+ * </ul>
+ */
+public final class StreamApplication {
+
+    private static final int DEFAULT_MEMBERS = 3;
+    private static final int DEFAULT_SECONDS = 30;
+    private static final int SAMPLE_PARTITIONS = 6;
+    private static final int RECORDS_PER_SECOND = 500;
+    private static final Duration JOIN_EVERY = Duration.ofSeconds(4);
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(3);
+
+    private StreamApplication() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = parseArgs(args);
+        int members = Integer.parseInt(options.getOrDefault("--members", Integer.toString(DEFAULT_MEMBERS)));
+        int seconds = Integer.parseInt(options.getOrDefault("--seconds", Integer.toString(DEFAULT_SECONDS)));
+        String group = options.getOrDefault("--group", "kflux-stream-app");
+        if (members < 1) {
+            usage("--members must be at least 1");
+        }
+        String bootstrapServers = options.get("--bootstrap-servers");
+        if (bootstrapServers != null) {
+            String topic = options.get("--topic");
+            if (topic == null) {
+                usage("--topic is required with --bootstrap-servers");
+            }
+            new Run(bootstrapServers, topic, group, members, seconds, false).execute();
+            return;
+        }
+        System.out.println("Starting a Kafka broker (a forked JVM; its log stays in its data folder)...");
+        try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.startCluster(1)) {
+            String topic = "stream-app";
+            kafka.createTopic(topic, SAMPLE_PARTITIONS, 1);
+            System.out.printf("Broker up at %s; topic %s has %d partitions; producing about %d records/s%n",
+                    kafka.bootstrapServers(), topic, SAMPLE_PARTITIONS, RECORDS_PER_SECOND);
+            try (SampleProducer producer = new SampleProducer(kafka.bootstrapServers(), topic)) {
+                new Run(kafka.bootstrapServers(), topic, group, members, seconds, true).execute();
+                System.out.printf("The producer wrote %,d records.%n", producer.written());
+            }
+            System.out.println("Stopping the broker.");
+        }
+    }
+
+    /** One run: members join one by one, the first leaves midway, progress is printed until the time is up. */
+    private static final class Run {
+        private final String bootstrapServers;
+        private final String topic;
+        private final String group;
+        private final int memberCount;
+        private final int seconds;
+        private final boolean embedded;
+        private final List<Member> members = new ArrayList<>();
+        private final CountDownLatch stop = new CountDownLatch(1);
+        private final CountDownLatch stopped = new CountDownLatch(1);
+        private final long start = System.nanoTime();
+
+        Run(String bootstrapServers, String topic, String group, int memberCount, int seconds, boolean embedded) {
+            this.bootstrapServers = bootstrapServers;
+            this.topic = topic;
+            this.group = group;
+            this.memberCount = memberCount;
+            this.seconds = seconds;
+            this.embedded = embedded;
+        }
+
+        void execute() throws InterruptedException {
+            Thread hook = new Thread(() -> {
+                stop.countDown(); // Ctrl-C: close the members cleanly (LeaveGroup, final commit) before exiting
+                awaitQuietly(stopped, Duration.ofSeconds(20));
+            });
+            Runtime.getRuntime().addShutdownHook(hook);
+            System.out.printf("%s members of group %s will join one every %d s%s%n", memberCount, group,
+                    JOIN_EVERY.toSeconds(), memberCount > 1 ? "; the first one leaves midway" : "");
+            long until = seconds > 0 ? start + TimeUnit.SECONDS.toNanos(seconds) : Long.MAX_VALUE;
+            long leaveAt = memberCount > 1 ? start + JOIN_EVERY.toNanos() * memberCount + JOIN_EVERY.toNanos() * 2
+                    : Long.MAX_VALUE;
+            long nextJoin = start;
+            long nextProgress = start + PROGRESS_EVERY.toNanos();
+            try {
+                while (!stop.await(100, TimeUnit.MILLISECONDS) && System.nanoTime() < until) {
+                    long now = System.nanoTime();
+                    if (members.size() < memberCount && now >= nextJoin) {
+                        Member m = new Member("member-" + (members.size() + 1), this);
+                        members.add(m);
+                        log(m.name + " joins the group");
+                        m.start(bootstrapServers, topic, group);
+                        nextJoin = now + JOIN_EVERY.toNanos();
+                    }
+                    if (now >= leaveAt) {
+                        leaveAt = Long.MAX_VALUE;
+                        Member leaving = members.get(0);
+                        log(leaving.name + " leaves the group; its partitions go to the others");
+                        leaving.close(Duration.ofSeconds(15));
+                    }
+                    if (now >= nextProgress) {
+                        printProgress();
+                        nextProgress = now + PROGRESS_EVERY.toNanos();
+                    }
+                }
+                boolean interrupted = stop.getCount() == 0;
+                log(interrupted ? "interrupted: closing every member" : "time is up: closing every member");
+                // On Ctrl-C the embedded broker is killed at once (see EmbeddedKafkaCluster): do not wait for it.
+                Duration closeTimeout = Duration.ofSeconds(interrupted && embedded ? 1 : 15);
+                members.forEach(m -> m.close(closeTimeout));
+                printProgress();
+            } finally {
+                stopped.countDown();
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shuttingDown) {
+                    // Ctrl-C: the hook is running and waits for us
+                }
+            }
+        }
+
+        void printProgress() {
+            StringBuilder line = new StringBuilder("progress:");
+            for (Member m : members) {
+                long total = m.processed.get();
+                double perSecond = (total - m.reported) / ((System.nanoTime() - m.reportedAt) / 1e9);
+                m.reported = total;
+                m.reportedAt = System.nanoTime();
+                line.append(String.format("  %s %,d records (%,.0f/s, %s)", m.name, total, perSecond,
+                        m.closed ? "left" : m.consumer.assignment().size() + " partitions"));
+            }
+            log(line.toString());
+        }
+
+        void log(String message) {
+            System.out.printf("[%5.1f s] %s%n", (System.nanoTime() - start) / 1e9, message);
+        }
+    }
+
+    /** One member of the group: a kflux consumer, its processing pipeline and its rebalance listener. */
+    private static final class Member implements RebalanceListener {
+        private final String name;
+        private final Run run;
+        private final AtomicLong processed = new AtomicLong();
+        private final Set<TopicPartition> owned = new TreeSet<>(
+                Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        private KafkaFluxConsumer<String, String> consumer;
+        private Disposable subscription;
+        private volatile boolean closed;
+        private long reported;
+        private long reportedAt = System.nanoTime();
+
+        Member(String name, Run run) {
+            this.name = name;
+            this.run = run;
+        }
+
+        void start(String bootstrapServers, String topic, String group) {
+            Map<String, Object> config = Map.of(
+                    "bootstrap.servers", bootstrapServers,
+                    "group.id", group,
+                    "client.id", name,
+                    "auto.offset.reset", "earliest",
+                    "enable.auto.commit", true,                   // commits what was acknowledged, every 5 s
+                    "partition.assignment.strategy", "cooperative-sticky"); // only moved partitions are revoked
+            consumer = KafkaFluxConsumer.create(ConsumerOptions.create(config, Deserializers.string(),
+                            Deserializers.string())
+                    .subscription(List.of(topic))
+                    .rebalanceListener(this));
+            subscription = consumer.receive()
+                    .concatMap(record -> process(record).doOnSuccess(v -> record.acknowledge()))
+                    .subscribe(v -> { }, e -> run.log(name + " failed: " + e));
+        }
+
+        /** The application's work for one record; here it only counts. */
+        private Mono<Void> process(ConsumerRecord<String, String> record) {
+            return Mono.fromRunnable(processed::incrementAndGet);
+        }
+
+        @Override
+        public Mono<Void> onPartitionsAssigned(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+            return changed("+", partitions, ctx);
+        }
+
+        @Override
+        public Mono<Void> onPartitionsRevoked(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+            return changed("-", partitions, ctx);
+        }
+
+        @Override
+        public Mono<Void> onPartitionsLost(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+            return changed("- (lost)", partitions, ctx);
+        }
+
+        private Mono<Void> changed(String sign, Collection<TopicPartition> partitions, RebalanceContext ctx) {
+            if (partitions.isEmpty()) {
+                return Mono.empty(); // cooperative rebalances often leave a member's partitions as they were
+            }
+            synchronized (owned) {
+                if (sign.startsWith("+")) {
+                    owned.addAll(partitions);
+                } else {
+                    owned.removeAll(partitions);
+                }
+                run.log(String.format("%-9s generation %d: %s%s -> owns %s", name, ctx.generationId(), sign,
+                        partitionNumbers(partitions), partitionNumbers(owned)));
+            }
+            return Mono.empty();
+        }
+
+        void close(Duration timeout) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                consumer.close(timeout).block(timeout.plusSeconds(1)); // final commit, LeaveGroup
+            } catch (RuntimeException e) {
+                run.log(name + ": close did not finish: " + e.getMessage());
+            }
+            subscription.dispose();
+        }
+    }
+
+    /** Partition numbers, sorted: [0, 3, 4]. */
+    private static List<Integer> partitionNumbers(Collection<TopicPartition> partitions) {
+        return partitions.stream().map(TopicPartition::partition).sorted().toList();
+    }
+
+    /** Writes "order-n" events at a steady rate with the official producer, on a thread of its own. */
+    private static final class SampleProducer implements AutoCloseable {
+        private final KafkaProducer<String, String> producer;
+        private final Thread thread;
+        private final AtomicLong written = new AtomicLong();
+        private volatile boolean running = true;
+
+        SampleProducer(String bootstrapServers, String topic) {
+            producer = SampleData.producer(bootstrapServers);
+            thread = new Thread(() -> {
+                for (long n = 0; running; n++) {
+                    producer.send(new ProducerRecord<>(topic, "customer-" + n % 97, "order-" + n), (md, e) -> {
+                        if (e == null) {
+                            written.incrementAndGet();
+                        }
+                    });
+                    try {
+                        Thread.sleep(1000 / RECORDS_PER_SECOND);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "sample-producer");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        long written() {
+            return written.get();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running = false;
+            thread.join();
+            producer.close(Duration.ofSeconds(10));
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch, Duration timeout) {
+        try {
+            latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Map<String, String> parseArgs(String[] args) {
+        Map<String, String> options = new HashMap<>();
+        List<String> known = List.of("--bootstrap-servers", "--topic", "--members", "--group", "--seconds");
+        for (int i = 0; i < args.length; i++) {
+            if (!known.contains(args[i])) {
+                usage("unknown argument: " + args[i]);
+            }
+            if (i + 1 == args.length) {
+                usage(args[i] + " needs a value");
+            }
+            options.put(args[i], args[++i]);
+        }
+        return options;
+    }
+
+    private static void usage(String problem) {
+        System.err.println(problem);
+        System.err.println("usage: StreamApplication [--members n] [--seconds s]       (embedded broker, sample data)");
+        System.err.println("       StreamApplication --bootstrap-servers host:port --topic t [--members n] [--group g]"
+                + " [--seconds s]");
+        System.exit(2);
+    }
+}
