@@ -205,7 +205,9 @@ public final class ConsumerRecord<K, V> {
     /**
      * Marks this record as processed. Its position ({@code offset() + 1}) becomes committable once every earlier
      * record of the same partition that was emitted to this subscriber is acknowledged too; auto commit
-     * ({@code enable.auto.commit=true}) and {@link KafkaFluxConsumer#commit()} commit only such positions.
+     * ({@code enable.auto.commit=true}), {@link KafkaFluxConsumer#commit()}, and the commits kflux makes before a
+     * partition is revoked and on {@code close()} (whatever {@code enable.auto.commit} says) commit only such
+     * positions. Cost: O(1) amortized, in any order.
      *
      * <p>Non-blocking, callable from any thread, idempotent. Acknowledging after the partition was revoked is
      * ignored (another member owns it now). Does nothing for a record not created by a consumer.
@@ -221,8 +223,10 @@ public final class ConsumerRecord<K, V> {
      * record when all earlier records of the partition are acknowledged). Lazy: nothing happens until the
      * returned {@code Mono} is subscribed.
      *
-     * @return completes when the group coordinator accepted the commit; errors with {@link CommitFailedException}
-     *         (the group rebalanced and the partition moved), {@link FencedInstanceIdException},
+     * @return completes when the group coordinator accepted the commit (at once when a commit made before the
+     *         partition was revoked already covered this record); errors with {@link CommitFailedException}
+     *         (the group rebalanced and the partition moved before this record's offset was committed),
+     *         {@link FencedInstanceIdException},
      *         {@link TimeoutException} (after {@code default.api.timeout.ms}), {@link KafkaProtocolException}
      *         (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED), or {@link IllegalStateException}
      *         when the record was not created by a consumer or the consumer has no {@code group.id}

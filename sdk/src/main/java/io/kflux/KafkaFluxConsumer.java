@@ -102,7 +102,9 @@ public interface KafkaFluxConsumer<K, V> {
      *
      * @param offsets next offset to read, with metadata, per partition; partitions not assigned to this member are
      *                allowed only with a manual assignment or without group management
-     * @return as {@link #commit()}; also errors with {@link IllegalArgumentException} for an empty map
+     * @return as {@link #commit()}; also errors with {@link IllegalArgumentException} for an empty map, and with
+     *         {@link CommitFailedException} naming the partitions a group member does not own (those are not sent;
+     *         the owned ones of the same call are committed)
      */
     Mono<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets);
 

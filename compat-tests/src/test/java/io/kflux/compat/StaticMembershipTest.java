@@ -155,7 +155,8 @@ class StaticMembershipTest {
         String topic = "static-fenced";
         String group = "static-fenced-group";
         kafka.createTopic(topic, 2, 1);
-        KfluxMember first = staticMember(kafka, group, "twin", topic, new Calls());
+        Calls firstCalls = new Calls();
+        KfluxMember first = staticMember(kafka, group, "twin", topic, firstCalls);
         KfluxMember second = null;
         try {
             GroupKit.await("first owns everything", Duration.ofSeconds(30), () -> first.assignment().size() == 2);
@@ -166,6 +167,9 @@ class StaticMembershipTest {
             assertThat(first.error()).isInstanceOf(FencedInstanceIdException.class);
             assertThat(((FencedInstanceIdException) first.error()).groupInstanceId()).isEqualTo("twin");
             GroupKit.await("first released everything", Duration.ofSeconds(10), () -> first.assignment().isEmpty());
+            // fenced: ownership was already gone, so the listener hears "lost", not "revoked"
+            assertThat(firstCalls.events).hasSize(2);
+            assertThat(firstCalls.events.get(1)).startsWith("lost ").contains("static-fenced-0", "static-fenced-1");
             GroupKit.sleep(1500);
             assertThat(second.error()).isNull();
             assertThat(second.assignment()).hasSize(2);

@@ -49,26 +49,43 @@ public final class StreamApplication {
     private static final Duration JOIN_EVERY = Duration.ofSeconds(4);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(3);
 
+    /** Set when Ctrl-C was pressed. */
+    private static final CountDownLatch INTERRUPTED = new CountDownLatch(1);
+    /** Counted down when main is done, so that the Ctrl-C hook lets the JVM exit only after the clean-up. */
+    private static final CountDownLatch FINISHED = new CountDownLatch(1);
+
     private StreamApplication() {
     }
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = parseArgs(args);
-        int members = Integer.parseInt(options.getOrDefault("--members", Integer.toString(DEFAULT_MEMBERS)));
-        int seconds = Integer.parseInt(options.getOrDefault("--seconds", Integer.toString(DEFAULT_SECONDS)));
+        int members = intOption(options, "--members", DEFAULT_MEMBERS);
+        int seconds = intOption(options, "--seconds", DEFAULT_SECONDS);
         String group = options.getOrDefault("--group", "kflux-stream-app");
+        String bootstrapServers = options.get("--bootstrap-servers");
+        String topic = options.get("--topic");
         if (members < 1) {
             usage("--members must be at least 1");
         }
-        String bootstrapServers = options.get("--bootstrap-servers");
-        if (bootstrapServers != null) {
-            String topic = options.get("--topic");
-            if (topic == null) {
-                usage("--topic is required with --bootstrap-servers");
-            }
-            new Run(bootstrapServers, topic, group, members, seconds, false).execute();
-            return;
+        if (bootstrapServers != null && topic == null) {
+            usage("--topic is required with --bootstrap-servers");
         }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            INTERRUPTED.countDown(); // Ctrl-C: close the members (final commit, LeaveGroup) before exiting
+            awaitQuietly(FINISHED, Duration.ofSeconds(30));
+        }));
+        try {
+            if (bootstrapServers != null) {
+                new Run(bootstrapServers, topic, group, members, seconds, false).execute();
+            } else {
+                runWithEmbeddedBroker(group, members, seconds);
+            }
+        } finally {
+            FINISHED.countDown();
+        }
+    }
+
+    private static void runWithEmbeddedBroker(String group, int members, int seconds) throws Exception {
         System.out.println("Starting a Kafka broker (a forked JVM; its log stays in its data folder)...");
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.startCluster(1)) {
             String topic = "stream-app";
@@ -92,8 +109,6 @@ public final class StreamApplication {
         private final int seconds;
         private final boolean embedded;
         private final List<Member> members = new ArrayList<>();
-        private final CountDownLatch stop = new CountDownLatch(1);
-        private final CountDownLatch stopped = new CountDownLatch(1);
         private final long start = System.nanoTime();
 
         Run(String bootstrapServers, String topic, String group, int memberCount, int seconds, boolean embedded) {
@@ -106,11 +121,6 @@ public final class StreamApplication {
         }
 
         void execute() throws InterruptedException {
-            Thread hook = new Thread(() -> {
-                stop.countDown(); // Ctrl-C: close the members cleanly (LeaveGroup, final commit) before exiting
-                awaitQuietly(stopped, Duration.ofSeconds(20));
-            });
-            Runtime.getRuntime().addShutdownHook(hook);
             System.out.printf("%s members of group %s will join one every %d s%s%n", memberCount, group,
                     JOIN_EVERY.toSeconds(), memberCount > 1 ? "; the first one leaves midway" : "");
             long until = seconds > 0 ? start + TimeUnit.SECONDS.toNanos(seconds) : Long.MAX_VALUE;
@@ -118,41 +128,32 @@ public final class StreamApplication {
                     : Long.MAX_VALUE;
             long nextJoin = start;
             long nextProgress = start + PROGRESS_EVERY.toNanos();
-            try {
-                while (!stop.await(100, TimeUnit.MILLISECONDS) && System.nanoTime() < until) {
-                    long now = System.nanoTime();
-                    if (members.size() < memberCount && now >= nextJoin) {
-                        Member m = new Member("member-" + (members.size() + 1), this);
-                        members.add(m);
-                        log(m.name + " joins the group");
-                        m.start(bootstrapServers, topic, group);
-                        nextJoin = now + JOIN_EVERY.toNanos();
-                    }
-                    if (now >= leaveAt) {
-                        leaveAt = Long.MAX_VALUE;
-                        Member leaving = members.get(0);
-                        log(leaving.name + " leaves the group; its partitions go to the others");
-                        leaving.close(Duration.ofSeconds(15));
-                    }
-                    if (now >= nextProgress) {
-                        printProgress();
-                        nextProgress = now + PROGRESS_EVERY.toNanos();
-                    }
+            while (!INTERRUPTED.await(100, TimeUnit.MILLISECONDS) && System.nanoTime() < until) {
+                long now = System.nanoTime();
+                if (members.size() < memberCount && now >= nextJoin) {
+                    Member m = new Member("member-" + (members.size() + 1), this);
+                    members.add(m);
+                    log(m.name + " joins the group");
+                    m.start(bootstrapServers, topic, group);
+                    nextJoin = now + JOIN_EVERY.toNanos();
                 }
-                boolean interrupted = stop.getCount() == 0;
-                log(interrupted ? "interrupted: closing every member" : "time is up: closing every member");
-                // On Ctrl-C the embedded broker is killed at once (see EmbeddedKafkaCluster): do not wait for it.
-                Duration closeTimeout = Duration.ofSeconds(interrupted && embedded ? 1 : 15);
-                members.forEach(m -> m.close(closeTimeout));
-                printProgress();
-            } finally {
-                stopped.countDown();
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // Ctrl-C: the hook is running and waits for us
+                if (now >= leaveAt) {
+                    leaveAt = Long.MAX_VALUE;
+                    Member leaving = members.get(0);
+                    log(leaving.name + " leaves the group; its partitions go to the others");
+                    leaving.close(Duration.ofSeconds(15));
+                }
+                if (now >= nextProgress) {
+                    printProgress();
+                    nextProgress = now + PROGRESS_EVERY.toNanos();
                 }
             }
+            boolean interrupted = INTERRUPTED.getCount() == 0;
+            log(interrupted ? "interrupted: closing every member" : "time is up: closing every member");
+            // On Ctrl-C the embedded broker is killed at once (see EmbeddedKafkaCluster): do not wait for it.
+            Duration closeTimeout = Duration.ofSeconds(interrupted && embedded ? 1 : 15);
+            members.forEach(m -> m.close(closeTimeout));
+            printProgress();
         }
 
         void printProgress() {
@@ -323,6 +324,15 @@ public final class StreamApplication {
             options.put(args[i], args[++i]);
         }
         return options;
+    }
+
+    private static int intOption(Map<String, String> options, String name, int defaultValue) {
+        try {
+            return Integer.parseInt(options.getOrDefault(name, Integer.toString(defaultValue)));
+        } catch (NumberFormatException e) {
+            usage(name + " needs a number, got " + options.get(name));
+            return defaultValue;
+        }
     }
 
     private static void usage(String problem) {

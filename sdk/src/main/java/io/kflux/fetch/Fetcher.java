@@ -184,7 +184,7 @@ public final class Fetcher {
         boolean needReset = false;
         boolean needValidation = false;
         for (PartitionState ps : partitions.values()) {
-            if (ps.isPaused() || ps.fetchInFlight) {
+            if (ps.isPaused() || ps.fetchInFlight || ps.leaderBackoff) {
                 continue;
             }
             if (ps.isTruncating()) {
@@ -334,6 +334,7 @@ public final class Fetcher {
             return;
         }
         boolean gotData = false;
+        List<PartitionState> leaderErrors = new ArrayList<>();
         Map<TopicPartition, Long> outOfRange = new HashMap<>();
         Map<TopicPartition, Long> truncated = new HashMap<>();
         Map<TopicPartition, Long> divergent = new HashMap<>();
@@ -365,6 +366,7 @@ public final class Fetcher {
                 } else if (OffsetLookup.isLeaderError(error)) {
                     log.debug("Fetch of {} from {}: {}; refreshing metadata", ps.topicPartition(), node, error);
                     metadataRefreshPending = true;
+                    leaderErrors.add(ps);
                 } else if (error == Errors.CORRUPT_MESSAGE) {
                     sink.fail(new CorruptRecordException(ps.topicPartition(), target.fetchOffset(),
                             "the broker reported corrupt data for " + ps.topicPartition(), null));
@@ -390,6 +392,15 @@ public final class Fetcher {
         if (metadataRefreshPending) {
             metadataRefreshPending = false;
             refreshMetadata();
+        }
+        if (!leaderErrors.isEmpty()) {
+            // Not asked again with the same (stale) metadata at once: that would spin on
+            // NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH until the refresh lands.
+            leaderErrors.forEach(ps -> ps.leaderBackoff = true);
+            schedule(config.retryBackoffMs(), () -> {
+                leaderErrors.forEach(ps -> ps.leaderBackoff = false);
+                plan();
+            });
         }
         plan();
     }
@@ -568,7 +579,8 @@ public final class Fetcher {
             sink.fail(malformedResponse("OffsetForLeaderEpoch from " + leader, malformed));
             return;
         }
-        if (error instanceof io.kflux.UnsupportedVersionException) {
+        if (error instanceof io.kflux.network.UnsupportedVersionException
+                || error instanceof io.kflux.UnsupportedVersionException) {
             // the broker offers no OffsetForLeaderEpoch version kflux speaks: skip validation, as the official client
             log.debug("OffsetForLeaderEpoch not supported by {}; fetch positions are not validated", leader);
             sent.values().forEach(t -> {

@@ -32,6 +32,8 @@ public final class PartitionState {
     /** Log truncation detected: once no result is left waiting, the position moves back to this offset (-1 none). */
     long truncateTo = UNKNOWN;
     int truncateEpoch = -1;
+    /** A leader error was answered: not fetched again before metadata was refreshed and {@code retry.backoff.ms} passed. */
+    boolean leaderBackoff;
 
     public PartitionState(TopicPartition topicPartition) {
         this.topicPartition = topicPartition;

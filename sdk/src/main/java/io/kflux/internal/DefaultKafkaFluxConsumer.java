@@ -208,6 +208,10 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     @Override
     public Mono<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
         Objects.requireNonNull(offsets, "offsets");
+        if (offsets.isEmpty()) {
+            // as documented: an empty map is a caller's mistake, not a commit that trivially succeeds
+            return Mono.error(new IllegalArgumentException("offsets to commit must not be empty"));
+        }
         Map<TopicPartition, CommitOffset> exact = new HashMap<>();
         offsets.forEach((tp, om) -> exact.put(tp, new CommitOffset(om.offset(), -1, om.metadata())));
         return withCommits(commits -> commits.commit(exact));

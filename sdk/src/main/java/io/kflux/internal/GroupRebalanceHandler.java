@@ -158,9 +158,19 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         }).then(session.emitter().barrier());
     }
 
+    /**
+     * The member stopped for good (e.g. FENCED_INSTANCE_ID: another consumer took the static identity): what it
+     * owned is lost. The application's onPartitionsLost runs first (RebalanceListener: "Lost runs when ownership
+     * was already gone (session expired, fenced)"; it was not called at all), then receive() ends with the error.
+     */
     @Override
     public void onFatalError(Throwable error) {
-        session.fail(error);
+        Set<TopicPartition> owned = session.assignment();
+        if (owned.isEmpty()) {
+            session.fail(error);
+            return;
+        }
+        onPartitionsLost(owned).doFinally(s -> session.fail(error)).subscribe(v -> { }, e -> { });
     }
 
     /**
