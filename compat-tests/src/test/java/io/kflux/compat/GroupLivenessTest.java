@@ -8,6 +8,7 @@ import io.kflux.compat.support.GroupMember;
 import io.kflux.compat.support.GroupMember.Blocking;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.Kflux;
+import io.kflux.compat.support.LogCapture;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.HashSet;
@@ -21,6 +22,8 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Group membership when downstream stops asking for records. Heartbeats are independent of demand, so a stall
@@ -40,7 +43,8 @@ class GroupLivenessTest {
         String group = "liveness-stall-group";
         kafka.createTopic(topic, PARTITIONS, 1);
         Map<String, Object> props = props(kafka, group, 60_000);
-        try (ContinuousProducer producer = new ContinuousProducer(kafka.bootstrapServers(), topic, PARTITIONS, 200, "v");
+        try (LogCapture logs = new LogCapture("io.kflux");
+             ContinuousProducer producer = new ContinuousProducer(kafka.bootstrapServers(), topic, PARTITIONS, 200, "v");
              GroupMember slow = new GroupMember("slow", props, topic, Blocking.STUCK_CONCAT_MAP).start()) {
             await(Duration.ofSeconds(30), "the first member to own every partition",
                     () -> slow.assignment().size() == PARTITIONS && slow.emitted() > 0);
@@ -82,6 +86,11 @@ class GroupLivenessTest {
                 assertThat(slow.events()).hasSize(slowEvents);
                 assertThat(other.events()).hasSize(otherEvents);
                 assertThat(slow.generation()).isEqualTo(generation);
+                // nor did either member lose its coordinator, rejoin or hit max.poll.interval.ms meanwhile
+                assertThat(logs.matching(m -> m.startsWith("[group " + group + "]")).stream()
+                        .filter(l -> l.nanos() > blockedAt).map(LogCapture.Line::message))
+                        .noneMatch(m -> m.contains("rejoining") || m.contains("resetting generation")
+                                || m.contains("unavailable") || m.contains("poll timeout"));
 
                 slow.unblock();
                 long before = slow.emitted();
@@ -100,14 +109,16 @@ class GroupLivenessTest {
         }
     }
 
-    @Test
-    void aStallPastMaxPollIntervalHandsThePartitionsOverUntilDemandReturns(EmbeddedKafkaCluster kafka)
+    @ParameterizedTest
+    @ValueSource(strings = {"range", "cooperative-sticky"})
+    void aStallPastMaxPollIntervalHandsThePartitionsOverUntilDemandReturns(String assignor, EmbeddedKafkaCluster kafka)
             throws Exception {
-        String topic = "liveness-expiry";
-        String group = "liveness-expiry-group";
+        String topic = "liveness-expiry-" + assignor;
+        String group = topic + "-group";
         kafka.createTopic(topic, PARTITIONS, 1);
         int maxPollIntervalMs = 8_000;
         Map<String, Object> props = props(kafka, group, maxPollIntervalMs);
+        props.put("partition.assignment.strategy", assignor);
         try (ContinuousProducer producer = new ContinuousProducer(kafka.bootstrapServers(), topic, PARTITIONS, 200, "v");
              GroupMember slow = new GroupMember("slow", props, topic, Blocking.STOP_REQUESTING).start();
              GroupMember other = new GroupMember("other", props, topic, Blocking.STOP_REQUESTING).start()) {
@@ -131,9 +142,11 @@ class GroupLivenessTest {
             assertThat(slow.assignment()).isEmpty();
             assertThat(slow.events()).last().satisfies(e -> {
                 assertThat(e.kind()).isEqualTo("lost");
-                assertThat(e.partitions()).isEqualTo(slowAssignment);
+                assertThat(e.partitions()).containsExactlyInAnyOrderElementsOf(slowAssignment);
             });
             assertThat(other.generation()).isGreaterThan(generation);
+            assertThat(other.events()).as("the other member kept consuming its own partitions (cooperative) or got "
+                    + "them back (eager)").noneMatch(e -> e.kind().equals("lost"));
             ConsumerGroupDescription alone = describe(kafka, group);
             assertThat(alone.members()).extracting(MemberDescription::consumerId)
                     .containsExactly(other.memberId())
