@@ -102,7 +102,9 @@ class FetchSessionTest {
             kafka.start(node);
             await(Duration.ofSeconds(60), () -> {
                 List<FetchRequestListener.Request> all = List.copyOf(requests);
-                return all.subList(mark, all.size()).stream().anyMatch(r -> r.full() && r.partitions().size() == PARTITIONS);
+                // Right after the restart some partitions still answer with leader errors and wait
+                // out retry.backoff.ms, so the first full fetch may list fewer than all of them.
+                return all.subList(mark, all.size()).stream().anyMatch(FetchRequestListener.Request::full);
             });
             List<String> expected = produceTo(kafka, topic, HOT, "after-", 3);
             List<ConsumerRecord<String, String>> hot = queue.take(expected.size(), Duration.ofSeconds(60));

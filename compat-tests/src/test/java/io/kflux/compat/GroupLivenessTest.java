@@ -64,7 +64,6 @@ class GroupLivenessTest {
                 // the concatMap's prefetch fills up, then kflux emits nothing more: its demand is used up
                 Thread.sleep(2_000);
                 long emittedWhileStalled = slow.emitted();
-                Set<String> describedMembers = Set.of();
                 while (System.nanoTime() - blockedAt < TimeUnit.MILLISECONDS.toNanos(3L * SESSION_TIMEOUT_MS)) {
                     Thread.sleep(1_000);
                     assertThat(slow.assignment()).as("the slow member's assignment").isEqualTo(slowAssignment);
@@ -74,7 +73,7 @@ class GroupLivenessTest {
                 assertThat(other.emitted()).as("the other member keeps consuming").isGreaterThan(0);
                 ConsumerGroupDescription description = describe(kafka, group);
                 assertThat(description.groupState()).isEqualTo(GroupState.STABLE);
-                describedMembers = description.members().stream().map(MemberDescription::consumerId)
+                Set<String> describedMembers = description.members().stream().map(MemberDescription::consumerId)
                         .collect(Collectors.toSet());
                 assertThat(describedMembers).containsExactlyInAnyOrder(slow.memberId(), other.memberId());
                 MemberDescription slowDescribed = description.members().stream()

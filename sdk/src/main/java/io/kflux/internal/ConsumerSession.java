@@ -268,7 +268,7 @@ final class ConsumerSession<K, V> implements FetchSink {
             }
             PartitionState ps = new PartitionState(tp);
             ps.paused(consumer.initiallyPaused(tp));
-            Long position = consumer.initialPosition(tp);
+            Long position = consumer.takeInitialPosition(tp);
             if (position == null) {
                 position = committed.get(tp);
             }

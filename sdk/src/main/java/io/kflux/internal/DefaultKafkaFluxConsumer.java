@@ -149,14 +149,24 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         return startPositions.get(tp);
     }
 
+    /** As {@link #initialPosition}, and forgets it: a session that starts from it owns the position from then on. */
+    Long takeInitialPosition(TopicPartition tp) {
+        return startPositions.remove(tp);
+    }
+
     boolean initiallyPaused(TopicPartition tp) {
         return paused.contains(tp);
     }
 
+    /**
+     * Where the next subscription starts: the stopping session's positions, except where a seek
+     * made while it stopped already says otherwise (sessions take their start positions away, so
+     * anything still here was set after this session started).
+     */
     void rememberPositions(Map<TopicPartition, PartitionState> states) {
         states.forEach((tp, ps) -> {
             if (ps.position() >= 0) {
-                startPositions.put(tp, ps.position());
+                startPositions.putIfAbsent(tp, ps.position());
             }
         });
     }
@@ -254,7 +264,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         return Mono.defer(() -> {
             checkAssigned(positions.keySet());
             ConsumerSession<K, V> session = active.get();
-            if (session == null) {
+            if (session == null || session.isStopping()) {
+                // A stopping session only remembers positions no seek has set since (see rememberPositions).
                 startPositions.putAll(positions);
                 return Mono.empty();
             }
