@@ -230,7 +230,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void closeWith(String reason, Throwable cause) {
         if (closeCause == null) {
             closeCause = new DisconnectedException("connection to " + broker + " " + reason, cause);
-            log.debug("connection to {} {}", broker, reason, cause);
+            if (cause == null) {
+                log.debug("connection to {} {}", broker, reason);
+            } else {
+                log.debug("connection to {} {}", broker, reason, cause);
+            }
         }
         DisconnectedException why = closeCause;
         InFlightRequest<?> request;
