@@ -143,7 +143,9 @@ class ClassicGroupMemberCompatTest {
                     () -> kflux.member.state() == MemberState.STABLE && kflux.member.assignment().size() == 6);
 
             kflux.member.leave("test done").block(Duration.ofSeconds(30));
-            assertThat(kflux.member.state()).isEqualTo(MemberState.UNJOINED);
+            // leave() completes when LeaveGroup was sent; the state changes on the member's loop right after.
+            await("the member is unjoined after LeaveGroup", Duration.ofSeconds(10),
+                    () -> kflux.member.state() == MemberState.UNJOINED);
             await("the group is empty after LeaveGroup", Duration.ofSeconds(10), () -> describe(kafka, "mixed").members().isEmpty());
             assertThat(kflux.fatal).isEmpty();
         }
