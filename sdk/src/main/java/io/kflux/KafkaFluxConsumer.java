@@ -93,7 +93,8 @@ public interface KafkaFluxConsumer<K, V> {
      *         errors with {@link CommitFailedException} (the group rebalanced and a partition moved),
      *         {@link FencedInstanceIdException}, {@link TimeoutException} (after {@code default.api.timeout.ms}),
      *         {@link KafkaProtocolException} (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED or
-     *         OFFSET_METADATA_TOO_LARGE), or {@link IllegalStateException} without {@code group.id} or after close
+     *         OFFSET_METADATA_TOO_LARGE), {@link ConfigException} without {@code group.id}, or
+     *         {@link IllegalStateException} after close
      */
     Mono<Void> commit();
 
@@ -115,8 +116,8 @@ public interface KafkaFluxConsumer<K, V> {
      * @param partitions any partitions, assigned or not
      * @return the committed offset and metadata per partition; partitions without a committed offset are absent.
      *         Errors with {@link TimeoutException} after {@code default.api.timeout.ms},
-     *         {@link KafkaProtocolException} for non-retriable broker errors, and {@link IllegalStateException}
-     *         without {@code group.id} or after close
+     *         {@link KafkaProtocolException} for non-retriable broker errors, {@link ConfigException} without
+     *         {@code group.id}, and {@link IllegalStateException} after close
      */
     Mono<Map<TopicPartition, OffsetAndMetadata>> committed(Set<TopicPartition> partitions);
 
@@ -128,8 +129,9 @@ public interface KafkaFluxConsumer<K, V> {
      * @param tp     an assigned partition
      * @param offset next offset to read, {@code >= 0}
      * @return completes once the new position is in effect; errors with {@link IllegalArgumentException} for a
-     *         negative offset, {@link IllegalStateException} when the partition is not assigned (or no receive
-     *         subscription is active)
+     *         negative offset, {@link IllegalStateException} when the partition is not in the manual assignment
+     *         (or, with a subscription, not owned by the member now) or after close. Without an active subscription
+     *         the position is where the next one starts.
      */
     Mono<Void> seek(TopicPartition tp, long offset);
 
@@ -212,8 +214,8 @@ public interface KafkaFluxConsumer<K, V> {
      * other method fails with {@link IllegalStateException}.
      *
      * @param timeout the time budget for the commit and LeaveGroup; connections are closed when it runs out
-     * @return completes when closed; errors with {@link TimeoutException} when the budget ran out before the
-     *         commit completed (the consumer is closed anyway), or with the commit's error
+     * @return completes when closed, or when the budget ran out (the shutdown then goes on in the background); a
+     *         failed final commit is logged at WARN, not signalled
      */
     Mono<Void> close(Duration timeout);
 }

@@ -23,6 +23,14 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
             throw new io.kflux.ConfigException("security.protocol", c.securityProtocol().name(),
                     "PLAINTEXT (TLS and SASL are not supported by this version of kflux yet)");
         }
+        // Each valid alone in the official definitions, but a connection cannot work with them.
+        if (c.requestTimeoutMs() <= 0) {
+            throw new io.kflux.ConfigException("request.timeout.ms", c.requestTimeoutMs(), "a timeout > 0 ms");
+        }
+        if (c.socketConnectionSetupTimeoutMs() <= 0) {
+            throw new io.kflux.ConfigException("socket.connection.setup.timeout.ms", c.socketConnectionSetupTimeoutMs(),
+                    "a timeout > 0 ms");
+        }
         try {
             return build(c, maxBufferedBytes);
         } catch (IllegalArgumentException e) {

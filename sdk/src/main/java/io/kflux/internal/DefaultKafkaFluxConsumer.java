@@ -242,6 +242,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     /** Runs {@code action} with the commit machinery; without a group.id commits are refused. */
     private <T> Mono<T> withCommits(java.util.function.Function<CommitManager, Mono<T>> action) {
         return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
             if (settings.groupId() == null) {
                 return Mono.error(new ConfigException("group.id", null,
                         "a group id: offsets are committed to and read from the group coordinator"));
@@ -260,8 +263,15 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         return seekAll(Map.of(tp, offset));
     }
 
+    private static IllegalStateException closedError() {
+        return new IllegalStateException("this consumer is closed");
+    }
+
     private Mono<Void> seekAll(Map<TopicPartition, Long> positions) {
         return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
             checkAssigned(positions.keySet());
             ConsumerSession<K, V> session = active.get();
             if (session == null || session.isStopping()) {
@@ -317,6 +327,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     private Mono<Void> seekToListed(Collection<TopicPartition> partitions, long timestamp) {
         return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
             checkAssigned(partitions);
             Map<TopicPartition, Long> query = new HashMap<>();
             partitions.forEach(tp -> query.put(tp, timestamp));
@@ -361,6 +374,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     @Override
     public Mono<Map<TopicPartition, OffsetAndTimestamp>> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
         return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
             for (Map.Entry<TopicPartition, Long> e : timestamps.entrySet()) {
                 if (e.getValue() < 0) {
                     return Mono.error(new IllegalArgumentException("timestamp of " + e.getKey()
@@ -390,6 +406,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     private Mono<Void> setPaused(Collection<TopicPartition> partitions, boolean pause) {
         return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
             checkAssigned(partitions);
             Consumer<TopicPartition> mark = pause ? paused::add : paused::remove;
             partitions.forEach(mark);
