@@ -279,7 +279,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 startPositions.putAll(positions);
                 return Mono.empty();
             }
-            return onLoop(session, () -> {
+            return session.onLoop(() -> {
                 positions.forEach((tp, offset) -> {
                     PartitionState ps = session.fetcher().partition(tp);
                     if (ps != null) {
@@ -302,17 +302,6 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 throw new IllegalStateException("No current assignment for partition " + tp);
             }
         }
-    }
-
-    private static Mono<Void> onLoop(ConsumerSession<?, ?> session, Runnable task) {
-        return Mono.create(sink -> session.loop().execute(() -> {
-            try {
-                task.run();
-                sink.success();
-            } catch (RuntimeException e) {
-                sink.error(e);
-            }
-        }));
     }
 
     @Override
@@ -416,7 +405,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             if (session == null) {
                 return Mono.empty();
             }
-            return onLoop(session, () -> {
+            return session.onLoop(() -> {
                 for (TopicPartition tp : partitions) {
                     PartitionState ps = session.fetcher().partition(tp);
                     if (ps != null) {

@@ -443,19 +443,20 @@ final class RecordEmitter<K, V> implements Subscription {
 
     // One view per array instead of a ByteBuffer per record: deserializers must not keep `data`.
     private ByteBuffer keyView(byte[] array, int offset, int length) {
-        if (!keyView.hasArray() || keyView.array() != array) {
-            keyView = ByteBuffer.wrap(array);
-        }
-        keyView.clear().position(offset).limit(offset + length);
+        keyView = view(keyView, array, offset, length);
         return keyView;
     }
 
     private ByteBuffer valueView(byte[] array, int offset, int length) {
-        if (!valueView.hasArray() || valueView.array() != array) {
-            valueView = ByteBuffer.wrap(array);
-        }
-        valueView.limit(offset + length).position(offset);
+        valueView = view(valueView, array, offset, length);
         return valueView;
+    }
+
+    /** Points {@code view} (re-wrapped only when the cursor moved to another array) at {@code [offset, offset+length)}. */
+    private static ByteBuffer view(ByteBuffer view, byte[] array, int offset, int length) {
+        ByteBuffer v = view.hasArray() && view.array() == array ? view : ByteBuffer.wrap(array);
+        v.clear().position(offset).limit(offset + length);
+        return v;
     }
 
     private static Headers toHeaders(List<RecordHeader> raw) {
