@@ -219,17 +219,21 @@ public final class ConsumerRecord<K, V> {
     }
 
     /**
-     * Acknowledges this record, then commits every committable position of this consumer (at least up to this
-     * record when all earlier records of the partition are acknowledged). Lazy: nothing happens until the
-     * returned {@code Mono} is subscribed.
+     * Acknowledges this record, then commits its partition's committable position: the end of the contiguous
+     * acknowledged prefix ({@link #acknowledge()}), so {@code offset() + 1} when every earlier record of the
+     * partition is acknowledged too, and less (possibly nothing new) when some is not. Other partitions are not
+     * committed (use {@link KafkaFluxConsumer#commit()} for those). The commit carries the leader epoch of the
+     * last record below the committed offset (KIP-320). Lazy: nothing happens until the returned {@code Mono} is
+     * subscribed.
      *
      * @return completes when the group coordinator accepted the commit (at once when a commit made before the
      *         partition was revoked already covered this record); errors with {@link CommitFailedException}
      *         (the group rebalanced and the partition moved before this record's offset was committed),
      *         {@link FencedInstanceIdException},
      *         {@link TimeoutException} (after {@code default.api.timeout.ms}), {@link KafkaProtocolException}
-     *         (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED), or {@link IllegalStateException}
-     *         when the record was not created by a consumer or the consumer has no {@code group.id}
+     *         (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED), {@link ConfigException} when the
+     *         consumer has no {@code group.id} (as {@link KafkaFluxConsumer#commit()}), or
+     *         {@link IllegalStateException} when the consumer is closed or the record was not created by a consumer
      */
     public Mono<Void> commit() {
         if (ackHandle == null) {

@@ -101,8 +101,9 @@ public interface KafkaFluxConsumer<K, V> {
     /**
      * Commits exactly these offsets, regardless of acknowledgements.
      *
-     * @param offsets next offset to read, with metadata, per partition; partitions not assigned to this member are
-     *                allowed only with a manual assignment or without group management
+     * @param offsets next offset to read, with metadata and optional leader epoch (sent as -1 when absent, KIP-320),
+     *                per partition; partitions not assigned to this member are allowed only with a manual
+     *                assignment or without group management
      * @return as {@link #commit()}; also errors with {@link IllegalArgumentException} for an empty map, and with
      *         {@link CommitFailedException} naming the partitions a group member does not own (those are not sent;
      *         the owned ones of the same call are committed)
@@ -114,7 +115,8 @@ public interface KafkaFluxConsumer<K, V> {
      * {@code isolation.level=read_committed} waits for pending transactional offsets, KIP-447).
      *
      * @param partitions any partitions, assigned or not
-     * @return the committed offset and metadata per partition; partitions without a committed offset are absent.
+     * @return the committed offset, metadata and leader epoch (empty when none was stored) per partition;
+     *         partitions without a committed offset are absent.
      *         Errors with {@link TimeoutException} after {@code default.api.timeout.ms},
      *         {@link KafkaProtocolException} for non-retriable broker errors, {@link ConfigException} without
      *         {@code group.id}, and {@link IllegalStateException} after close
@@ -134,6 +136,25 @@ public interface KafkaFluxConsumer<K, V> {
      *         the position is where the next one starts.
      */
     Mono<Void> seek(TopicPartition tp, long offset);
+
+    /**
+     * As {@link #seek(TopicPartition, long)}, from an offset that may carry the leader epoch of the record before
+     * it (e.g. one read with {@link #committed} or kept in an external store). A known epoch is validated as a
+     * committed offset is (KIP-320): before the first fetch, OffsetForLeaderEpoch asks the leader where that epoch
+     * ends; when the log was truncated below the offset since (an unclean leader election), the position moves
+     * back to that end with a WARN, or, with {@code auto.offset.reset=none}, {@code receive()} fails with
+     * {@link LogTruncationException}. Without an epoch this is {@code seek(tp, offset.offset())}. The metadata is
+     * ignored.
+     *
+     * @param tp     an assigned partition
+     * @param offset next offset to read, with its optional leader epoch
+     * @return as {@link #seek(TopicPartition, long)}; also errors with {@link NullPointerException} for a null
+     *         argument
+     */
+    default Mono<Void> seek(TopicPartition tp, OffsetAndMetadata offset) {
+        Objects.requireNonNull(offset, "offset");
+        return seek(tp, offset.offset());
+    }
 
     /**
      * Moves the position of assigned partitions to their log start offset (ListOffsets with timestamp -2).

@@ -2,6 +2,7 @@ package io.kflux;
 
 import java.util.Collection;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import reactor.core.publisher.Mono;
 
@@ -48,6 +49,23 @@ public interface RebalanceContext {
     void seek(TopicPartition tp, long offset);
 
     /**
+     * As {@link #seek(TopicPartition, long)}, from an offset that may carry the leader epoch of the record before
+     * it (e.g. kept in a database next to the results). A known epoch is validated before the first fetch as a
+     * committed offset's is (OffsetForLeaderEpoch, KIP-320): a log truncated below the offset since moves the
+     * position back to the end of that epoch. Without an epoch this is {@code seek(tp, offset.offset())}.
+     *
+     * @param tp     a partition of the current assignment
+     * @param offset next offset to read, with its optional leader epoch; the metadata is ignored
+     * @throws IllegalArgumentException if {@code tp} is not assigned
+     * @throws IllegalStateException    outside {@code onPartitionsAssigned}, or after the callback completed
+     * @throws NullPointerException     if {@code offset} is null
+     */
+    default void seek(TopicPartition tp, OffsetAndMetadata offset) {
+        Objects.requireNonNull(offset, "offset");
+        seek(tp, offset.offset());
+    }
+
+    /**
      * Like {@link #seek} with the log start offset of each partition (looked up with ListOffsets before fetching).
      *
      * @param partitions partitions of the current assignment
@@ -79,7 +97,8 @@ public interface RebalanceContext {
     /**
      * Commits exactly these positions, within the current generation.
      *
-     * @param offsets positions (next offset to read) per partition
+     * @param offsets positions (next offset to read) per partition, with metadata and optional leader epoch (sent
+     *                as -1 when absent, KIP-320)
      * @return as {@link #commit()}
      */
     Mono<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets);

@@ -7,6 +7,7 @@ import io.kflux.internal.AckHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -30,6 +31,19 @@ class ValueTypesTest {
         assertThatThrownBy(() -> new OffsetAndMetadata(-1)).isInstanceOf(IllegalArgumentException.class);
         assertThat(new OffsetAndTimestamp(1, 2)).isEqualTo(new OffsetAndTimestamp(1, 2));
         assertThatThrownBy(() -> new OffsetAndTimestamp(1, -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void offsetsCarryAnOptionalLeaderEpoch() {
+        assertThat(new OffsetAndMetadata(5, "m").leaderEpoch()).isEmpty();
+        assertThat(new OffsetAndMetadata(5, "m", null)).isEqualTo(new OffsetAndMetadata(5, "m"));
+        OffsetAndMetadata withEpoch = new OffsetAndMetadata(5, "m", Optional.of(7));
+        assertThat(withEpoch.leaderEpoch()).contains(7);
+        assertThat(withEpoch).as("equality includes the epoch").isNotEqualTo(new OffsetAndMetadata(5, "m"))
+                .isEqualTo(new OffsetAndMetadata(5, "m", Optional.of(7)));
+        assertThat(new OffsetAndMetadata(5, null, Optional.of(0)).metadata()).isEmpty();
+        assertThatThrownBy(() -> new OffsetAndMetadata(5, "", Optional.of(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -280,7 +280,7 @@ public final class ConsumeBenchmark {
     }
 
     /** Text-like values: random words from a small vocabulary, so lz4 finds something to compress. */
-    private static byte[][] payloads(int size) {
+    static byte[][] payloads(int size) {
         Random random = new Random(42);
         String[] words = {"order", "customer", "amount", "status", "shipped", "pending", "eur", "usd", "item",
                 "quantity", "warehouse", "priority"};

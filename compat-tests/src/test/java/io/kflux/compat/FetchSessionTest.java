@@ -23,12 +23,25 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import io.kflux.network.BrokerConnection;
+import io.kflux.network.NetworkOptions;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.Types;
+import io.kflux.protocol.message.FetchRequest;
+import io.kflux.protocol.message.FetchResponse;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.junit.jupiter.api.Test;
 
 /**
  * Incremental fetch sessions (KIP-227) against a real broker: on a 200-partition topic where only a
  * few partitions get new data, after the first full Fetch each request lists only the partitions
- * whose fetch state changed; a broker restart (sessions lost) falls back to a full Fetch.
+ * whose fetch state changed; a broker restart (sessions lost) falls back to a full Fetch; closing the
+ * consumer closes its session on the broker (epoch -1); a broker's throttle time (KIP-219) holds
+ * back the next Fetch to it.
  */
 @KafkaCluster(nodes = 1)
 class FetchSessionTest {
@@ -118,6 +131,123 @@ class FetchSessionTest {
             queue.dispose();
             consumer.close().block(Duration.ofSeconds(30));
         }
+    }
+
+    @Test
+    void closingTheConsumerClosesItsFetchSessionOnTheBroker(EmbeddedKafkaCluster kafka) throws Exception {
+        String topic = "sessions-close";
+        kafka.createTopic(topic, 1, 1);
+        List<String> expected = produceTo(kafka, topic, List.of(0), "v-", 5);
+        List<FetchRequestListener.Request> requests = new CopyOnWriteArrayList<>();
+        KafkaFluxConsumer<String, String> consumer = Kflux.strings(
+                Kflux.props(kafka.bootstrapServers(), "fetch.max.wait.ms", "200"), Kflux.partitions(topic, 1));
+        ((DefaultKafkaFluxConsumer<?, ?>) consumer).fetchRequestListener(requests::add);
+        RecordQueue<String, String> queue = RecordQueue.subscribe(consumer.receive(), Long.MAX_VALUE);
+        try {
+            assertInOrder(queue.take(expected.size(), Duration.ofSeconds(60)), expected);
+            awaitQuiet(requests);
+        } finally {
+            queue.dispose();
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+        List<FetchRequestListener.Request> all = List.copyOf(requests);
+        FetchRequestListener.Request last = all.stream().filter(r -> r.sessionEpoch() > 0).reduce((a, b) -> b)
+                .orElseThrow();
+        assertThat(all).as("a final Fetch closes the session").anyMatch(r -> r.sessionId() == last.sessionId()
+                && r.sessionEpoch() == FetchRequest.FINAL_SESSION_EPOCH && r.partitions().isEmpty());
+
+        UUID topicId = topicId(kafka, topic);
+        BrokerConnection raw = BrokerConnection.connect(kafka.address(kafka.nodeIds().get(0)).split(":")[0],
+                Integer.parseInt(kafka.address(kafka.nodeIds().get(0)).split(":")[1]), NetworkOptions.defaults())
+                .block(Duration.ofSeconds(30));
+        try {
+            // control: a session this test opens itself answers its next epoch
+            FetchResponse opened = raw.exchange(rawFetch(0, 0, List.of(new FetchRequest.FetchTopic(topic, topicId,
+                    List.of(new FetchRequest.FetchPartition(0, -1, 0L, -1, -1L, 1024, Types.ZERO_UUID,
+                            FetchRequest.HIGH_WATERMARK_UNSUPPORTED))))))
+                    .block(Duration.ofSeconds(30));
+            opened.release();
+            assertThat(opened.sessionId()).isNotZero();
+            FetchResponse live = raw.exchange(rawFetch(opened.sessionId(), 1, List.of())).block(Duration.ofSeconds(30));
+            live.release();
+            assertThat(Errors.forCode(live.errorCode())).isEqualTo(Errors.NONE);
+
+            FetchResponse closed = raw.exchange(rawFetch(last.sessionId(), last.sessionEpoch() + 1, List.of()))
+                    .block(Duration.ofSeconds(30));
+            closed.release();
+            assertThat(Errors.forCode(closed.errorCode())).as("the consumer's session after close")
+                    .isEqualTo(Errors.FETCH_SESSION_ID_NOT_FOUND);
+        } finally {
+            raw.close().block(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void aThrottledBrokerGetsNoFetchBeforeTheThrottleTimeHasPassed(EmbeddedKafkaCluster kafka) throws Exception {
+        String topic = "throttled";
+        String clientId = "kflux-throttled";
+        kafka.createTopic(topic, 1, 1);
+        kafka.admin().alterClientQuotas(List.of(new ClientQuotaAlteration(
+                        new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, clientId)),
+                        List.of(new ClientQuotaAlteration.Op("consumer_byte_rate", 8_192.0)))))
+                .all().get(30, TimeUnit.SECONDS);
+        List<String> expected = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = SampleData.producer(kafka.bootstrapServers())) {
+            String pad = "x".repeat(1000);
+            for (int i = 0; i < 120; i++) {
+                String value = "t-0-" + i;
+                producer.send(new ProducerRecord<>(topic, 0, pad, value));
+                expected.add(value);
+            }
+            producer.flush();
+        }
+        Thread.sleep(1000); // quotas reach the broker through the metadata log
+        record Sent(long nanos, FetchRequestListener.Request request) {
+        }
+        record Throttle(long nanos, int nodeId, int ms) {
+        }
+        List<Sent> sent = new CopyOnWriteArrayList<>();
+        List<Throttle> throttles = new CopyOnWriteArrayList<>();
+        KafkaFluxConsumer<String, String> consumer = Kflux.strings(Kflux.props(kafka.bootstrapServers(),
+                "client.id", clientId, "fetch.max.wait.ms", "200", "max.partition.fetch.bytes", "4096"),
+                Kflux.partitions(topic, 1));
+        ((DefaultKafkaFluxConsumer<?, ?>) consumer).fetchRequestListener(new FetchRequestListener() {
+            @Override
+            public void onRequest(Request request) {
+                sent.add(new Sent(System.nanoTime(), request));
+            }
+
+            @Override
+            public void onThrottle(int nodeId, int throttleMs) {
+                throttles.add(new Throttle(System.nanoTime(), nodeId, throttleMs));
+            }
+        });
+        RecordQueue<String, String> queue = RecordQueue.subscribe(consumer.receive(), Long.MAX_VALUE);
+        try {
+            assertInOrder(queue.take(expected.size(), Duration.ofSeconds(60)), expected);
+        } finally {
+            queue.dispose();
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+        // the broker measures the rate over at least 10 s: 120 KB is above 8 KB/s
+        assertThat(throttles).as("the broker throttled the consumer").isNotEmpty();
+        for (Throttle t : throttles) {
+            long end = t.nanos() + t.ms() * 1_000_000L;
+            assertThat(sent).as("Fetches to node %d within %d ms of a throttle", t.nodeId(), t.ms())
+                    .noneMatch(s -> s.request().nodeId() == t.nodeId() && s.nanos() > t.nanos() && s.nanos() < end
+                            && s.request().sessionEpoch() != FetchRequest.FINAL_SESSION_EPOCH);
+        }
+    }
+
+    private static FetchRequest rawFetch(int sessionId, int epoch, List<FetchRequest.FetchTopic> topics) {
+        return new FetchRequest(null, FetchRequest.CONSUMER_REPLICA_ID, FetchRequest.ReplicaState.CONSUMER, 0, 1,
+                1 << 20, (byte) 0, sessionId, epoch, topics, List.of(), "");
+    }
+
+    private static UUID topicId(EmbeddedKafkaCluster kafka, String topic) throws Exception {
+        Uuid id = kafka.admin().describeTopics(Set.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+                .topicId();
+        return new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
     }
 
     private static void produceToAll(EmbeddedKafkaCluster kafka, String topic, String prefix) {

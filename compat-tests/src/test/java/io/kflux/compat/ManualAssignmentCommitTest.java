@@ -82,5 +82,12 @@ class ManualAssignmentCommitTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("group.id");
         assertThatThrownBy(() -> consumer.committed(new HashSet<>(List.of(new TopicPartition("nogroup", 0)))).block())
                 .isInstanceOf(ConfigException.class);
+        SampleData.produce(kafka.bootstrapServers(), "nogroup", 1);
+        ConsumerRecord<String, String> record = consumer.receive().next().block(Duration.ofSeconds(30));
+        record.acknowledge(); // nowhere to go, and harmless
+        assertThatThrownBy(() -> record.commit().block(Duration.ofSeconds(5)))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("group.id");
+        consumer.close().block(Duration.ofSeconds(30));
+        assertThatThrownBy(() -> record.commit().block(Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class);
     }
 }

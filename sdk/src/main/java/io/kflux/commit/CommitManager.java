@@ -42,7 +42,23 @@ public final class CommitManager {
 
     /** Starts (or restarts, after a seek) tracking {@code tp} from {@code position}. */
     public void track(TopicPartition tp, long position) {
-        trackers.put(tp, new AckTracker(position));
+        track(tp, position, -1);
+    }
+
+    /**
+     * Starts (or restarts) tracking {@code tp} from {@code position}; {@code epoch} is the leader epoch of the
+     * record before it (-1 unknown), committed with {@code position} while nothing past it is acknowledged.
+     */
+    public void track(TopicPartition tp, long position, int epoch) {
+        trackers.put(tp, new AckTracker(position, epoch));
+    }
+
+    /** Emission reached a batch of leader epoch {@code epoch} at {@code offset}: commits from there carry it. */
+    public void leaderEpoch(TopicPartition tp, long offset, int epoch) {
+        AckTracker t = trackers.get(tp);
+        if (t != null) {
+            t.epochFrom(offset, epoch);
+        }
     }
 
     /**
@@ -78,7 +94,8 @@ public final class CommitManager {
             long c = t.committable();
             Long done = committed.get(tp);
             if (c > 0 && (done == null || c > done)) {
-                out.put(tp, new CommitOffset(c, -1, ""));
+                // the epoch of the last record before the committed offset, as the official consumer commits it
+                out.put(tp, new CommitOffset(c, t.epochBefore(c), ""));
             }
         });
         return out;

@@ -2,6 +2,7 @@ package io.kflux.commit;
 
 import io.kflux.TopicPartition;
 import io.kflux.network.BrokerConnection;
+import io.kflux.protocol.ApiRequest;
 import java.util.Set;
 import reactor.core.publisher.Mono;
 
@@ -15,6 +16,14 @@ public interface GroupContext {
 
     /** The coordinator's connection; fails (retriably) while it is unknown or being rediscovered. */
     Mono<BrokerConnection> coordinator();
+
+    /**
+     * Sends {@code request} to the coordinator. Committing goes through here rather than {@link #coordinator()}
+     * so that the commit error handling can be tested against a scripted coordinator.
+     */
+    default <R> Mono<R> exchange(ApiRequest<R> request) {
+        return coordinator().flatMap(c -> c.exchange(request));
+    }
 
     /** The coordinator answered NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE or went away: find it again. */
     void coordinatorUnavailable();

@@ -146,9 +146,7 @@ public final class OffsetCommitter {
         byTopic.forEach((t, ps) -> topics.add(new OffsetCommitRequestTopic(t, Types.ZERO_UUID, ps)));
         OffsetCommitRequest request = new OffsetCommitRequest(group.groupId(), id.generationId(), id.memberId(),
                 id.groupInstanceId(), -1L, topics);
-        return group.coordinator()
-                .flatMap(c -> c.exchange(request))
-                .flatMap(response -> check(response, id));
+        return group.exchange(request).flatMap(response -> check(response, id));
     }
 
     private Mono<Void> check(OffsetCommitResponse response, MemberIdentity id) {
@@ -206,9 +204,7 @@ public final class OffsetCommitter {
         // Both shapes are filled: v0-7 carry the group at the top level, v8+ in a groups array.
         OffsetFetchRequest request = new OffsetFetchRequest(group.groupId(), topics,
                 List.of(new OffsetFetchRequestGroup(group.groupId(), null, -1, groupTopics)), true);
-        return group.coordinator()
-                .flatMap(c -> c.exchange(request))
-                .flatMap(this::toOffsets);
+        return group.exchange(request).flatMap(this::toOffsets);
     }
 
     private Mono<Map<TopicPartition, CommitOffset>> toOffsets(OffsetFetchResponse response) {

@@ -26,4 +26,14 @@ public interface FetchRequestListener {
     }
 
     void onRequest(Request request);
+
+    /**
+     * A Fetch response asked the client to hold back (KIP-219, quota exceeded): no Fetch goes to {@code nodeId}
+     * for {@code throttleMs} ms from now.
+     *
+     * @param nodeId     the broker
+     * @param throttleMs the throttle time the broker sent, in ms
+     */
+    default void onThrottle(int nodeId, int throttleMs) {
+    }
 }

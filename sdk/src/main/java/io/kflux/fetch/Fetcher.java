@@ -97,6 +97,8 @@ public final class Fetcher {
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
     private final Set<Integer> inFlight = new HashSet<>();
     private final Set<Integer> idle = new HashSet<>();
+    /** KIP-219: node id to System.nanoTime() when the throttle the broker asked for ends. */
+    private final Map<Integer, Long> throttledUntil = new HashMap<>();
     private final Set<Disposable> timers = new HashSet<>();
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     private final EpochEndOffsets epochEndOffsets;
@@ -157,6 +159,20 @@ public final class Fetcher {
         }
     }
 
+    /**
+     * The emitter refused {@code fetch} unseen: it was fetched from past the partition's position. Fetching resumes
+     * at the position (acknowledgement tracking goes on: nothing was emitted or passed over).
+     */
+    public void onOutOfOrder(CompletedFetch fetch) {
+        PartitionState ps = fetch.partition();
+        if (!fetch.isStale()) {
+            log.warn("{}: a result fetched at offset {} reached the emitter at position {}; fetching again from the "
+                    + "position", ps.topicPartition(), fetch.fetchOffset(), ps.position());
+            ps.refetchFromPosition();
+        }
+        onConsumed(fetch);
+    }
+
     /** A result was emitted completely (or dropped): its bytes leave the buffer. */
     public void onConsumed(CompletedFetch fetch) {
         fetch.partition().pendingFetches--;
@@ -170,6 +186,45 @@ public final class Fetcher {
         closed = true;
         timers.forEach(Disposable::dispose);
         timers.clear();
+    }
+
+    /**
+     * Stops fetching and closes every open fetch session (KIP-227): a Fetch naming the session with epoch
+     * {@value FetchRequest#FINAL_SESSION_EPOCH} and no partitions, so the broker frees the session's slot in its
+     * cache at once instead of keeping it until it is evicted, as the official client does on close. Best
+     * effort: failures are ignored, and the returned Mono completes once every broker answered or after
+     * {@code timeout}. Call on the loop.
+     */
+    public Mono<Void> closeSessions(Duration timeout) {
+        close();
+        Cluster cluster = metadata.current();
+        List<Mono<?>> closing = new ArrayList<>();
+        sessions.forEach((nodeId, session) -> {
+            Node node = cluster.node(nodeId);
+            if (session.sessionId() == FetchSession.NO_SESSION_ID || node == null) {
+                return;
+            }
+            FetchRequest request = new FetchRequest(null, FetchRequest.CONSUMER_REPLICA_ID,
+                    FetchRequest.ReplicaState.CONSUMER, 0, config.minBytes(), config.maxBytes(), config.isolationLevel(),
+                    session.sessionId(), FetchRequest.FINAL_SESSION_EPOCH, List.of(), List.of(), config.rackId());
+            FetchRequestListener listener = requestListener;
+            if (listener != null) {
+                listener.onRequest(new FetchRequestListener.Request(nodeId, session.sessionId(),
+                        FetchRequest.FINAL_SESSION_EPOCH, true, List.of(), List.of(), 0));
+            }
+            closing.add(connections.connection(node.id(), node.host(), node.port())
+                    .flatMap(c -> c.exchange(request))
+                    .doOnNext(FetchResponse::release)
+                    .onErrorResume(e -> {
+                        log.debug("closing fetch session {} on {} failed: {}", session.sessionId(), node, e.toString());
+                        return Mono.empty();
+                    }));
+        });
+        sessions.clear();
+        if (closing.isEmpty()) {
+            return Mono.empty();
+        }
+        return Mono.when(closing).timeout(timeout, Mono.empty());
     }
 
     /** Sends a Fetch to every broker that has fetchable partitions and none in flight. */
@@ -229,7 +284,7 @@ public final class Fetcher {
         }
         for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
             Node node = e.getKey();
-            if (!inFlight.contains(node.id()) && !idle.contains(node.id())) {
+            if (!inFlight.contains(node.id()) && !idle.contains(node.id()) && !throttled(node.id())) {
                 send(node, e.getValue(), heldBack.contains(node.id()), cluster);
             }
         }
@@ -288,10 +343,44 @@ public final class Fetcher {
         }
         inFlight.add(node.id());
         connections.connection(node.id(), node.host(), node.port())
-                .flatMap(c -> c.exchange(request))
+                .flatMap(c -> {
+                    // KIP-219: from Fetch v8 the broker answers at once and expects the client to hold back
+                    boolean clientThrottles = c.version(FetchRequest.SPEC) >= 8;
+                    return c.exchange(request).doOnNext(r -> {
+                        if (clientThrottles && r.throttleTimeMs() > 0) {
+                            loop.execute(() -> throttle(node.id(), r.throttleTimeMs()));
+                        }
+                    });
+                })
                 .subscribe(
                         response -> loop.execute(() -> onResponse(node, session, sessionRequest, byPartition, response, heldBack)),
                         error -> loop.execute(() -> onError(node, session, byPartition, error)));
+    }
+
+    /**
+     * The broker asked for no request before {@code throttleMs} pass (quota exceeded, KIP-219); it mutes the
+     * connection for that long anyway, so a Fetch sent earlier would only wait there, its timeout running.
+     */
+    private void throttle(int nodeId, int throttleMs) {
+        log.debug("node {} throttles fetches for {} ms (quota)", nodeId, throttleMs);
+        throttledUntil.put(nodeId, System.nanoTime() + throttleMs * 1_000_000L);
+        FetchRequestListener listener = requestListener;
+        if (listener != null) {
+            listener.onThrottle(nodeId, throttleMs);
+        }
+        schedule(throttleMs, this::plan);
+    }
+
+    private boolean throttled(int nodeId) {
+        Long until = throttledUntil.get(nodeId);
+        if (until == null) {
+            return false;
+        }
+        if (System.nanoTime() - until >= 0) {
+            throttledUntil.remove(nodeId);
+            return false;
+        }
+        return true;
     }
 
     private static java.util.UUID topicId(Cluster cluster, String topic) {
@@ -659,12 +748,16 @@ public final class Fetcher {
         }
         Map<TopicPartition, Long> timestamps = new HashMap<>();
         Map<TopicPartition, Integer> epochs = new HashMap<>();
+        // The states asked for, not just their partitions: one revoked and assigned again meanwhile has a new
+        // state whose seek epoch counts from 0 too, and could match the old one's by chance.
+        Map<TopicPartition, PartitionState> asked = new HashMap<>();
         long timestamp = resetStrategy == OffsetResetStrategy.BY_DURATION
                 ? System.currentTimeMillis() - resetDurationMs : resetStrategy.listOffsetsTimestamp;
         for (PartitionState ps : partitions.values()) {
             if (ps.isAwaitingReset() && !ps.hasPosition()) {
                 timestamps.put(ps.topicPartition(), timestamp);
                 epochs.put(ps.topicPartition(), ps.seekEpoch());
+                asked.put(ps.topicPartition(), ps);
             }
         }
         if (timestamps.isEmpty()) {
@@ -683,7 +776,7 @@ public final class Fetcher {
                     resetInFlight = false;
                     result.forEach((tp, listed) -> {
                         PartitionState ps = partitions.get(tp);
-                        if (ps != null && ps.isAwaitingReset() && ps.seekEpoch() == epochs.get(tp)) {
+                        if (ps != null && ps == asked.get(tp) && ps.isAwaitingReset() && ps.seekEpoch() == epochs.get(tp)) {
                             ps.seek(Math.max(0L, listed.offset()));
                             log.debug("{} reset to offset {}", tp, ps.fetchOffset());
                         }

@@ -16,6 +16,8 @@ public final class PartitionState {
     private volatile long position = UNKNOWN;
     private volatile int lastEmittedEpoch = -1;
     private volatile int seekEpoch;
+    /** Counts repositionings (seeks, resets, truncations): each starts acknowledgement tracking afresh. */
+    private volatile int positionEpoch;
     private volatile boolean paused;
     private volatile boolean revoked;
     long fetchOffset = UNKNOWN;
@@ -48,7 +50,10 @@ public final class PartitionState {
         return position;
     }
 
-    /** Leader epoch of the last emitted record's batch (-1 when none yet); committed with offsets (KIP-320). */
+    /**
+     * Leader epoch of the record before {@link #position()}: the last emitted record's batch, or the epoch a seek
+     * gave (-1 unknown). New acknowledgement tracking starts with it (KIP-320 commits carry it).
+     */
     public int lastEmittedEpoch() {
         return lastEmittedEpoch;
     }
@@ -61,13 +66,35 @@ public final class PartitionState {
         }
     }
 
-    /** Positions the partition (seek, committed offset, reset): buffered data of an older seek is dropped. */
+    /** Positions the partition (seek, reset): buffered data of an older seek is dropped. */
     public void seek(long offset) {
+        seek(offset, -1);
+    }
+
+    /**
+     * Positions the partition at {@code offset}, where {@code epoch} is the leader epoch of the record before it
+     * (-1 unknown): it is sent as {@code lastFetchedEpoch} and committed with the offset until a record is emitted.
+     */
+    private void seek(long offset, int epoch) {
         this.seekEpoch++;
+        this.positionEpoch++;
         this.position = offset;
         this.fetchOffset = offset;
         this.awaitingReset = false;
         clearEpochState();
+        this.lastEmittedEpoch = epoch;
+        this.lastFetchedEpoch = epoch;
+    }
+
+    /**
+     * Positions the partition at a committed offset with its committed leader epoch ({@code epoch}, -1 unknown).
+     * As the official consumer does (KIP-320), a known epoch is checked with OffsetForLeaderEpoch before the
+     * first fetch: the log may have been truncated below the offset since it was committed (unclean leader
+     * election), and then the position moves back to the epoch's end offset.
+     */
+    public void seekUnvalidated(long offset, int epoch) {
+        seek(offset, epoch);
+        this.awaitingValidation = epoch >= 0;
     }
 
     private void clearEpochState() {
@@ -105,11 +132,18 @@ public final class PartitionState {
         int epoch = truncateEpoch;
         long current = position;
         long target = current >= 0 && current < to ? current : to;
-        seek(target);
-        if (target == to) {
-            this.lastFetchedEpoch = epoch;
-        }
+        seek(target, target == to ? epoch : lastEmittedEpoch);
         return target;
+    }
+
+    /**
+     * Fetches again from the position, keeping it: buffered and in-flight results become stale. Unlike a seek this
+     * is no new start for acknowledgement tracking ({@link #positionEpoch()} stays).
+     */
+    void refetchFromPosition() {
+        this.seekEpoch++;
+        this.fetchOffset = position;
+        this.lastFetchedEpoch = lastEmittedEpoch;
     }
 
     /** Leader epoch of the last fetched batch, -1 when unknown (loop only). */
@@ -119,6 +153,11 @@ public final class PartitionState {
 
     public int seekEpoch() {
         return seekEpoch;
+    }
+
+    /** Changes on every seek, reset or truncation, but not when fetching merely starts over at the position. */
+    public int positionEpoch() {
+        return positionEpoch;
     }
 
     public boolean isPaused() {

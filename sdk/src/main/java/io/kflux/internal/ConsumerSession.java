@@ -6,6 +6,7 @@ import io.kflux.TimeoutException;
 import io.kflux.TopicPartition;
 import io.kflux.ConsumerOptions;
 import io.kflux.commit.CommitManager;
+import io.kflux.commit.CommitOffset;
 import io.kflux.group.ClassicGroupMember;
 import io.kflux.group.GroupConfig;
 import io.kflux.group.assignor.Assignors;
@@ -27,7 +28,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.CoreSubscriber;
@@ -75,13 +75,28 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.worker = Schedulers.boundedElastic().createWorker();
         this.fetcher = new Fetcher(settings.fetch(), resources.connections(), resources.metadata(), resources.offsets(),
                 settings.autoOffsetReset(), settings.autoOffsetResetDurationMs(), loop, this);
-        Consumer<CompletedFetch> onConsumed = cf -> loop.execute(() -> fetcher.onConsumed(cf));
+        RecordEmitter.Returns returns = new RecordEmitter.Returns() {
+            @Override
+            public void consumed(CompletedFetch cf) {
+                loop.execute(() -> fetcher.onConsumed(cf));
+            }
+
+            @Override
+            public void outOfOrder(CompletedFetch cf) {
+                loop.execute(() -> fetcher.onOutOfOrder(cf));
+            }
+        };
         CommitManager commits = consumer.commits();
-        AckHandle ackHandle = commits == null ? null : new CommitAckHandle(commits);
+        AckHandle ackHandle = new CommitAckHandle(consumer);
         RecordEmitter.Progress progress = commits == null ? RecordEmitter.Progress.NONE : new RecordEmitter.Progress() {
             @Override
-            public void positioned(TopicPartition tp, long position) {
-                commits.track(tp, position);
+            public void positioned(TopicPartition tp, long position, int epoch) {
+                commits.track(tp, position, epoch);
+            }
+
+            @Override
+            public void leaderEpoch(TopicPartition tp, long offset, int epoch) {
+                commits.leaderEpoch(tp, offset, epoch);
             }
 
             @Override
@@ -90,7 +105,7 @@ final class ConsumerSession<K, V> implements FetchSink {
             }
         };
         this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer, ackHandle,
-                settings.fetch().checkCrcs(), onConsumed, this::stop, worker, progress);
+                settings.fetch().checkCrcs(), returns, this::stop, worker, progress);
     }
 
     RecordEmitter<K, V> emitter() {
@@ -238,7 +253,7 @@ final class ConsumerSession<K, V> implements FetchSink {
     }
 
     /** With a group.id, partitions start at their committed offsets (those without an explicit start position). */
-    private Mono<Map<TopicPartition, Long>> committedOffsets(Collection<TopicPartition> partitions) {
+    private Mono<Map<TopicPartition, CommitOffset>> committedOffsets(Collection<TopicPartition> partitions) {
         if (consumer.commits() == null) {
             return Mono.just(Map.of());
         }
@@ -248,15 +263,10 @@ final class ConsumerSession<K, V> implements FetchSink {
                 unknown.add(tp);
             }
         }
-        return consumer.commits().committer().fetch(unknown, Duration.ofMillis(settings.defaultApiTimeoutMs()))
-                .map(found -> {
-                    Map<TopicPartition, Long> out = new java.util.HashMap<>();
-                    found.forEach((tp, o) -> out.put(tp, o.offset()));
-                    return out;
-                });
+        return consumer.commits().committer().fetch(unknown, Duration.ofMillis(settings.defaultApiTimeoutMs()));
     }
 
-    private void assign(Collection<TopicPartition> partitions, Cluster cluster, Map<TopicPartition, Long> committed) {
+    private void assign(Collection<TopicPartition> partitions, Cluster cluster, Map<TopicPartition, CommitOffset> committed) {
         if (stopped.get()) {
             return;
         }
@@ -269,11 +279,11 @@ final class ConsumerSession<K, V> implements FetchSink {
             PartitionState ps = new PartitionState(tp);
             ps.paused(consumer.initiallyPaused(tp));
             Long position = consumer.takeInitialPosition(tp);
-            if (position == null) {
-                position = committed.get(tp);
-            }
+            CommitOffset fromCommit = committed.get(tp);
             if (position != null) {
-                ps.seek(position);
+                ps.seekUnvalidated(position, consumer.takeInitialEpoch(tp));
+            } else if (fromCommit != null) {
+                ps.seekUnvalidated(fromCommit.offset(), fromCommit.leaderEpoch());
             } else {
                 ps.requireReset();
             }
@@ -348,8 +358,9 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (pollIntervalLoop != null) {
             pollIntervalLoop.dispose();
         }
-        // Leave first (LeaveGroup needs the connections), then release everything.
-        leaveGroup("the consumer stopped").then(onLoop(() -> {
+        // Leave and close the fetch sessions first (both need the connections), then release everything. In
+        // parallel: each may wait for a broker (a Fetch still long-polling answers before the close).
+        Mono.when(leaveGroup("the consumer stopped"), closeFetchSessions()).then(onLoop(() -> {
             if (member != null) {
                 member.close();
                 consumer.groupContext().memberGone(member);
@@ -365,6 +376,17 @@ final class ConsumerSession<K, V> implements FetchSink {
             consumer.sessionEnded(this);
             stoppedFuture.complete(null);
         });
+    }
+
+    /** Best effort, bounded by the request timeout as the official client's close is. */
+    private Mono<Void> closeFetchSessions() {
+        Duration timeout = Duration.ofMillis(settings.requestTimeoutMs());
+        return Mono.<Mono<Void>>create(sink -> loop.execute(() -> sink.success(fetcher.closeSessions(timeout))))
+                .flatMap(closing -> closing)
+                .onErrorResume(e -> {
+                    log.debug("closing fetch sessions failed: {}", e.toString());
+                    return Mono.empty();
+                });
     }
 
     /** True once the subscription was cancelled or terminated: it no longer counts as active for a new one. */

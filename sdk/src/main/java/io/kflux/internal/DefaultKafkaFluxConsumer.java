@@ -42,6 +42,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private final ClientSettings settings;
     private final AtomicReference<ConsumerSession<K, V>> active = new AtomicReference<>();
     private final Map<TopicPartition, Long> startPositions = new ConcurrentHashMap<>();
+    /** Leader epochs given with some of {@link #startPositions} (seek with an OffsetAndMetadata), KIP-320. */
+    private final Map<TopicPartition, Integer> startEpochs = new ConcurrentHashMap<>();
     private final Set<TopicPartition> paused = ConcurrentHashMap.newKeySet();
     private final Object resourcesLock = new Object();
     private ClientResources resources;
@@ -154,6 +156,26 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         return startPositions.remove(tp);
     }
 
+    /**
+     * The leader epoch a seek gave with the initial position of {@code tp} (-1 none), and forgets it; taken
+     * together with {@link #takeInitialPosition}.
+     */
+    int takeInitialEpoch(TopicPartition tp) {
+        Integer epoch = startEpochs.remove(tp);
+        return epoch == null ? -1 : epoch;
+    }
+
+    private void rememberEpochs(Map<TopicPartition, Long> positions, Map<TopicPartition, Integer> epochs) {
+        positions.keySet().forEach(tp -> {
+            Integer epoch = epochs.get(tp);
+            if (epoch == null) {
+                startEpochs.remove(tp);
+            } else {
+                startEpochs.put(tp, epoch);
+            }
+        });
+    }
+
     boolean initiallyPaused(TopicPartition tp) {
         return paused.contains(tp);
     }
@@ -166,7 +188,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     void rememberPositions(Map<TopicPartition, PartitionState> states) {
         states.forEach((tp, ps) -> {
             if (ps.position() >= 0) {
-                startPositions.putIfAbsent(tp, ps.position());
+                if (startPositions.putIfAbsent(tp, ps.position()) == null) {
+                    startEpochs.remove(tp);
+                }
             }
         });
     }
@@ -215,6 +239,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         return withCommits(commits -> commits.commitAcknowledged(null));
     }
 
+    /** {@code ConsumerRecord.commit()}: checked and released as {@link #commit()} is. */
+    Mono<Void> commitRecord(TopicPartition tp, long offset) {
+        return withCommits(commits -> commits.commitRecord(tp, offset));
+    }
+
     @Override
     public Mono<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
         Objects.requireNonNull(offsets, "offsets");
@@ -223,7 +252,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             return Mono.error(new IllegalArgumentException("offsets to commit must not be empty"));
         }
         Map<TopicPartition, CommitOffset> exact = new HashMap<>();
-        offsets.forEach((tp, om) -> exact.put(tp, new CommitOffset(om.offset(), -1, om.metadata())));
+        offsets.forEach((tp, om) -> exact.put(tp, CommitOffset.of(om)));
         return withCommits(commits -> commits.commit(exact));
     }
 
@@ -234,7 +263,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 .fetch(Set.copyOf(partitions), Duration.ofMillis(settings.defaultApiTimeoutMs()))
                 .map(found -> {
                     Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-                    found.forEach((tp, o) -> out.put(tp, new OffsetAndMetadata(o.offset(), o.metadata())));
+                    found.forEach((tp, o) -> out.put(tp, o.toPublic()));
                     return out;
                 }));
     }
@@ -260,14 +289,23 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         if (offset < 0) {
             return Mono.error(new IllegalArgumentException("offset must be >= 0, was " + offset));
         }
-        return seekAll(Map.of(tp, offset));
+        return seekAll(Map.of(tp, offset), Map.of());
+    }
+
+    @Override
+    public Mono<Void> seek(TopicPartition tp, OffsetAndMetadata offset) {
+        Objects.requireNonNull(tp, "tp");
+        Objects.requireNonNull(offset, "offset");
+        return seekAll(Map.of(tp, offset.offset()),
+                offset.leaderEpoch().map(epoch -> Map.of(tp, epoch)).orElse(Map.of()));
     }
 
     private static IllegalStateException closedError() {
         return new IllegalStateException("this consumer is closed");
     }
 
-    private Mono<Void> seekAll(Map<TopicPartition, Long> positions) {
+    /** {@code epochs}: leader epochs of the records before some of {@code positions}, validated before fetching. */
+    private Mono<Void> seekAll(Map<TopicPartition, Long> positions, Map<TopicPartition, Integer> epochs) {
         return Mono.defer(() -> {
             if (closed) {
                 return Mono.error(closedError());
@@ -277,15 +315,17 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             if (session == null || session.isStopping()) {
                 // A stopping session only remembers positions no seek has set since (see rememberPositions).
                 startPositions.putAll(positions);
+                rememberEpochs(positions, epochs);
                 return Mono.empty();
             }
             return session.onLoop(() -> {
                 positions.forEach((tp, offset) -> {
                     PartitionState ps = session.fetcher().partition(tp);
                     if (ps != null) {
-                        ps.seek(offset);
+                        ps.seekUnvalidated(offset, epochs.getOrDefault(tp, -1));
                     } else {
                         startPositions.put(tp, offset); // assignment not applied yet: start there
+                        rememberEpochs(Map.of(tp, offset), epochs);
                     }
                 });
                 session.fetcher().plan();
@@ -325,7 +365,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             return listOffsets(query).flatMap(listed -> {
                 Map<TopicPartition, Long> positions = new HashMap<>();
                 listed.forEach((tp, lo) -> positions.put(tp, Math.max(0L, lo.offset())));
-                return seekAll(positions);
+                return seekAll(positions, Map.of());
             });
         });
     }

@@ -59,19 +59,15 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     public Mono<Void> onPartitionsAssigned(Set<TopicPartition> added, Set<TopicPartition> assignment) {
         session.assignment(assignment);
         Context ctx = new Context(assignment);
-        Mono<Map<TopicPartition, Long>> committed = commits.committer().fetch(added, apiTimeout)
-                .map(found -> {
-                    Map<TopicPartition, Long> out = new HashMap<>();
-                    found.forEach((tp, o) -> out.put(tp, o.offset()));
-                    return out;
-                });
-        return committed
+        return commits.committer().fetch(added, apiTimeout)
                 .flatMap(offsets -> guarded("onPartitionsAssigned", () -> listener.onPartitionsAssigned(added, ctx))
                         // Seeks may be made inside the listener's Mono: read them only once it completed.
                         .then(Mono.defer(() -> resolveListenerSeeks(ctx.seeks)))
                         .map(seeks -> {
-                            Map<TopicPartition, Long> positions = new HashMap<>(offsets);
-                            positions.putAll(seeks);
+                            Map<TopicPartition, CommitOffset> positions = new HashMap<>(offsets);
+                            // only a seek given an OffsetAndMetadata with an epoch is validated (KIP-320)
+                            seeks.forEach((tp, offset) -> positions.put(tp,
+                                    new CommitOffset(offset, ctx.seekEpochs.getOrDefault(tp, -1), "")));
                             return positions;
                         }))
                 .flatMap(positions -> session.onLoop(() -> startFetching(added, positions)))
@@ -83,14 +79,14 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                 });
     }
 
-    private void startFetching(Set<TopicPartition> added, Map<TopicPartition, Long> positions) {
+    private void startFetching(Set<TopicPartition> added, Map<TopicPartition, CommitOffset> positions) {
         Map<TopicPartition, PartitionState> states = new LinkedHashMap<>();
         for (TopicPartition tp : added) {
             PartitionState ps = new PartitionState(tp);
             ps.paused(session.consumer().initiallyPaused(tp));
-            Long position = positions.get(tp);
+            CommitOffset position = positions.get(tp);
             if (position != null) {
-                ps.seek(position);
+                ps.seekUnvalidated(position.offset(), position.leaderEpoch());
             } else {
                 ps.requireReset();
             }
@@ -194,6 +190,8 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     private final class Context implements RebalanceContext {
         private final Set<TopicPartition> partitions;
         final Map<TopicPartition, Long> seeks = new ConcurrentHashMap<>();
+        /** Leader epochs of seeks given an OffsetAndMetadata with one; a later seek of the partition drops it. */
+        final Map<TopicPartition, Integer> seekEpochs = new ConcurrentHashMap<>();
 
         /** For onPartitionsRevoked: partitions still reported as assigned (stopFetching already dropped them). */
         private final Set<TopicPartition> stillAssigned;
@@ -237,16 +235,29 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                 throw new IllegalArgumentException("offset must be >= 0, was " + offset);
             }
             seeks.put(tp, offset);
+            seekEpochs.remove(tp);
+        }
+
+        @Override
+        public void seek(TopicPartition tp, OffsetAndMetadata offset) {
+            seek(tp, offset.offset());
+            offset.leaderEpoch().ifPresent(epoch -> seekEpochs.put(tp, epoch));
         }
 
         @Override
         public void seekToBeginning(Collection<TopicPartition> tps) {
-            tps.forEach(tp -> seeks.put(tp, SEEK_TO_BEGINNING));
+            tps.forEach(tp -> {
+                seeks.put(tp, SEEK_TO_BEGINNING);
+                seekEpochs.remove(tp);
+            });
         }
 
         @Override
         public void seekToEnd(Collection<TopicPartition> tps) {
-            tps.forEach(tp -> seeks.put(tp, SEEK_TO_END));
+            tps.forEach(tp -> {
+                seeks.put(tp, SEEK_TO_END);
+                seekEpochs.remove(tp);
+            });
         }
 
         @Override
@@ -257,7 +268,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         @Override
         public Mono<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
             Map<TopicPartition, CommitOffset> exact = new HashMap<>();
-            offsets.forEach((tp, om) -> exact.put(tp, new CommitOffset(om.offset(), -1, om.metadata())));
+            offsets.forEach((tp, om) -> exact.put(tp, CommitOffset.of(om)));
             return commits.commit(exact);
         }
 

@@ -25,7 +25,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
-import java.util.function.Consumer;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
@@ -35,32 +34,56 @@ import reactor.core.scheduler.Scheduler;
  * Hands buffered fetch data to the subscriber, one record per unit of demand. It decodes and
  * deserializes on its own worker (never on a Netty thread, so a slow subscriber cannot stall
  * I/O or heartbeats) and advances each partition's position only as records are emitted.
- * A finished {@link CompletedFetch} is released and reported through {@code onConsumed}, which
+ * A finished {@link CompletedFetch} is released and handed back through {@link Returns}, which
  * lets the fetcher send the next Fetch for that partition.
  */
 final class RecordEmitter<K, V> implements Subscription {
     /** Told, on the emitter's worker, where tracking of acknowledgements starts and which offsets hold nothing to emit. */
     interface Progress {
         Progress NONE = new Progress() {
-            @Override public void positioned(TopicPartition tp, long position) {
+            @Override public void positioned(TopicPartition tp, long position, int epoch) {
             }
 
             @Override public void skipped(TopicPartition tp, long from, long to) {
             }
+
+            @Override public void leaderEpoch(TopicPartition tp, long offset, int epoch) {
+            }
         };
 
-        /** Emission of {@code tp} (re)starts at {@code position} (first data after an assignment, seek or reset). */
-        void positioned(TopicPartition tp, long position);
+        /**
+         * Emission of {@code tp} (re)starts at {@code position} (first data after an assignment, seek or reset);
+         * {@code epoch} is the leader epoch of the record before it, -1 unknown.
+         */
+        void positioned(TopicPartition tp, long position, int epoch);
+
+        /** From {@code offset} on, emitted or passed-over batches of {@code tp} carry leader epoch {@code epoch}. */
+        void leaderEpoch(TopicPartition tp, long offset, int epoch);
 
         /** Offsets {@code [from, to)} of {@code tp} were passed over: control markers, compaction gaps. */
         void skipped(TopicPartition tp, long from, long to);
+    }
+
+    /** Where finished fetch results go back to (the fetcher, on its loop). */
+    @FunctionalInterface
+    interface Returns {
+        /** Emitted, stale, or dropped when the subscription ended. */
+        void consumed(CompletedFetch cf);
+
+        /**
+         * Refused without emitting anything: it was fetched from an offset past the partition's position, so the
+         * records in between were never in hand. The fetcher must fetch again from the position.
+         */
+        default void outOfOrder(CompletedFetch cf) {
+            consumed(cf);
+        }
     }
 
     private final CoreSubscriber<? super ConsumerRecord<K, V>> actual;
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
     private final AckHandle ackHandle;
-    private final Consumer<CompletedFetch> onConsumed;
+    private final Returns returns;
     private final Runnable onTerminate;
     private final Scheduler.Worker worker;
     private final Queue<CompletedFetch> queue = new ConcurrentLinkedQueue<>();
@@ -71,6 +94,12 @@ final class RecordEmitter<K, V> implements Subscription {
     private final AtomicInteger wip = new AtomicInteger();
     private final RecordsReader reader;
     private final List<CompletedFetch> parked = new ArrayList<>();
+    /**
+     * Parked results of resumed partitions, emitted before anything in {@link #queue}: a Fetch sent on resume may
+     * have queued a newer result of the same partition already, and emitting that one first would jump the
+     * position past the parked records (passed over as a gap: never emitted, yet committed).
+     */
+    private final java.util.ArrayDeque<CompletedFetch> resumed = new java.util.ArrayDeque<>();
     private final Runnable drainLoop = this::drainLoop;
     private final Progress progress;
     private final java.util.Map<PartitionState, Integer> trackedEpochs = new java.util.IdentityHashMap<>();
@@ -96,13 +125,13 @@ final class RecordEmitter<K, V> implements Subscription {
 
     RecordEmitter(CoreSubscriber<? super ConsumerRecord<K, V>> actual, Deserializer<K> keyDeserializer,
                   Deserializer<V> valueDeserializer, AckHandle ackHandle, boolean checkCrcs,
-                  Consumer<CompletedFetch> onConsumed, Runnable onTerminate, Scheduler.Worker worker, Progress progress) {
+                  Returns returns, Runnable onTerminate, Scheduler.Worker worker, Progress progress) {
         this.progress = progress;
         this.actual = actual;
         this.keyDeserializer = keyDeserializer;
         this.valueDeserializer = valueDeserializer;
         this.ackHandle = ackHandle;
-        this.onConsumed = onConsumed;
+        this.returns = returns;
         this.onTerminate = onTerminate;
         this.worker = worker;
         this.reader = new RecordsReader(checkCrcs);
@@ -278,6 +307,9 @@ final class RecordEmitter<K, V> implements Subscription {
             finish(cf);
         }
         parked.clear();
+        for (CompletedFetch cf; (cf = resumed.poll()) != null; ) {
+            finish(cf);
+        }
         for (CompletedFetch cf; (cf = queue.poll()) != null; ) {
             finish(cf);
         }
@@ -291,21 +323,21 @@ final class RecordEmitter<K, V> implements Subscription {
                 finish(cf);
             } else if (!cf.partition().isPaused()) {
                 it.remove();
-                queue.add(cf);
+                resumed.add(cf);
             }
         }
     }
 
     private void finish(CompletedFetch cf) {
         cf.release();
-        onConsumed.accept(cf);
+        returns.consumed(cf);
     }
 
     /** The next record to emit, or null when nothing is buffered for an unpaused partition. */
     private ConsumerRecord<K, V> poll() {
         for (;;) {
             if (current == null) {
-                CompletedFetch cf = queue.poll();
+                CompletedFetch cf = resumed.isEmpty() ? queue.poll() : resumed.poll();
                 if (cf == null) {
                     return null;
                 }
@@ -317,10 +349,20 @@ final class RecordEmitter<K, V> implements Subscription {
                     parked.add(cf);
                     continue;
                 }
+                if (cf.fetchOffset() > cf.partition().position() && cf.partition().position() >= 0) {
+                    // Never reached when results come in fetch order; kept as the last line of defence of the rule
+                    // that no offset is passed over unseen: emitting this would treat the records in between as a
+                    // gap, and a gap is committed as if consumed.
+                    cf.release();
+                    returns.outOfOrder(cf);
+                    continue;
+                }
                 current = cf;
-                Integer tracked = trackedEpochs.put(cf.partition(), cf.seekEpoch());
-                if (tracked == null || tracked != cf.seekEpoch()) {
-                    progress.positioned(cf.partition().topicPartition(), cf.partition().position());
+                int positionEpoch = cf.partition().positionEpoch();
+                Integer tracked = trackedEpochs.put(cf.partition(), positionEpoch);
+                if (tracked == null || tracked != positionEpoch) {
+                    progress.positioned(cf.partition().topicPartition(), cf.partition().position(),
+                            cf.partition().lastEmittedEpoch());
                 }
                 reader.reset(cf.records());
                 aborted = cf.abortedTransactions().isEmpty() ? null : new AbortedTransactions(cf.abortedTransactions());
@@ -360,13 +402,15 @@ final class RecordEmitter<K, V> implements Subscription {
             }
             if (aborted != null && skipAborted(batch)) {
                 if (batch.nextOffset() > ps.position()) {
-                    skip(ps, batch.nextOffset()); // read_committed: an aborted transaction's data is never emitted
+                    // read_committed: an aborted transaction's data is never emitted
+                    skip(ps, batch.nextOffset(), batch.partitionLeaderEpoch());
                 }
                 continue;
             }
             if (batch.isControl() || batch.nextOffset() <= ps.position()) {
                 if (batch.nextOffset() > ps.position()) {
-                    skip(ps, batch.nextOffset()); // control markers take offsets but are never emitted
+                    // control markers take offsets but are never emitted
+                    skip(ps, batch.nextOffset(), batch.partitionLeaderEpoch());
                 }
                 continue;
             }
@@ -393,8 +437,24 @@ final class RecordEmitter<K, V> implements Subscription {
     }
 
     private void skip(PartitionState ps, long to) {
+        skip(ps, to, -1);
+    }
+
+    /**
+     * Passes over {@code [position, to)}; {@code epoch} is the leader epoch of the batch passed over (-1 for a
+     * compaction gap): the official consumer's position takes the epoch of every batch it walks, markers too.
+     */
+    private void skip(PartitionState ps, long to, int epoch) {
+        reportEpoch(ps, ps.position(), epoch);
         progress.skipped(ps.topicPartition(), ps.position(), to);
-        ps.advance(to, -1);
+        ps.advance(to, epoch);
+    }
+
+    /** Reported only where the epoch changes: once per leader election, not per record. */
+    private void reportEpoch(PartitionState ps, long offset, int epoch) {
+        if (epoch >= 0 && epoch != ps.lastEmittedEpoch()) {
+            progress.leaderEpoch(ps.topicPartition(), offset, epoch);
+        }
     }
 
     private boolean nextRecord(PartitionState ps) {
@@ -435,6 +495,7 @@ final class RecordEmitter<K, V> implements Subscription {
         if (offset > ps.position()) {
             progress.skipped(tp, ps.position(), offset); // compacted away inside the batch
         }
+        reportEpoch(ps, offset, epoch);
         ConsumerRecord<K, V> record = new ConsumerRecord<>(tp, offset, cursor.timestamp(), batchTimestampType, key,
                 value, headers, epoch, keyLength, valueLength, ackHandle);
         ps.advance(offset + 1, epoch);

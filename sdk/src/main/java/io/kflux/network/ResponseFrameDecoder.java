@@ -1,34 +1,115 @@
 package io.kflux.network;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
-import java.nio.ByteOrder;
+import io.netty.util.ReferenceCountUtil;
 
 /**
- * Splits the inbound byte stream into response frames (int32 size prefix, stripped). The size is
- * checked here rather than by the base class so that a negative size (Kafka's sizes are signed;
- * Netty reads four bytes as unsigned) is reported as corruption, and an oversized one with its
- * real size and the configured limit.
+ * Splits the inbound byte stream into response frames (int32 size prefix, stripped), each copied
+ * into a heap buffer of exactly its size, allocated once the size prefix is read.
+ *
+ * <p>Why not Netty's length-field decoder: its cumulation buffer grows by repeated reallocation
+ * while a multi-megabyte Fetch response arrives, and large direct buffers are not pooled, so
+ * every response cost fresh native memory: about one page fault per 4 KiB received (measured:
+ * 100k+ minor faults and 2.5 times the I/O thread's CPU per 2M-record drain). A right-sized heap
+ * array is touched once, lives in memory the JVM already committed, and gives the record decoder
+ * direct array access (CRC32C, LZ4, uncompressed records read in place, no copy out).
+ *
+ * <p>A negative size (Kafka's sizes are signed) is reported as corruption, an oversized one with
+ * its real size and the configured limit; after either, the rest of the stream is discarded
+ * (the connection handler closes the connection).
  */
-final class ResponseFrameDecoder extends LengthFieldBasedFrameDecoder {
+final class ResponseFrameDecoder extends ChannelInboundHandlerAdapter {
     private final int maxFrameBytes;
+    /** Size prefix bytes read so far (0-4) and their value, for a prefix split across reads. */
+    private int sizeBytesRead;
+    private int size;
+    /** The frame being filled; null between frames. */
+    private ByteBuf frame;
+    private boolean failed;
 
     ResponseFrameDecoder(int maxFrameBytes) {
-        super(Integer.MAX_VALUE, 0, 4, 0, 4, true);
         this.maxFrameBytes = maxFrameBytes;
     }
 
     @Override
-    protected long getUnadjustedFrameLength(ByteBuf buf, int offset, int length, ByteOrder order) {
-        int size = buf.getInt(offset);
-        if (size < 0) {
-            throw new CorruptedFrameException("negative response frame size " + size);
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf in)) {
+            ctx.fireChannelRead(msg);
+            return;
         }
-        if (size > maxFrameBytes) {
-            throw new TooLongFrameException("response frame of " + size + " bytes exceeds maxFrameBytes=" + maxFrameBytes);
+        try {
+            while (!failed && in.isReadable()) {
+                if (frame == null && !readSize(ctx, in)) {
+                    return;
+                }
+                if (frame != null) {
+                    frame.writeBytes(in, Math.min(in.readableBytes(), frame.writableBytes()));
+                    if (!frame.isWritable()) {
+                        ByteBuf complete = frame;
+                        frame = null;
+                        ctx.fireChannelRead(complete);
+                    }
+                }
+            }
+        } finally {
+            in.release();
         }
-        return size;
+    }
+
+    /** Reads (the rest of) a size prefix; true once it is complete and the frame buffer was set up or handed on. */
+    private boolean readSize(ChannelHandlerContext ctx, ByteBuf in) {
+        while (sizeBytesRead < 4 && in.isReadable()) {
+            size = (size << 8) | in.readUnsignedByte();
+            sizeBytesRead++;
+        }
+        if (sizeBytesRead < 4) {
+            return false;
+        }
+        int frameSize = size;
+        sizeBytesRead = 0;
+        size = 0;
+        if (frameSize < 0) {
+            fail(ctx, new CorruptedFrameException("negative response frame size " + frameSize));
+            return false;
+        }
+        if (frameSize > maxFrameBytes) {
+            fail(ctx, new TooLongFrameException("response frame of " + frameSize + " bytes exceeds maxFrameBytes="
+                    + maxFrameBytes));
+            return false;
+        }
+        if (frameSize == 0) {
+            ctx.fireChannelRead(Unpooled.EMPTY_BUFFER);
+        } else {
+            frame = Unpooled.buffer(frameSize, frameSize);
+        }
+        return true;
+    }
+
+    private void fail(ChannelHandlerContext ctx, Exception e) {
+        failed = true;
+        ctx.fireExceptionCaught(e);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        discardPartialFrame();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        discardPartialFrame();
+    }
+
+    private void discardPartialFrame() {
+        if (frame != null) {
+            ReferenceCountUtil.safeRelease(frame);
+            frame = null;
+        }
     }
 }

@@ -159,4 +159,31 @@ class AckTrackerTest {
         }
         assertThat(t.pendingIntervals()).isZero();
     }
+
+    @Test
+    void theCommittedEpochIsTheOneOfTheLastRecordBeforeTheCommittableOffset() {
+        AckTracker t = new AckTracker(10, 3);
+        assertThat(t.epochBefore(t.committable())).as("nothing acknowledged: the start's epoch").isEqualTo(3);
+        t.epochFrom(10, 4);
+        t.epochFrom(15, 6);
+        for (long o = 14; o >= 11; o--) {
+            t.acknowledge(o); // out of order
+        }
+        t.acknowledge(16);
+        assertThat(t.epochBefore(t.committable())).isEqualTo(3);
+        t.acknowledge(10);
+        assertThat(t.committable()).isEqualTo(15);
+        assertThat(t.epochBefore(t.committable())).isEqualTo(4);
+        t.acknowledge(15);
+        assertThat(t.committable()).isEqualTo(17);
+        assertThat(t.epochBefore(t.committable())).isEqualTo(6);
+        assertThat(t.epochBefore(t.committable())).as("asking again after pruning").isEqualTo(6);
+    }
+
+    @Test
+    void withoutAnyKnownEpochTheCommitCarriesNone() {
+        AckTracker t = new AckTracker(0);
+        t.acknowledge(0);
+        assertThat(t.epochBefore(t.committable())).isEqualTo(-1);
+    }
 }

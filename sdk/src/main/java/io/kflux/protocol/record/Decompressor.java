@@ -1,11 +1,13 @@
 package io.kflux.protocol.record;
 
-import com.github.luben.zstd.RecyclingBufferPool;
-import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdDecompressCtx;
+import com.github.luben.zstd.ZstdException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.ref.Cleaner;
 import java.util.zip.GZIPInputStream;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
@@ -40,9 +42,13 @@ final class Decompressor {
     private static final int LZ4_FRAME_MAGIC = 0x184D2204;
     private static final LZ4SafeDecompressor LZ4 = LZ4Factory.fastestInstance().safeDecompressor();
     private static final XXHash32 XXHASH = XXHashFactory.fastestInstance().hash32();
+    /** Frees zstd contexts (native memory); readers have no close, they are dropped with their emitter. */
+    private static final Cleaner CLEANER = Cleaner.create();
 
     private byte[] buffer = new byte[0];
     private byte[] input = new byte[0];
+    /** Created at the first zstd batch, freed by {@link #CLEANER} once this decompressor is unreachable. */
+    private ZstdDecompressCtx zstd;
 
     /** @return the array the last {@link #decode} wrote into */
     byte[] buffer() {
@@ -74,7 +80,9 @@ final class Decompressor {
                         : snappy(copyInput(src, index, length), 0, length, baseOffset);
                 case LZ4 -> src.hasArray() ? lz4(src.array(), src.arrayOffset() + index, length, baseOffset)
                         : lz4(copyInput(src, index, length), 0, length, baseOffset);
-                case GZIP, ZSTD -> stream(compression, src, index, length, baseOffset);
+                case ZSTD -> src.hasArray() ? zstd(src.array(), src.arrayOffset() + index, length, baseOffset)
+                        : zstd(copyInput(src, index, length), 0, length, baseOffset);
+                case GZIP -> gzip(src, index, length, baseOffset);
             };
         } catch (IOException | RuntimeException e) {
             if (e instanceof CorruptRecordBatchException c) {
@@ -93,12 +101,11 @@ final class Decompressor {
         return input;
     }
 
-    /** gzip and zstd go through their library streams (zstd with its recycling buffer pool). */
-    private int stream(Compression compression, ByteBuf src, int index, int length, long baseOffset)
-            throws IOException {
+    /** gzip goes through the JDK's stream. */
+    private int gzip(ByteBuf src, int index, int length, long baseOffset) throws IOException {
+        Compression compression = Compression.GZIP;
         InputStream raw = new ByteBufInputStream(src.slice(index, length));
-        try (InputStream in = compression == Compression.GZIP ? new GZIPInputStream(raw, 8192)
-                : new ZstdInputStreamNoFinalizer(raw, RecyclingBufferPool.INSTANCE)) {
+        try (InputStream in = new GZIPInputStream(raw, 8192)) {
             // compressed batches usually shrink 2-5x; start there and double
             ensureCapacity((int) Math.min(MAX_ARRAY, Math.max(MIN_SIZE, 4L * length)), 0);
             int size = 0;
@@ -115,6 +122,38 @@ final class Decompressor {
                     return size;
                 }
                 size += n;
+            }
+        }
+    }
+
+    /**
+     * One-shot decompression into the pooled buffer with one context per reader. Preferred to
+     * ZstdInputStream, which set up a native stream context and copied the input through its own
+     * buffers for every batch. Kafka producers write zstd through a stream, so frames do not
+     * declare their content size: when the buffer is too small it doubles and the batch is
+     * decompressed again, which happens only until the buffer fits the largest batch seen.
+     */
+    private int zstd(byte[] in, int offset, int length, long baseOffset) {
+        ZstdDecompressCtx ctx = zstd;
+        if (ctx == null) {
+            ZstdDecompressCtx created = new ZstdDecompressCtx();
+            CLEANER.register(this, created::close);
+            zstd = ctx = created;
+        }
+        // compressed batches usually shrink 2-5x; start there
+        ensureCapacity((int) Math.min(MAX_ARRAY, Math.max(MIN_SIZE, 4L * length)), 0);
+        while (true) {
+            try {
+                return ctx.decompressByteArray(buffer, 0, buffer.length, in, offset, length);
+            } catch (ZstdException e) {
+                if (e.getErrorCode() != Zstd.errDstSizeTooSmall()) {
+                    throw corrupt(baseOffset, "cannot decompress " + length + " bytes of ZSTD data: "
+                            + e.getMessage(), e);
+                }
+                if (buffer.length == MAX_ARRAY) {
+                    throw corrupt(baseOffset, "ZSTD data decompresses to more than " + MAX_ARRAY + " bytes");
+                }
+                ensureCapacity(buffer.length + 1, 0);
             }
         }
     }

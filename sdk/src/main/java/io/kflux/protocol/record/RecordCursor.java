@@ -17,9 +17,11 @@ import java.util.List;
  * }</pre>
  *
  * <p><b>Lifetime:</b> the arrays returned by {@link #keyArray()} / {@link #valueArray()} belong to
- * the owning {@link RecordsReader} and are overwritten when it decodes another batch
- * ({@code nextBatch()} followed by {@code records()}) or is reset. Copy or deserialize what you
- * need before that. The cursor itself is reused by its reader for every batch. Not thread-safe.
+ * the owning {@link RecordsReader} or to the buffer it reads (uncompressed batches of a heap buffer
+ * are read in place); they are overwritten when the reader decodes another batch
+ * ({@code nextBatch()} followed by {@code records()}) or is reset, and go with the buffer when it
+ * is released. Copy or deserialize what you need before that. The cursor itself is reused by its
+ * reader for every batch. Not thread-safe.
  *
  * <p>Every record is fully validated as the cursor moves (lengths within the record, the record
  * length matching its content, the declared record count matching the data); any violation
@@ -335,6 +337,11 @@ public final class RecordCursor {
 
     /** Reads a zigzag varint of at most 5 bytes that must end before {@code limit}. */
     private int readVarint(int limit) {
+        // most record fields fit one byte: read it without entering the loop
+        if (pos < limit && data[pos] >= 0) {
+            int raw = data[pos++];
+            return (raw >>> 1) ^ -(raw & 1);
+        }
         int raw = 0;
         for (int shift = 0; shift < 35; shift += 7) {
             if (pos >= limit) {
@@ -351,6 +358,10 @@ public final class RecordCursor {
 
     /** Reads a zigzag varlong of at most 10 bytes that must end before {@code limit}. */
     private long readVarlong(int limit) {
+        if (pos < limit && data[pos] >= 0) {
+            long raw = data[pos++];
+            return (raw >>> 1) ^ -(raw & 1);
+        }
         long raw = 0;
         for (int shift = 0; shift < 70; shift += 7) {
             if (pos >= limit) {

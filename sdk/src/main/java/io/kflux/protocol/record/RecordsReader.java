@@ -20,10 +20,11 @@ import java.util.zip.CRC32C;
  * // reader.completeBytes(), reader.hasPartialBatch()
  * }</pre>
  *
- * <p>The reader never changes the buffer's indices and never retains or releases it. Everything
- * {@link #records()} exposes lives in heap arrays owned by the reader, so the caller may release
- * the network buffer once it has stopped calling {@link #nextBatch()} and {@link #records()};
- * those arrays are reused by the next {@code records()} call (see {@link RecordCursor}).
+ * <p>The reader never changes the buffer's indices and never retains or releases it. What
+ * {@link #records()} exposes lives in a heap array: for uncompressed batches of a heap buffer the
+ * buffer's own array (read in place), otherwise one owned by the reader and reused by the next
+ * {@code records()} call (see {@link RecordCursor}). So the caller keeps the buffer until it is
+ * done with the cursor, and copies what it keeps.
  *
  * <p>A batch is checked (magic, lengths, CRC32C when enabled, compression id) when
  * {@link #nextBatch()} reaches it; its records are decoded lazily by {@link #records()}, so
@@ -63,6 +64,9 @@ public final class RecordsReader {
     private RecordBatch current;
     private int currentIndex;
     private int decodedLength = -1;
+    /** Where the current batch's records are: the buffer's own array or the decompressor's. */
+    private byte[] decoded;
+    private int decodedFrom;
 
     /** A reader that verifies the CRC32C of every batch (as the official consumer's {@code check.crcs=true}). */
     public RecordsReader() {
@@ -175,9 +179,9 @@ public final class RecordsReader {
     }
 
     /**
-     * Decodes the records of the batch last returned by {@link #nextBatch()}: one copy out of the
-     * buffer for uncompressed batches, one decompression otherwise. Calling it again for the same
-     * batch rewinds the cursor without decoding again.
+     * Decodes the records of the batch last returned by {@link #nextBatch()}: none for uncompressed
+     * batches of a heap buffer, one copy out of a direct one, one decompression otherwise. Calling
+     * it again for the same batch rewinds the cursor without decoding again.
      *
      * @return the reader's cursor, positioned before the first record; valid until the next
      *         {@code records()} call for another batch or {@link #reset}
@@ -193,12 +197,23 @@ public final class RecordsReader {
             // as Kafka's reader: an empty batch (kept by compaction for producer state) has nothing
             // to decode, whatever its codec
             decodedLength = 0;
+            decoded = decompressor.buffer();
+            decodedFrom = 0;
         } else if (decodedLength < 0) {
             int from = currentIndex + RecordBatch.HEADER_SIZE;
-            decodedLength = decompressor.decode(batch.compression(), buf, from,
-                    batch.sizeInBytes() - RecordBatch.HEADER_SIZE, batch.baseOffset());
+            int length = batch.sizeInBytes() - RecordBatch.HEADER_SIZE;
+            if (batch.compression() == Compression.NONE && buf.hasArray()) {
+                // read in place: copying every uncompressed batch out cost as much as decoding it
+                decoded = buf.array();
+                decodedFrom = buf.arrayOffset() + from;
+                decodedLength = length;
+            } else {
+                decodedLength = decompressor.decode(batch.compression(), buf, from, length, batch.baseOffset());
+                decoded = decompressor.buffer();
+                decodedFrom = 0;
+            }
         }
-        cursor.reset(batch, decompressor.buffer(), 0, decodedLength);
+        cursor.reset(batch, decoded, decodedFrom, decodedFrom + decodedLength);
         return cursor;
     }
 

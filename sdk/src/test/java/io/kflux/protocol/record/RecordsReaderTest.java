@@ -244,6 +244,37 @@ class RecordsReaderTest {
         assertThat(batch.deleteHorizonMs()).isEqualTo(1_800_000_000_000L);
     }
 
+    /**
+     * Batches that expand far beyond the reader's first guess (zstd frames from Kafka producers do not declare
+     * their size, so its buffer grows and the batch is decompressed again), read after a small batch, and read
+     * from each buffer layout.
+     */
+    @ParameterizedTest
+    @EnumSource(io.kflux.protocol.record.Compression.class)
+    void highlyCompressibleBatchesDecodeWhole(io.kflux.protocol.record.Compression c) {
+        MemoryRecordsBuilder b = builder(c, TimestampType.CREATE_TIME, 0L, -1L, -1L, (short) -1, -1, false, 0);
+        for (int i = 0; i < 20; i++) {
+            byte[] value = new byte[50_000 + i];
+            Arrays.fill(value, (byte) ('a' + i));
+            b.append(1_700_000_000_000L + i, utf8("k" + i), value);
+        }
+        byte[] bytes = Oracle.bytes(mixedBatch(c, 100L), b.build());
+        for (Oracle.Layout layout : Oracle.Layout.values()) {
+            RecordsReader reader = new RecordsReader().reset(Oracle.wrap(bytes, layout));
+            assertThat(Oracle.offsets(reader.nextBatch() == null ? null : reader.records())).hasSize(6);
+            assertThat(reader.nextBatch().recordCount()).isEqualTo(20);
+            RecordCursor cursor = reader.records();
+            for (int i = 0; i < 20; i++) {
+                assertThat(cursor.next()).isTrue();
+                byte[] expected = new byte[50_000 + i];
+                Arrays.fill(expected, (byte) ('a' + i));
+                assertThat(cursor.valueBytes()).as("%s %s record %d", c, layout, i).isEqualTo(expected);
+            }
+            assertThat(cursor.next()).isFalse();
+            assertThat(reader.nextBatch()).isNull();
+        }
+    }
+
     @Test
     void skipsRecordsBelowTheFetchOffset() {
         MemoryRecordsBuilder b = builder(io.kflux.protocol.record.Compression.ZSTD, TimestampType.CREATE_TIME, 1000L,

@@ -1,0 +1,261 @@
+package io.kflux.bench.runner;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What runs inside each contender's JVM: the suite ({@code io.kflux.bench.BenchmarkSuite}) forks one JVM per
+ * contender and round, so every client gets the same heap, collector and JIT state, and reactor-kafka can run
+ * on its own kafka-clients. JDK only, because it is loaded next to both kafka-clients 3.9 and 4.x.
+ *
+ * <p>Throughput ({@code --mode drain}): {@code --warmup} unmeasured drains, then one measured drain, each with
+ * a new consumer reading the whole topic from offset 0. End-to-end latency ({@code --mode e2e}): one consumer
+ * follows the topic from its end while the suite produces at a fixed rate; latencies are taken from the
+ * producer's send time written into the first 8 bytes of each value (epoch microseconds).
+ *
+ * <p>The one result goes to stdout as a single line starting with {@link #RESULT_PREFIX}, {@code key=value}
+ * pairs separated by spaces; everything else a client prints is passed through by the suite.
+ */
+public final class DrainHarness {
+
+    public static final String RESULT_PREFIX = "BENCH-RESULT ";
+
+    /** What to read, from the command line the suite builds. */
+    public record Spec(String client, String mode, String servers, String topic, String topicId, int partitions,
+                       long records, int valueSize, int warmup, long e2eWarmupMillis, long e2eMeasureMillis) {
+        static Spec parse(String[] args) {
+            Map<String, String> o = new HashMap<>();
+            for (int i = 0; i + 1 < args.length; i += 2) {
+                o.put(args[i], args[i + 1]);
+            }
+            return new Spec(o.get("--client"), o.getOrDefault("--mode", "drain"), o.get("--bootstrap-servers"),
+                    o.get("--topic"), o.getOrDefault("--topic-id", ""), Integer.parseInt(o.get("--partitions")),
+                    Long.parseLong(o.getOrDefault("--records", "0")),
+                    Integer.parseInt(o.getOrDefault("--value-size", "0")),
+                    Integer.parseInt(o.getOrDefault("--warmup", "0")),
+                    Long.parseLong(o.getOrDefault("--e2e-warmup-ms", "5000")),
+                    Long.parseLong(o.getOrDefault("--e2e-measure-ms", "20000")));
+        }
+    }
+
+    /** Reads {@code spec.records()} records from offset 0 of every partition, feeding each to the tally. */
+    public interface Drainer {
+        void drain(Spec spec, Tally tally) throws Exception;
+    }
+
+    /** Follows the topic from its end, feeding each record's value to the tally until {@link Latencies#done()}. */
+    public interface Follower {
+        void follow(Spec spec, Latencies latencies) throws Exception;
+    }
+
+    private DrainHarness() {
+    }
+
+    /** Runs what {@code args} ask for and prints the result line; exits non-zero on failure. */
+    public static void run(String[] args, Drainer drainer, Follower follower) {
+        try {
+            Spec spec = Spec.parse(args);
+            String line = "e2e".equals(spec.mode()) ? follow(spec, follower) : drain(spec, drainer);
+            System.out.println(RESULT_PREFIX + line);
+            System.out.flush();
+            // client threads (reactor schedulers, Netty loops) must not keep the JVM alive
+            System.exit(0);
+        } catch (Throwable e) {
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static String drain(Spec spec, Drainer drainer) throws Exception {
+        long warmupNanos = 0;
+        for (int i = 0; i < spec.warmup(); i++) {
+            Tally t = new Tally(spec.records());
+            long start = System.nanoTime();
+            drainer.drain(spec, t);
+            t.check(spec);
+            warmupNanos += System.nanoTime() - start;
+        }
+        System.gc();
+        Thread.sleep(200);
+        Tally tally = new Tally(spec.records());
+        long gcBefore = gcMillis();
+        tally.start();
+        drainer.drain(spec, tally);
+        tally.check(spec);
+        long gc = gcMillis() - gcBefore;
+        return String.format("client=%s mode=drain records=%d bytes=%d nanos=%d allocated=%d maxGapNanos=%d"
+                        + " maxGapAt=%d gcMillis=%d warmupDrains=%d warmupNanos=%d load=%.2f",
+                spec.client(), tally.records, tally.bytes, tally.endNanos - tally.startNanos, tally.allocated,
+                tally.maxGap, tally.maxGapAt, gc, spec.warmup(), warmupNanos, loadAverage());
+    }
+
+    private static String follow(Spec spec, Follower follower) throws Exception {
+        Latencies latencies = new Latencies(spec.e2eWarmupMillis(), spec.e2eMeasureMillis());
+        follower.follow(spec, latencies);
+        if (latencies.count == 0) {
+            throw new IllegalStateException(spec.client() + " received no record while measuring");
+        }
+        long[] sorted = Arrays.copyOf(latencies.micros, latencies.count);
+        Arrays.sort(sorted);
+        return String.format("client=%s mode=e2e records=%d p50Micros=%d p99Micros=%d p999Micros=%d maxMicros=%d"
+                        + " load=%.2f",
+                spec.client(), sorted.length, percentile(sorted, 0.50), percentile(sorted, 0.99),
+                percentile(sorted, 0.999), sorted[sorted.length - 1], loadAverage());
+    }
+
+    private static long percentile(long[] sorted, double q) {
+        int index = (int) Math.ceil(q * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    /**
+     * Per-record bookkeeping, the same for every client so that its cost is too. Not thread-safe: each client
+     * calls it from one thread at a time (reactive clients serially, as Reactive Streams require).
+     */
+    public static final class Tally {
+        private final long expected;
+        long records;
+        long bytes;
+        long startNanos;
+        long endNanos;
+        long last;
+        long maxGap;
+        long maxGapAt;
+        long allocated;
+        private Map<Long, Long> allocatedBefore;
+
+        Tally(long expected) {
+            this.expected = expected;
+        }
+
+        void start() {
+            allocatedBefore = allocatedByThread();
+            startNanos = System.nanoTime();
+            last = startNanos;
+        }
+
+        public long records() {
+            return records;
+        }
+
+        public boolean complete() {
+            return records >= expected;
+        }
+
+        public void add(int keySize, int valueSize) {
+            addBatch(1, (long) Math.max(0, keySize) + Math.max(0, valueSize));
+        }
+
+        /** For the raw-fetch baseline, which sees whole batches and never single records. */
+        public void addBatch(long count, long payloadBytes) {
+            long now = System.nanoTime();
+            // from the first record on: the wait for it is connection and consumer set-up, not a stall
+            if (records > 0 && now - last > maxGap) {
+                maxGap = now - last;
+                maxGapAt = records;
+            }
+            last = now;
+            records += count;
+            bytes += payloadBytes;
+            if (records >= expected && endNanos == 0) {
+                endNanos = now;
+                // Taken here, not after the drain returns: closing a client ends threads of its own
+                // (reactor-kafka's receive thread), and an ended thread's allocations can no longer be read.
+                if (allocatedBefore != null) {
+                    allocated = allocatedSince(allocatedBefore);
+                }
+            }
+        }
+
+        void check(Spec spec) {
+            if (records != expected) {
+                throw new IllegalStateException(spec.client() + " read " + records + " records, expected " + expected);
+            }
+        }
+    }
+
+    /** End-to-end latencies of the records received in the measuring window. */
+    public static final class Latencies {
+        private final long measureFromMicros;
+        private final long measureUntilMicros;
+        private long[] micros = new long[1 << 20];
+        private int count;
+
+        Latencies(long warmupMillis, long measureMillis) {
+            long now = nowMicros();
+            measureFromMicros = now + warmupMillis * 1000;
+            measureUntilMicros = measureFromMicros + measureMillis * 1000;
+        }
+
+        /** Whether the measuring window has passed: the client stops reading then. */
+        public boolean done() {
+            return nowMicros() >= measureUntilMicros;
+        }
+
+        /** The timeout a client should allow for the whole follow, warm-up included. */
+        public long remainingMillis() {
+            return Math.max(0, (measureUntilMicros - nowMicros()) / 1000);
+        }
+
+        public void add(byte[] value) {
+            long now = nowMicros();
+            if (now < measureFromMicros || now >= measureUntilMicros || value == null || value.length < 8) {
+                return;
+            }
+            long sent = 0;
+            for (int i = 0; i < 8; i++) {
+                sent = (sent << 8) | (value[i] & 0xFF);
+            }
+            if (count == micros.length) {
+                micros = Arrays.copyOf(micros, count * 2);
+            }
+            micros[count++] = now - sent;
+        }
+    }
+
+    /** Wall-clock microseconds, the producer's clock too (same machine). */
+    public static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    }
+
+    // ---------------------------------------------------------------- JVM counters
+
+    private static com.sun.management.ThreadMXBean threads() {
+        return (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    }
+
+    private static long gcMillis() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .mapToLong(GarbageCollectorMXBean::getCollectionTime).filter(t -> t > 0).sum();
+    }
+
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    private static Map<Long, Long> allocatedByThread() {
+        long[] ids = threads().getAllThreadIds();
+        long[] allocated = threads().getThreadAllocatedBytes(ids);
+        Map<Long, Long> byThread = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            if (allocated[i] >= 0) {
+                byThread.put(ids[i], allocated[i]);
+            }
+        }
+        return byThread;
+    }
+
+    /** Summed over live threads: what a thread that already ended allocated is lost. */
+    private static long allocatedSince(Map<Long, Long> before) {
+        long total = 0;
+        for (Map.Entry<Long, Long> now : allocatedByThread().entrySet()) {
+            total += now.getValue() - before.getOrDefault(now.getKey(), 0L);
+        }
+        return total;
+    }
+}

@@ -1,0 +1,241 @@
+package io.kflux.bench;
+
+import io.kflux.ConsumerOptions;
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.TopicPartition;
+import io.kflux.bench.runner.DrainHarness;
+import io.kflux.network.BrokerConnection;
+import io.kflux.network.NetworkOptions;
+import io.kflux.protocol.message.FetchRequest;
+import io.kflux.protocol.message.FetchResponse;
+import io.netty.buffer.ByteBuf;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import reactor.core.publisher.Mono;
+
+/**
+ * The contenders that run on kafka-clients 4.x's classpath, one per JVM forked by {@link BenchmarkSuite}:
+ * {@code kflux}, {@code official} (KafkaConsumer, assign + poll loop) and {@code raw} (Fetch requests whose
+ * record sets are never decoded). Every client keeps its default fetch settings (fetch.min.bytes 1,
+ * fetch.max.wait.ms 500, fetch.max.bytes 50 MB, max.partition.fetch.bytes 1 MB); raw uses the same values.
+ */
+public final class DrainRunner {
+
+    private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(5);
+
+    private DrainRunner() {
+    }
+
+    public static void main(String[] args) {
+        String client = clientOf(args);
+        switch (client) {
+            case "kflux" -> DrainHarness.run(args, DrainRunner::drainKflux, DrainRunner::followKflux);
+            case "official" -> DrainHarness.run(args, DrainRunner::drainOfficial, DrainRunner::followOfficial);
+            case "raw" -> DrainHarness.run(args, DrainRunner::drainRaw, (spec, latencies) -> {
+                throw new UnsupportedOperationException("raw fetch decodes no record, so it has no per-record latency");
+            });
+            default -> throw new IllegalArgumentException("unknown client " + client);
+        }
+    }
+
+    private static String clientOf(String[] args) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--client")) {
+                return args[i + 1];
+            }
+        }
+        throw new IllegalArgumentException("--client is required");
+    }
+
+    // ---------------------------------------------------------------- kflux
+
+    private static KafkaFluxConsumer<byte[], byte[]> kflux(DrainHarness.Spec spec, String reset) {
+        List<TopicPartition> partitions = IntStream.range(0, spec.partitions())
+                .mapToObj(p -> new TopicPartition(spec.topic(), p)).toList();
+        return KafkaFluxConsumer.create(ConsumerOptions.<byte[], byte[]>create(Map.of(
+                        "bootstrap.servers", spec.servers(),
+                        "client.id", "bench-kflux",
+                        "auto.offset.reset", reset))
+                .assignment(partitions));
+    }
+
+    private static void drainKflux(DrainHarness.Spec spec, DrainHarness.Tally tally) {
+        KafkaFluxConsumer<byte[], byte[]> consumer = kflux(spec, "earliest");
+        try {
+            consumer.receive()
+                    .take(spec.records())
+                    .doOnNext(r -> tally.add(r.serializedKeySize(), r.serializedValueSize()))
+                    .blockLast(DRAIN_TIMEOUT);
+        } finally {
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+    }
+
+    private static void followKflux(DrainHarness.Spec spec, DrainHarness.Latencies latencies) {
+        KafkaFluxConsumer<byte[], byte[]> consumer = kflux(spec, "latest");
+        try {
+            consumer.receive()
+                    .doOnNext(r -> latencies.add(r.value()))
+                    .takeUntil(r -> latencies.done())
+                    .take(Duration.ofMillis(latencies.remainingMillis()))
+                    .blockLast(DRAIN_TIMEOUT);
+        } finally {
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+    }
+
+    // ---------------------------------------------------------------- official
+
+    private static KafkaConsumer<byte[], byte[]> official(DrainHarness.Spec spec) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", spec.servers());
+        props.put("client.id", "bench-official");
+        props.put("enable.auto.commit", "false");
+        KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        consumer.assign(IntStream.range(0, spec.partitions())
+                .mapToObj(p -> new org.apache.kafka.common.TopicPartition(spec.topic(), p)).toList());
+        return consumer;
+    }
+
+    private static void drainOfficial(DrainHarness.Spec spec, DrainHarness.Tally tally) {
+        long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = official(spec)) {
+            consumer.seekToBeginning(consumer.assignment());
+            while (!tally.complete() && System.nanoTime() < deadline) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    tally.add(r.serializedKeySize(), r.serializedValueSize());
+                }
+            }
+        }
+    }
+
+    private static void followOfficial(DrainHarness.Spec spec, DrainHarness.Latencies latencies) {
+        try (KafkaConsumer<byte[], byte[]> consumer = official(spec)) {
+            consumer.seekToEnd(consumer.assignment());
+            while (!latencies.done()) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    latencies.add(r.value());
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- raw fetch
+
+    /** Record batch v2 header: baseOffset int64, batchLength int32, then (from byte 12) the rest. */
+    private static final int LOG_OVERHEAD = 12;
+    private static final int MAGIC_OFFSET = 16;
+    private static final int LAST_OFFSET_DELTA_OFFSET = 23;
+    /** max.partition.fetch.bytes' default; a system property to try others. */
+    private static final int PARTITION_MAX_BYTES = Integer.getInteger("bench.raw.partitionMaxBytes", 1024 * 1024);
+
+    /**
+     * The ceiling: kflux's own connection and Fetch codec, one request in flight, the next one sent from the
+     * event loop as soon as the previous answer is in; each partition's next offset and its record count come
+     * from batch headers (lastOffsetDelta + 1), the record sets are released without being decoded. Full
+     * fetches, no fetch session: with one topic, listing every partition each time costs the broker little.
+     */
+    private static void drainRaw(DrainHarness.Spec spec, DrainHarness.Tally tally) {
+        NetworkOptions defaults = NetworkOptions.defaults();
+        NetworkOptions options = new NetworkOptions("bench-raw", defaults.requestTimeoutMs(),
+                defaults.connectionSetupTimeoutMs(), defaults.reconnectBackoffMs(), defaults.reconnectBackoffMaxMs(),
+                defaults.maxFrameBytes(), defaults.sendBufferBytes(),
+                Integer.getInteger("bench.raw.receiveBufferBytes", defaults.receiveBufferBytes()),
+                defaults.clientSoftwareName(), defaults.clientSoftwareVersion());
+        String[] hostPort = spec.servers().split(",")[0].split(":");
+        BrokerConnection connection = BrokerConnection.connect(hostPort[0], Integer.parseInt(hostPort[1]), options)
+                .block(Duration.ofSeconds(30));
+        UUID topicId = UUID.fromString(spec.topicId());
+        long[] offsets = new long[spec.partitions()];
+        long[] fetches = new long[2];
+        long start = System.nanoTime();
+        try {
+            Mono.defer(() -> {
+                        fetches[0]++;
+                        return connection.exchange(request(spec, topicId, offsets));
+                    })
+                    .doOnNext(response -> fetches[1] += count(response, offsets, spec.valueSize(), tally))
+                    .repeat(() -> !tally.complete())
+                    .then()
+                    .block(DRAIN_TIMEOUT);
+            System.out.printf("raw: %d fetches in %.2f s, %.0f KB of record sets each on average%n", fetches[0],
+                    (System.nanoTime() - start) / 1e9, fetches[1] / 1024.0 / Math.max(1, fetches[0]));
+        } finally {
+            connection.close().block(Duration.ofSeconds(10));
+        }
+    }
+
+    private static FetchRequest request(DrainHarness.Spec spec, UUID topicId, long[] offsets) {
+        List<FetchRequest.FetchPartition> partitions = new ArrayList<>(offsets.length);
+        for (int p = 0; p < offsets.length; p++) {
+            partitions.add(new FetchRequest.FetchPartition(p, -1, offsets[p], -1, -1L, PARTITION_MAX_BYTES,
+                    new UUID(0, 0), FetchRequest.HIGH_WATERMARK_UNSUPPORTED));
+        }
+        return new FetchRequest(null, FetchRequest.CONSUMER_REPLICA_ID, FetchRequest.ReplicaState.CONSUMER, 500, 1,
+                50 * 1024 * 1024, (byte) 0, 0, FetchRequest.FINAL_SESSION_EPOCH,
+                List.of(new FetchRequest.FetchTopic(spec.topic(), topicId, partitions)), List.of(), "");
+    }
+
+    /** Counts the response's records into the tally; returns the size of its record sets. */
+    private static long count(FetchResponse response, long[] offsets, int valueSize, DrainHarness.Tally tally) {
+        long size = 0;
+        try {
+            if (response.errorCode() != 0) {
+                throw new IllegalStateException("fetch failed with error " + response.errorCode());
+            }
+            for (FetchResponse.FetchableTopicResponse topic : response.responses()) {
+                for (FetchResponse.PartitionData partition : topic.partitions()) {
+                    if (partition.errorCode() != 0) {
+                        throw new IllegalStateException("partition " + partition.partitionIndex()
+                                + " failed with error " + partition.errorCode());
+                    }
+                    size += partition.records().readableBytes();
+                    long records = scan(partition.records(), offsets, partition.partitionIndex());
+                    if (records > 0) {
+                        // no record is decoded, so the payload is the workload's value size per record
+                        tally.addBatch(records, records * valueSize);
+                    }
+                }
+            }
+        } finally {
+            response.release();
+        }
+        return size;
+    }
+
+    /** Moves the partition's offset past its complete batches and returns how many records they hold. */
+    private static long scan(ByteBuf records, long[] offsets, int partition) {
+        long count = 0;
+        int pos = records.readerIndex();
+        int end = records.writerIndex();
+        while (end - pos >= LOG_OVERHEAD) {
+            long baseOffset = records.getLong(pos);
+            int batchLength = records.getInt(pos + 8);
+            if (batchLength < 0 || (long) pos + LOG_OVERHEAD + batchLength > end) {
+                break;
+            }
+            if (records.getByte(pos + MAGIC_OFFSET) != 2) {
+                throw new IllegalStateException("record batch magic " + records.getByte(pos + MAGIC_OFFSET));
+            }
+            long next = baseOffset + records.getInt(pos + LAST_OFFSET_DELTA_OFFSET) + 1;
+            if (next > offsets[partition]) {
+                // a fetch can start inside a batch: count only the records at or after the fetch offset
+                count += next - Math.max(baseOffset, offsets[partition]);
+                offsets[partition] = next;
+            }
+            pos += LOG_OVERHEAD + batchLength;
+        }
+        return count;
+    }
+}

@@ -1,0 +1,288 @@
+package io.kflux.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.CommitFailedException;
+import io.kflux.TimeoutException;
+import io.kflux.TopicPartition;
+import io.kflux.network.BrokerConnection;
+import io.kflux.protocol.ApiRequest;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.Types;
+import io.kflux.protocol.message.OffsetCommitRequest;
+import io.kflux.protocol.message.OffsetCommitRequest.OffsetCommitRequestPartition;
+import io.kflux.protocol.message.OffsetCommitResponse;
+import io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponsePartition;
+import io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponseTopic;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/**
+ * OffsetCommit error handling against a scripted coordinator, on virtual time (the retry delays and the timeout
+ * run on Reactor's default schedulers, which the virtual-time scheduler replaces): REBALANCE_IN_PROGRESS waits
+ * for the rejoin and then commits only what is still owned, the rest failing with CommitFailedException;
+ * COORDINATOR_LOAD_IN_PROGRESS and NOT_COORDINATOR are retried with growing, capped backoff until the commit's
+ * timeout; no commit failure stops the auto-commit loop.
+ */
+class OffsetCommitterTest {
+    private static final TopicPartition P0 = new TopicPartition("t", 0);
+    private static final TopicPartition P1 = new TopicPartition("t", 1);
+    private static final long BACKOFF_MS = 100;
+    private static final long BACKOFF_MAX_MS = 1_000;
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    private VirtualTimeScheduler time;
+    private ScriptedGroup group;
+    private OffsetCommitter committer;
+
+    @BeforeEach
+    void setUp() {
+        time = VirtualTimeScheduler.getOrSet();
+        group = new ScriptedGroup();
+        committer = new OffsetCommitter(group, BACKOFF_MS, BACKOFF_MAX_MS);
+    }
+
+    @AfterEach
+    void tearDown() {
+        VirtualTimeScheduler.reset();
+    }
+
+    /** What the member looks like to the committer; the test changes it as a rejoin would. */
+    private final class ScriptedGroup implements GroupContext {
+        volatile MemberIdentity identity = new MemberIdentity(1, "m-1", null);
+        volatile Set<TopicPartition> owned = Set.of(P0, P1);
+        /** Null: stable. Else the rejoin under way, completed by the test. */
+        volatile Sinks.Empty<Void> rejoin;
+        int coordinatorLost;
+        final List<Long> sentAtMs = new ArrayList<>();
+        final List<OffsetCommitRequest> sent = new ArrayList<>();
+        /** Error per partition for each request, in order; past the end every partition succeeds. */
+        final List<Function<TopicPartition, Errors>> answers = new ArrayList<>();
+
+        @Override
+        public String groupId() {
+            return "g";
+        }
+
+        @Override
+        public Mono<BrokerConnection> coordinator() {
+            return Mono.error(new AssertionError("the committer goes through exchange()"));
+        }
+
+        @SuppressWarnings("unchecked")
+        @Override
+        public <R> Mono<R> exchange(ApiRequest<R> request) {
+            return Mono.fromSupplier(() -> {
+                OffsetCommitRequest commit = (OffsetCommitRequest) request;
+                int n = sent.size();
+                sent.add(commit);
+                sentAtMs.add(time.now(java.util.concurrent.TimeUnit.MILLISECONDS));
+                Function<TopicPartition, Errors> answer = n < answers.size() ? answers.get(n) : tp -> Errors.NONE;
+                List<OffsetCommitResponseTopic> topics = new ArrayList<>();
+                commit.topics().forEach(t -> topics.add(new OffsetCommitResponseTopic(t.name(), Types.ZERO_UUID,
+                        t.partitions().stream().map(p -> new OffsetCommitResponsePartition(p.partitionIndex(),
+                                answer.apply(new TopicPartition(t.name(), p.partitionIndex())).code())).toList())));
+                return (R) new OffsetCommitResponse(0, topics);
+            });
+        }
+
+        @Override
+        public void coordinatorUnavailable() {
+            coordinatorLost++;
+        }
+
+        @Override
+        public MemberIdentity identity() {
+            return identity;
+        }
+
+        @Override
+        public Mono<Void> awaitStable() {
+            Sinks.Empty<Void> r = rejoin;
+            return r == null ? Mono.empty() : r.asMono();
+        }
+
+        @Override
+        public Set<TopicPartition> owned() {
+            return owned;
+        }
+
+        @Override
+        public boolean groupManaged() {
+            return true;
+        }
+    }
+
+    /** Subscribes to {@code commit}, keeping how it ended. */
+    private static final class Outcome {
+        final AtomicReference<Throwable> error = new AtomicReference<>();
+        volatile boolean done;
+
+        Outcome(Mono<Void> commit) {
+            commit.subscribe(v -> { }, e -> {
+                error.set(e);
+                done = true;
+            }, () -> done = true);
+        }
+    }
+
+    private static Map<TopicPartition, CommitOffset> offsets(long o0, long o1) {
+        Map<TopicPartition, CommitOffset> m = new LinkedHashMap<>();
+        m.put(P0, new CommitOffset(o0, 3, ""));
+        m.put(P1, new CommitOffset(o1, 4, ""));
+        return m;
+    }
+
+    private static Map<TopicPartition, Long> committedOffsets(OffsetCommitRequest r) {
+        Map<TopicPartition, Long> m = new LinkedHashMap<>();
+        r.topics().forEach(t -> t.partitions().forEach(p -> m.put(new TopicPartition(t.name(), p.partitionIndex()),
+                p.committedOffset())));
+        return m;
+    }
+
+    @Test
+    void rebalanceInProgressWaitsForTheRejoinThenCommitsWhatIsStillOwnedAndFailsTheRest() {
+        group.answers.add(tp -> Errors.REBALANCE_IN_PROGRESS);
+        group.rejoin = Sinks.empty();
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+
+        time.advanceTimeBy(Duration.ofSeconds(10));
+        assertThat(group.sent).as("nothing is sent again while the rebalance is under way").hasSize(1);
+        assertThat(outcome.done).isFalse();
+
+        // the rejoin gave P1 to another member and bumped the generation
+        group.identity = new MemberIdentity(2, "m-1", null);
+        group.owned = Set.of(P0);
+        group.rejoin.tryEmitEmpty();
+        time.advanceTimeBy(Duration.ZERO);
+
+        assertThat(group.sent).hasSize(2);
+        OffsetCommitRequest retry = group.sent.get(1);
+        assertThat(retry.generationIdOrMemberEpoch()).isEqualTo(2);
+        assertThat(committedOffsets(retry)).as("only the partition still owned").containsExactly(Map.entry(P0, 10L));
+        assertThat(retry.topics().get(0).partitions()).extracting(OffsetCommitRequestPartition::committedLeaderEpoch)
+                .containsExactly(3);
+        assertThat(outcome.done).isTrue();
+        assertThat(outcome.error.get()).isInstanceOf(CommitFailedException.class)
+                .hasMessageContaining(P1.toString()).hasMessageNotContaining(P0 + ",");
+    }
+
+    @Test
+    void aSecondRebalanceInProgressWaitsAgainAndTheWholeCommitIsBoundedByItsTimeout() {
+        group.answers.add(tp -> Errors.REBALANCE_IN_PROGRESS);
+        group.answers.add(tp -> Errors.REBALANCE_IN_PROGRESS);
+        group.rejoin = Sinks.empty();
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+
+        Sinks.Empty<Void> first = group.rejoin;
+        group.rejoin = Sinks.empty(); // a further rebalance starts as soon as the first ended
+        first.tryEmitEmpty();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.sent).hasSize(2);
+        assertThat(outcome.done).isFalse();
+
+        time.advanceTimeBy(TIMEOUT);
+        assertThat(outcome.error.get()).isInstanceOf(TimeoutException.class);
+        assertThat(group.sent).hasSize(2);
+    }
+
+    @Test
+    void coordinatorLoadInProgressIsRetriedWithGrowingBackoffCappedAtTheMaximum() {
+        for (int i = 0; i < 8; i++) {
+            group.answers.add(tp -> Errors.COORDINATOR_LOAD_IN_PROGRESS);
+        }
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+        time.advanceTimeBy(Duration.ofSeconds(30));
+
+        assertThat(outcome.done).isTrue();
+        assertThat(outcome.error.get()).isNull();
+        assertThat(group.sent).as("8 refusals, then accepted").hasSize(9);
+        assertThat(group.coordinatorLost).as("the coordinator did not move").isZero();
+        List<Long> gaps = new ArrayList<>();
+        for (int i = 1; i < group.sentAtMs.size(); i++) {
+            gaps.add(group.sentAtMs.get(i) - group.sentAtMs.get(i - 1));
+        }
+        // retry.backoff.ms doubling with +/-20% jitter, never above retry.backoff.max.ms
+        assertThat(gaps.get(0)).isBetween(80L, 120L);
+        assertThat(gaps.get(1)).isBetween(160L, 240L);
+        assertThat(gaps.get(2)).isBetween(320L, 480L);
+        assertThat(gaps).allSatisfy(g -> assertThat(g).isBetween(80L, BACKOFF_MAX_MS));
+        assertThat(gaps.subList(5, gaps.size())).as("capped").allSatisfy(g -> assertThat(g).isGreaterThan(600L));
+        group.sent.forEach(r -> assertThat(committedOffsets(r)).containsExactly(Map.entry(P0, 10L), Map.entry(P1, 20L)));
+    }
+
+    @Test
+    void notCoordinatorIsRetriedAfterAskingForTheCoordinatorAgain() {
+        group.answers.add(tp -> Errors.NOT_COORDINATOR);
+        group.answers.add(tp -> tp.equals(P1) ? Errors.COORDINATOR_NOT_AVAILABLE : Errors.NONE);
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+        time.advanceTimeBy(Duration.ofSeconds(5));
+
+        assertThat(outcome.done).isTrue();
+        assertThat(outcome.error.get()).isNull();
+        assertThat(group.sent).hasSize(3);
+        assertThat(group.coordinatorLost).isEqualTo(2);
+    }
+
+    @Test
+    void aCoordinatorThatKeepsLoadingFailsTheCommitWithTimeoutAfterItsTimeoutAndNotBefore() {
+        for (int i = 0; i < 1_000; i++) {
+            group.answers.add(tp -> Errors.COORDINATOR_LOAD_IN_PROGRESS);
+        }
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+        time.advanceTimeBy(TIMEOUT.minusMillis(1));
+        assertThat(outcome.done).isFalse();
+        int sent = group.sent.size();
+        assertThat(sent).as("about one attempt per retry.backoff.max.ms").isBetween(50, 90);
+        time.advanceTimeBy(Duration.ofMillis(1));
+        assertThat(outcome.error.get()).isInstanceOf(TimeoutException.class);
+        time.advanceTimeBy(Duration.ofSeconds(10));
+        assertThat(group.sent).as("nothing after the timeout").hasSize(sent);
+    }
+
+    @Test
+    void failedAutoCommitsDoNotStopTheAutoCommitLoop() {
+        CommitManager commits = new CommitManager(committer, TIMEOUT);
+        commits.track(P0, 0, 1);
+        commits.track(P1, 0, 1);
+        commits.acknowledge(P0, 0);
+        commits.acknowledge(P1, 0);
+        // the first auto commit: P1 was given to another member meanwhile
+        group.owned = Set.of(P0);
+        Disposable loop = commits.startAutoCommit(Duration.ofSeconds(5));
+        try {
+            time.advanceTimeBy(Duration.ofSeconds(5));
+            assertThat(group.sent).hasSize(1);
+            assertThat(committedOffsets(group.sent.get(0))).containsExactly(Map.entry(P0, 1L));
+
+            // the next one: the coordinator refuses the generation
+            commits.acknowledge(P0, 1);
+            group.answers.add(tp -> Errors.NONE); // the first request
+            group.answers.add(tp -> Errors.ILLEGAL_GENERATION);
+            time.advanceTimeBy(Duration.ofSeconds(5));
+            assertThat(group.sent).hasSize(2);
+
+            // and still the loop goes on
+            group.identity = new MemberIdentity(2, "m-1", null);
+            time.advanceTimeBy(Duration.ofSeconds(5));
+            assertThat(group.sent).hasSize(3);
+            assertThat(committedOffsets(group.sent.get(2))).containsExactly(Map.entry(P0, 2L));
+            assertThat(group.sent.get(2).generationIdOrMemberEpoch()).isEqualTo(2);
+        } finally {
+            loop.dispose();
+        }
+    }
+}

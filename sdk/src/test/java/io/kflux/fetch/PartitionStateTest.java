@@ -1,0 +1,40 @@
+package io.kflux.fetch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class PartitionStateTest {
+
+    /** Starting the fetch over at the position drops buffered results but is no new start for ack tracking. */
+    @Test
+    void refetchingFromThePositionKeepsThePositionAndItsTracking() {
+        PartitionState ps = new PartitionState(new TopicPartition("t", 0));
+        ps.seek(10);
+        ps.fetchOffset = 40; // 30 records buffered, 10 of them emitted
+        ps.advance(20, 3);
+        int seekEpoch = ps.seekEpoch();
+        int positionEpoch = ps.positionEpoch();
+
+        ps.refetchFromPosition();
+
+        assertThat(ps.position()).isEqualTo(20L);
+        assertThat(ps.fetchOffset()).isEqualTo(20L);
+        assertThat(ps.lastFetchedEpoch()).isEqualTo(3);
+        assertThat(ps.seekEpoch()).as("buffered results are stale").isNotEqualTo(seekEpoch);
+        assertThat(ps.positionEpoch()).as("tracking goes on").isEqualTo(positionEpoch);
+    }
+
+    @Test
+    void aSeekStartsTrackingAfresh() {
+        PartitionState ps = new PartitionState(new TopicPartition("t", 0));
+        ps.seek(10);
+        int positionEpoch = ps.positionEpoch();
+
+        ps.seek(5);
+
+        assertThat(ps.positionEpoch()).isNotEqualTo(positionEpoch);
+        assertThat(ps.fetchOffset()).isEqualTo(5L);
+    }
+}
