@@ -1,5 +1,7 @@
 package io.kflux.bench;
 
+import static io.kflux.bench.runner.JvmCounters.parseArgs;
+
 import io.kflux.bench.runner.DrainHarness;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import java.io.BufferedReader;
@@ -474,14 +476,4 @@ public final class BenchmarkSuite {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    private static Map<String, String> parseArgs(String[] args) {
-        Map<String, String> opts = new HashMap<>();
-        for (int i = 0; i < args.length; i += 2) {
-            if (!args[i].startsWith("--") || i + 1 == args.length) {
-                throw new IllegalArgumentException("expected --option value pairs, got " + String.join(" ", args));
-            }
-            opts.put(args[i], args[i + 1]);
-        }
-        return opts;
-    }
 }

@@ -1,11 +1,15 @@
 package io.kflux.bench;
 
+import static io.kflux.bench.runner.JvmCounters.allocatedByThread;
+import static io.kflux.bench.runner.JvmCounters.allocatedSince;
+import static io.kflux.bench.runner.JvmCounters.gcMillis;
+import static io.kflux.bench.runner.JvmCounters.loadAverage;
+import static io.kflux.bench.runner.JvmCounters.parseArgs;
+
 import io.kflux.ConsumerOptions;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -177,7 +181,7 @@ public final class ConsumeBenchmark {
             throw new IllegalStateException(name + " read " + tally.records + " records, expected " + expected);
         }
         return new Drain(name, tally.records, tally.bytes, tally.last - start, allocated, tally.maxGap,
-                tally.maxGapAt, gc, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+                tally.maxGapAt, gc, loadAverage());
     }
 
     // ---------------------------------------------------------------- the two clients
@@ -298,37 +302,6 @@ public final class ConsumeBenchmark {
 
     // ---------------------------------------------------------------- allocation accounting
 
-    private static com.sun.management.ThreadMXBean threads() {
-        return (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    }
-
-    /** Time spent in collections (pauses and concurrent cycles) so far, all collectors. */
-    private static long gcMillis() {
-        return ManagementFactory.getGarbageCollectorMXBeans().stream()
-                .mapToLong(GarbageCollectorMXBean::getCollectionTime).filter(t -> t > 0).sum();
-    }
-
-    private static Map<Long, Long> allocatedByThread() {
-        long[] ids = threads().getAllThreadIds();
-        long[] allocated = threads().getThreadAllocatedBytes(ids);
-        Map<Long, Long> byThread = new HashMap<>();
-        for (int i = 0; i < ids.length; i++) {
-            if (allocated[i] >= 0) {
-                byThread.put(ids[i], allocated[i]);
-            }
-        }
-        return byThread;
-    }
-
-    /** Sum over live threads; what threads that ended in between allocated is not counted. */
-    private static long allocatedSince(Map<Long, Long> before) {
-        long total = 0;
-        for (Map.Entry<Long, Long> now : allocatedByThread().entrySet()) {
-            total += now.getValue() - before.getOrDefault(now.getKey(), 0L);
-        }
-        return total;
-    }
-
     // ---------------------------------------------------------------- output
 
     private static void printSummary(Map<String, List<Drain>> results) {
@@ -357,14 +330,4 @@ public final class ConsumeBenchmark {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    private static Map<String, String> parseArgs(String[] args) {
-        Map<String, String> opts = new HashMap<>();
-        for (int i = 0; i < args.length; i += 2) {
-            if (!args[i].startsWith("--") || i + 1 == args.length) {
-                throw new IllegalArgumentException("expected --option value pairs, got " + String.join(" ", args));
-            }
-            opts.put(args[i], args[i + 1]);
-        }
-        return opts;
-    }
 }

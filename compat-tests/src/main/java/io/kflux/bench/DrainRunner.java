@@ -8,6 +8,7 @@ import io.kflux.network.BrokerConnection;
 import io.kflux.network.NetworkOptions;
 import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.FetchResponse;
+import io.kflux.fetch.BatchScan;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -133,10 +134,6 @@ public final class DrainRunner {
 
     // ---------------------------------------------------------------- raw fetch
 
-    /** Record batch v2 header: baseOffset int64, batchLength int32, then (from byte 12) the rest. */
-    private static final int LOG_OVERHEAD = 12;
-    private static final int MAGIC_OFFSET = 16;
-    private static final int LAST_OFFSET_DELTA_OFFSET = 23;
     /** max.partition.fetch.bytes' default; a system property to try others. */
     private static final int PARTITION_MAX_BYTES = Integer.getInteger("bench.raw.partitionMaxBytes", 1024 * 1024);
 
@@ -214,28 +211,14 @@ public final class DrainRunner {
         return size;
     }
 
-    /** Moves the partition's offset past its complete batches and returns how many records they hold. */
+    /**
+     * Moves the partition's offset past its complete batches (batch headers only, as the fetcher does) and returns
+     * how many records they hold: the offsets covered, since the benchmark topics are not compacted.
+     */
     private static long scan(ByteBuf records, long[] offsets, int partition) {
-        long count = 0;
-        int pos = records.readerIndex();
-        int end = records.writerIndex();
-        while (end - pos >= LOG_OVERHEAD) {
-            long baseOffset = records.getLong(pos);
-            int batchLength = records.getInt(pos + 8);
-            if (batchLength < 0 || (long) pos + LOG_OVERHEAD + batchLength > end) {
-                break;
-            }
-            if (records.getByte(pos + MAGIC_OFFSET) != 2) {
-                throw new IllegalStateException("record batch magic " + records.getByte(pos + MAGIC_OFFSET));
-            }
-            long next = baseOffset + records.getInt(pos + LAST_OFFSET_DELTA_OFFSET) + 1;
-            if (next > offsets[partition]) {
-                // a fetch can start inside a batch: count only the records at or after the fetch offset
-                count += next - Math.max(baseOffset, offsets[partition]);
-                offsets[partition] = next;
-            }
-            pos += LOG_OVERHEAD + batchLength;
-        }
+        long next = BatchScan.scan(records, offsets[partition], -1).nextOffset();
+        long count = next - offsets[partition];
+        offsets[partition] = next;
         return count;
     }
 }

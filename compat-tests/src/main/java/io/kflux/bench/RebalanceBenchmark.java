@@ -1,5 +1,7 @@
 package io.kflux.bench;
 
+import static io.kflux.bench.runner.JvmCounters.parseArgs;
+
 import io.kflux.ConsumerOptions;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.RebalanceContext;
@@ -442,14 +444,4 @@ public final class RebalanceBenchmark {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2.0;
     }
 
-    private static Map<String, String> parseArgs(String[] args) {
-        Map<String, String> opts = new HashMap<>();
-        for (int i = 0; i < args.length; i += 2) {
-            if (!args[i].startsWith("--") || i + 1 == args.length) {
-                throw new IllegalArgumentException("expected --option value pairs, got " + String.join(" ", args));
-            }
-            opts.put(args[i], args[i + 1]);
-        }
-        return opts;
-    }
 }

@@ -6,9 +6,10 @@ import io.netty.buffer.ByteBuf;
  * Finds where the complete batches of a records buffer end, from batch headers only (no CRC, no
  * decompression): that is the next fetch offset, known before the records are decoded, so the
  * next Fetch can go out while this one is still being emitted. The leader epoch of that last
- * batch is the next Fetch's {@code lastFetchedEpoch} (KIP-320).
+ * batch is the next Fetch's {@code lastFetchedEpoch} (KIP-320). Public for the raw-Fetch
+ * benchmark baseline, which moves through a log the same way without decoding anything.
  */
-final class BatchScan {
+public final class BatchScan {
     // baseOffset int64, batchLength int32; lastOffsetDelta sits after partitionLeaderEpoch,
     // magic, crc and attributes.
     private static final int LOG_OVERHEAD = 12;
@@ -20,7 +21,7 @@ final class BatchScan {
     }
 
     /** Where the complete batches of one fetch result end, and the leader epoch of the last one. */
-    record Result(long nextOffset, int lastEpoch) {
+    public record Result(long nextOffset, int lastEpoch) {
     }
 
     /** The offset after the last complete batch, or {@code fetchOffset} when there is none. */
@@ -32,7 +33,7 @@ final class BatchScan {
      * The offset after the last complete batch and that batch's partition leader epoch (-1 for
      * old formats); {@code fetchOffset} and {@code lastEpoch} when there is no complete batch.
      */
-    static Result scan(ByteBuf records, long fetchOffset, int lastEpoch) {
+    public static Result scan(ByteBuf records, long fetchOffset, int lastEpoch) {
         long next = fetchOffset;
         int epoch = lastEpoch;
         int pos = records.readerIndex();

@@ -1,7 +1,10 @@
 package io.kflux.bench.runner;
 
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
+import static io.kflux.bench.runner.JvmCounters.allocatedByThread;
+import static io.kflux.bench.runner.JvmCounters.allocatedSince;
+import static io.kflux.bench.runner.JvmCounters.gcMillis;
+import static io.kflux.bench.runner.JvmCounters.loadAverage;
+
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -225,37 +228,4 @@ public final class DrainHarness {
 
     // ---------------------------------------------------------------- JVM counters
 
-    private static com.sun.management.ThreadMXBean threads() {
-        return (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    }
-
-    private static long gcMillis() {
-        return ManagementFactory.getGarbageCollectorMXBeans().stream()
-                .mapToLong(GarbageCollectorMXBean::getCollectionTime).filter(t -> t > 0).sum();
-    }
-
-    private static double loadAverage() {
-        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    }
-
-    private static Map<Long, Long> allocatedByThread() {
-        long[] ids = threads().getAllThreadIds();
-        long[] allocated = threads().getThreadAllocatedBytes(ids);
-        Map<Long, Long> byThread = new HashMap<>();
-        for (int i = 0; i < ids.length; i++) {
-            if (allocated[i] >= 0) {
-                byThread.put(ids[i], allocated[i]);
-            }
-        }
-        return byThread;
-    }
-
-    /** Summed over live threads: what a thread that already ended allocated is lost. */
-    private static long allocatedSince(Map<Long, Long> before) {
-        long total = 0;
-        for (Map.Entry<Long, Long> now : allocatedByThread().entrySet()) {
-            total += now.getValue() - before.getOrDefault(now.getKey(), 0L);
-        }
-        return total;
-    }
 }
