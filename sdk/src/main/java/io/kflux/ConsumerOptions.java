@@ -3,6 +3,7 @@ package io.kflux;
 import io.kflux.internal.config.ConsumerConfig;
 import io.kflux.internal.config.ConsumerConfigDef;
 import io.kflux.internal.config.DeserializerResolver;
+import io.kflux.internal.config.GroupProtocol;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -198,6 +199,9 @@ public final class ConsumerOptions<K, V> {
      * @return a copy
      * @throws NullPointerException     if {@code topics} or an element is {@code null}
      * @throws IllegalArgumentException if {@code topics} is empty or a name is blank
+     * @throws InvalidTopicException    if a name breaks the broker's rules for topic names (1 to 249 characters,
+     *                                  only ASCII letters, digits, '.', '_' and '-', not "." or ".."); it lists
+     *                                  every illegal name
      */
     public ConsumerOptions<K, V> subscription(Collection<String> topics) {
         Objects.requireNonNull(topics, "topics");
@@ -212,6 +216,7 @@ public final class ConsumerOptions<K, V> {
         if (set.isEmpty()) {
             throw new IllegalArgumentException("subscription needs at least one topic");
         }
+        TopicNames.check(set);
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.TOPICS,
                                      List.copyOf(set), null, List.of(), listener, maxBufferedBytes);
     }
@@ -233,14 +238,16 @@ public final class ConsumerOptions<K, V> {
     }
 
     /**
-     * Consumes exactly these partitions, without joining a group (no rebalances; the rebalance listener is called
-     * once with them as assigned). Offsets can still be committed when {@code group.id} is set. Replaces any
-     * previous subscription or assignment.
+     * Consumes exactly these partitions, without joining a group (no rebalances; the rebalance listener is not
+     * called). Offsets can still be committed when {@code group.id} is set. Replaces any previous subscription or
+     * assignment.
      *
      * @param partitions the partitions; duplicates are dropped, order kept
      * @return a copy
      * @throws NullPointerException     if {@code partitions} or an element is {@code null}
      * @throws IllegalArgumentException if {@code partitions} is empty
+     * @throws InvalidTopicException    if a topic name breaks the broker's rules for topic names (see
+     *                                  {@link #subscription(Collection)})
      */
     public ConsumerOptions<K, V> assignment(Collection<TopicPartition> partitions) {
         Objects.requireNonNull(partitions, "partitions");
@@ -251,6 +258,7 @@ public final class ConsumerOptions<K, V> {
         if (set.isEmpty()) {
             throw new IllegalArgumentException("assignment needs at least one partition");
         }
+        TopicNames.check(set.stream().map(TopicPartition::topic).toList());
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer,
                                      SubscriptionType.ASSIGNMENT, List.of(), null, List.copyOf(set), listener,
                                      maxBufferedBytes);
@@ -487,6 +495,13 @@ public final class ConsumerOptions<K, V> {
             throw new ConfigException(ConsumerConfigDef.GROUP_ID, null,
                                       "a group id to subscribe to topics (subscription(...)); use assignment(...) to"
                                       + " read partitions without a group");
+        }
+        // Refused rather than silently speaking the classic protocol: the group would not be the one asked for.
+        if ((subscriptionType == SubscriptionType.TOPICS || subscriptionType == SubscriptionType.PATTERN)
+            && config.groupProtocol() == GroupProtocol.CONSUMER) {
+            throw new ConfigException(ConsumerConfigDef.GROUP_PROTOCOL, "consumer",
+                                      "classic: the consumer group protocol (KIP-848) is not supported by this"
+                                      + " version of kflux yet");
         }
     }
 

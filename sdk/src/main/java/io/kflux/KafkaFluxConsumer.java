@@ -35,7 +35,11 @@ public interface KafkaFluxConsumer<K, V> {
      * @return the consumer
      * @throws NullPointerException     if {@code options} is {@code null}
      * @throws IllegalArgumentException if the options have neither a subscription nor an assignment
-     * @throws ConfigException          if they subscribe to topics or a pattern without {@code group.id}
+     * @throws ConfigException          if they subscribe to topics or a pattern without {@code group.id} or with
+     *                                  {@code group.protocol=consumer} (KIP-848, not supported yet); if
+     *                                  {@code security.protocol} is not {@code PLAINTEXT} (TLS and SASL are not
+     *                                  supported yet); if {@code request.timeout.ms} or
+     *                                  {@code socket.connection.setup.timeout.ms} is 0
      */
     static <K, V> KafkaFluxConsumer<K, V> create(ConsumerOptions<K, V> options) {
         Objects.requireNonNull(options, "options");
@@ -58,14 +62,19 @@ public interface KafkaFluxConsumer<K, V> {
      * @return the records; terminates with an error, after emitting every record before the failing one, on:
      *         {@link RecordDeserializationException} (a deserializer threw; position stays at that record),
      *         {@link CorruptRecordException} (a batch failed its CRC or could not be decoded),
-     *         {@link OffsetOutOfRangeException} ({@code auto.offset.reset=none}),
-     *         {@link AuthenticationException} (TLS or SASL failed),
+     *         {@link OffsetOutOfRangeException} ({@code auto.offset.reset=none}; {@link LogTruncationException}
+     *         when the log was truncated below a position),
      *         {@link FencedInstanceIdException} (another process uses this {@code group.instance.id}),
-     *         {@link UnsupportedVersionException} (the broker lacks a needed API version),
-     *         {@link InvalidTopicException} (an illegal topic name),
-     *         {@link KafkaProtocolException} (a non-retriable broker error, e.g. TOPIC_AUTHORIZATION_FAILED or
-     *         GROUP_AUTHORIZATION_FAILED), {@link IllegalStateException} (a concurrent subscription, or the
-     *         consumer was closed)
+     *         {@link InvalidTopicException} (Metadata answered INVALID_TOPIC_EXCEPTION for a subscribed topic;
+     *         names that break Kafka's naming rules are already refused by
+     *         {@link ConsumerOptions#subscription(Collection)} and {@link ConsumerOptions#assignment}),
+     *         {@link KafkaProtocolException} (a non-retriable broker error, e.g. TOPIC_AUTHORIZATION_FAILED for a
+     *         subscribed topic or in a Fetch, or GROUP_AUTHORIZATION_FAILED),
+     *         {@link UnsupportedVersionException} (with a group subscription, a broker lacks an API version the group
+     *         member needs), {@link TimeoutException} (with a manual assignment, no bootstrap broker answered within
+     *         {@code default.api.timeout.ms}; a broker lacking a needed API version shows up this way there too),
+     *         {@link IllegalStateException} (a concurrent subscription, or the consumer was closed).
+     *         {@link AuthenticationException} is not raised yet: TLS and SASL are not implemented
      */
     Flux<ConsumerRecord<K, V>> receive();
 

@@ -89,8 +89,9 @@ public interface RebalanceContext {
      *
      * @return completes when the coordinator accepted it; errors with {@link CommitFailedException} in
      *         {@code onPartitionsLost} or when the generation is already over, {@link TimeoutException} after
-     *         {@code default.api.timeout.ms}, {@link KafkaProtocolException} for other broker errors, and
-     *         {@link IllegalStateException} without a {@code group.id}
+     *         {@code default.api.timeout.ms}, and {@link KafkaProtocolException} for other broker errors. (There is
+     *         always a {@code group.id} here: the listener is called only for a group subscription, which
+     *         {@link KafkaFluxConsumer#create} refuses without one, with {@link ConfigException}.)
      */
     Mono<Void> commit();
 

@@ -326,6 +326,25 @@ class ConfigParsingTest {
     }
 
     @Test
+    void noPartOfAMalformedJaasConfigAppearsInTheError() {
+        // wherever the secret lands in a malformed entry, the message must not quote it
+        for (String jaas : List.of("org.Foo hunter2;", "org.Foo required hunter2;", "org.Foo required hunter2",
+                                   "org.Foo required password hunter2;", "org.Foo required password=\"hunter2",
+                                   "org.Foo required username=a password=hunter2; hunter2 required;",
+                                   "hunter2", "org.Foo required =hunter2;", "org.Foo required password=;hunter2")) {
+            assertThatThrownBy(() -> parse("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
+                                           "sasl.jaas.config", jaas))
+                .as(jaas)
+                .isInstanceOfSatisfying(ConfigException.class, e -> {
+                    assertThat(e.key()).isEqualTo("sasl.jaas.config");
+                    assertThat(e.value()).isEqualTo(Password.HIDDEN);
+                    assertThat(e.getMessage()).doesNotContain("hunter2").doesNotContain("org.Foo");
+                    assertThat(e.allowed()).doesNotContain("hunter2");
+                });
+        }
+    }
+
+    @Test
     void passwordsAreMaskedInErrors() {
         assertThatThrownBy(() -> parse("ssl.truststore.password", 12345))
             .isInstanceOf(ConfigException.class)

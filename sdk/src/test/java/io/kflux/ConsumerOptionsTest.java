@@ -78,6 +78,56 @@ class ConsumerOptionsTest {
     }
 
     @Test
+    void illegalTopicNamesAreRefusedWithInvalidTopicExceptionNamingEachOne() {
+        ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(PROPS);
+        String longest = "a".repeat(249);
+        assertThat(o.subscription(List.of("orders", "a.b_c-D9", longest)).subscribedTopics()).hasSize(3);
+        assertThatThrownBy(() -> o.subscription(List.of("ok", "bad topic!", "..", "a".repeat(250))))
+            .isInstanceOfSatisfying(InvalidTopicException.class, e -> {
+                assertThat(e.invalidTopics()).containsExactlyInAnyOrder("bad topic!", "..", "a".repeat(250));
+                assertThat(e.errorCode()).isEqualTo(InvalidTopicException.ERROR_CODE);
+            });
+        assertThatThrownBy(() -> o.subscription(List.of("."))).isInstanceOf(InvalidTopicException.class);
+        assertThatThrownBy(() -> o.subscription(List.of("caf\u00e9"))).isInstanceOf(InvalidTopicException.class);
+        assertThatThrownBy(() -> o.assignment(List.of(new TopicPartition("bad topic!", 0))))
+            .isInstanceOfSatisfying(InvalidTopicException.class,
+                e -> assertThat(e.invalidTopics()).containsExactly("bad topic!"));
+    }
+
+    @Test
+    void topicPartitionRefusesAnEmptyTopicAndANegativePartition() {
+        assertThatThrownBy(() -> new TopicPartition("", 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new TopicPartition("t", -1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new TopicPartition(null, 0)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void theConsumerGroupProtocolIsRefusedForGroupSubscriptions() {
+        ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(PROPS).withProperty("group.protocol", "consumer");
+        assertThatThrownBy(() -> KafkaFluxConsumer.create(o.subscription(List.of("t"))))
+            .isInstanceOfSatisfying(ConfigException.class, e -> {
+                assertThat(e.key()).isEqualTo("group.protocol");
+                assertThat(e.getMessage()).contains("KIP-848");
+            });
+        assertThatThrownBy(() -> KafkaFluxConsumer.create(o.subscription(Pattern.compile("t.*"))))
+            .isInstanceOf(ConfigException.class);
+        // no group membership with a manual assignment: nothing to speak the protocol with
+        assertThat(KafkaFluxConsumer.create(o.assignment(List.of(new TopicPartition("t", 0))))).isNotNull();
+    }
+
+    @Test
+    void networkSettingsTheConnectionsCannotUseFailCreateWithConfigException() {
+        ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(PROPS).subscription(List.of("t"));
+        for (String key : List.of("request.timeout.ms", "socket.connection.setup.timeout.ms")) {
+            assertThatThrownBy(() -> KafkaFluxConsumer.create(o.withProperty(key, 0)))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.key()).isEqualTo(key));
+        }
+        // as the official client: a maximum below reconnect.backoff.ms means a fixed reconnect.backoff.ms
+        assertThat(KafkaFluxConsumer.create(o.withProperties(Map.of("reconnect.backoff.ms", 500,
+                                                                    "reconnect.backoff.max.ms", 100)))).isNotNull();
+    }
+
+    @Test
     void createChecksSubscriptionAndGroup() {
         ConsumerOptions<byte[], byte[]> noGroup = ConsumerOptions.create(Map.of("bootstrap.servers", "h:1"));
         assertThatThrownBy(() -> KafkaFluxConsumer.create(noGroup)).isInstanceOf(IllegalArgumentException.class);

@@ -208,7 +208,8 @@ public final class OffsetsInDatabase {
     private static void runAgainstEmbeddedBroker(int batch, String jdbcUrl) throws Exception {
         Path dir = Files.createTempDirectory("kflux-offsets-db-");
         String url = jdbcUrl != null ? jdbcUrl : "jdbc:h2:file:" + dir.resolve("offsets").toAbsolutePath();
-        System.out.println("Starting a Kafka broker (a forked JVM; its log stays in its data folder)...");
+        System.out.println("Starting a Kafka broker (a forked JVM; it logs to a temporary data folder,"
+                + " deleted when the broker stops)...");
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.startCluster(1)) {
             String topic = "payments";
             kafka.createTopic(topic, SAMPLE_PARTITIONS, 1);

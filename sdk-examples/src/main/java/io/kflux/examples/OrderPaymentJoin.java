@@ -323,7 +323,8 @@ public final class OrderPaymentJoin {
     }
 
     private static void runWithEmbeddedBroker(Duration window) throws InterruptedException {
-        System.out.println("Starting a Kafka broker (a forked JVM; its log stays in its data folder)...");
+        System.out.println("Starting a Kafka broker (a forked JVM; it logs to a temporary data folder,"
+                + " deleted when the broker stops)...");
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.startCluster(1)) {
             kafka.createTopic(ORDERS, SAMPLE_PARTITIONS, 1);
             kafka.createTopic(PAYMENTS, SAMPLE_PARTITIONS, 1);

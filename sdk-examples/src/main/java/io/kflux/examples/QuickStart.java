@@ -51,7 +51,8 @@ public final class QuickStart {
     }
 
     private static void runAgainstEmbeddedBroker() {
-        System.out.println("Starting a Kafka broker (a forked JVM; its log stays in its data folder)...");
+        System.out.println("Starting a Kafka broker (a forked JVM; it logs to a temporary data folder,"
+                + " deleted when the broker stops)...");
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.startCluster(1)) {
             String topic = "quickstart";
             kafka.createTopic(topic, SAMPLE_PARTITIONS, 1);

@@ -86,7 +86,8 @@ public final class StreamApplication {
     }
 
     private static void runWithEmbeddedBroker(String group, int members, int seconds) throws Exception {
-        System.out.println("Starting a Kafka broker (a forked JVM; its log stays in its data folder)...");
+        System.out.println("Starting a Kafka broker (a forked JVM; it logs to a temporary data folder,"
+                + " deleted when the broker stops)...");
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.startCluster(1)) {
             String topic = "stream-app";
             kafka.createTopic(topic, SAMPLE_PARTITIONS, 1);

@@ -37,6 +37,16 @@ public interface GroupContext {
     Set<TopicPartition> owned();
 
     /**
+     * Why partitions outside {@link #owned()} cannot be committed now, for the CommitFailedException message: a
+     * member that never joined or already left owns nothing, which is not the same as having lost partitions to a
+     * rebalance.
+     */
+    default String notOwnedReason() {
+        return "this member does not own them (the group rebalanced and they moved to other members, or they were"
+                + " never assigned to it)";
+    }
+
+    /**
      * True while a group member manages the assignment (subscription): only then are commits of partitions
      * outside {@link #owned()} refused. With a manual assignment any partition may be committed.
      */

@@ -118,8 +118,9 @@ public final class OffsetCommitter {
         if (lost.isEmpty()) {
             return commitRest;
         }
-        return commitRest.then(Mono.error(new CommitFailedException("offsets of " + lost + " cannot be committed: "
-                + "this member no longer owns them (the group rebalanced and they moved to other members)")));
+        // The reason is read now, not when the commit was asked for: it must describe why ownership is missing.
+        return commitRest.then(Mono.error(() -> new CommitFailedException("offsets of " + lost
+                + " cannot be committed: " + group.notOwnedReason())));
     }
 
     private boolean retriable(Throwable e) {

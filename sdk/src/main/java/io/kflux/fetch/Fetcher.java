@@ -403,7 +403,9 @@ public final class Fetcher {
         for (FetchableTopicResponse topic : response.responses()) {
             String name = topicName(topic, sessionTopics, cluster);
             for (PartitionData pd : topic.partitions()) {
-                responded.add(new TopicPartition(name == null ? "" : name, pd.partitionIndex()));
+                // An id nobody asked for must still count as answered-but-not-requested; '<' can be in no real name.
+                responded.add(new TopicPartition(name == null ? "<unknown topic id " + topic.topicId() + ">" : name,
+                        pd.partitionIndex()));
             }
         }
         Errors topLevel = Errors.forCode(response.errorCode());

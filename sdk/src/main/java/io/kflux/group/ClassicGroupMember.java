@@ -3,6 +3,7 @@ package io.kflux.group;
 import io.kflux.util.Backoff;
 
 import io.kflux.FencedInstanceIdException;
+import io.kflux.InvalidTopicException;
 import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
@@ -130,6 +131,7 @@ public final class ClassicGroupMember {
     private volatile Generation generation = Generation.NONE;
     private volatile Set<TopicPartition> owned = Set.of();
     private volatile CoordinatorChannel coordinator;
+    private volatile boolean everJoined;
 
     // Loop-only state.
     private Phase phase = Phase.NONE;
@@ -173,6 +175,9 @@ public final class ClassicGroupMember {
     private final ArrayDeque<Runnable> listenerQueue = new ArrayDeque<>();
     private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
     private Disposable metadataLoop;
+    /** The early refresh while a subscribed topic is missing from metadata; null when none is pending. */
+    private Disposable missingTopicsRefresh;
+    private int missingTopicsRefreshes;
 
     /**
      * A member that uses the consumer's connections and metadata.
@@ -362,6 +367,11 @@ public final class ClassicGroupMember {
         return config.instanceId();
     }
 
+    /** True once a JoinGroup succeeded, whatever happened since; any thread. */
+    public boolean everJoined() {
+        return everJoined;
+    }
+
     /** The partitions the member owns now (an immutable snapshot); any thread. */
     public Set<TopicPartition> assignment() {
         return owned;
@@ -526,8 +536,10 @@ public final class ClassicGroupMember {
         dispose(discoveryCall);
         dispose(coordinatorWatch);
         dispose(metadataLoop);
+        dispose(missingTopicsRefresh);
         dispose(listenerCall);
         joinCall = heartbeatTimer = heartbeatCall = discoveryCall = coordinatorWatch = metadataLoop = listenerCall = null;
+        missingTopicsRefresh = null;
         listenerQueue.clear();
         listenerBusy = false;
         coordinator = null;
@@ -598,7 +610,7 @@ public final class ClassicGroupMember {
             return;
         }
         if (e instanceof UnsupportedVersionException) {
-            fail(e);
+            fail(unsupported(e));
             return;
         }
         discoveryFailures++;
@@ -881,6 +893,7 @@ public final class ClassicGroupMember {
                     return;
                 }
                 joinFailures = 0;
+                everJoined = true;
                 generation = new Generation(response.generationId(), response.memberId(), response.protocolName());
                 log.info("{}joined generation {} as {} ({}, assignor {})", logPrefix, response.generationId(),
                         response.memberId(), response.isLeader() ? "leader" : "follower", response.protocolName());
@@ -939,7 +952,7 @@ public final class ClassicGroupMember {
     private void onJoinOrSyncFailure(CoordinatorChannel ch, String what, Throwable e) {
         joinCall = null;
         if (e instanceof UnsupportedVersionException) {
-            fail(e);
+            fail(unsupported(e));
         } else if (isCoordinatorGone(e)) {
             coordinatorLost(ch, what + " failed: " + e.getMessage());
         } else {
@@ -996,6 +1009,9 @@ public final class ClassicGroupMember {
     private void assignAndSync(PartitionAssignor assignor, Map<String, Subscription> subscriptions, Cluster cluster) {
         joinCall = null;
         lastCheckedCluster = cluster;
+        if (!failOnTopicErrors(cluster)) {
+            return;
+        }
         Map<String, Integer> counts = partitionCounts(cluster, groupSubscription, false);
         GroupAssignment result;
         try {
@@ -1017,6 +1033,7 @@ public final class ClassicGroupMember {
         assignmentSnapshot = partitionCounts(cluster, groupSubscription, true);
         log.debug("{}leader assigned {} members with '{}'", logPrefix, subscriptions.size(), assignor.name());
         sendSync(assignments);
+        watchMissingTopics(cluster);
     }
 
     private void sendSync(List<SyncGroupRequestAssignment> assignments) {
@@ -1338,17 +1355,107 @@ public final class ClassicGroupMember {
             }
         }
         subscriptionMaybeChanged();
+        // a member on its way out (leaving, poll expired) has nothing left to fail
+        if (!inactive() && !failOnTopicErrors(cluster)) {
+            return;
+        }
         if (leader && assignmentSnapshot != null && !inactive()) {
             Map<String, Integer> now = partitionCounts(cluster, assignmentSnapshot.keySet(), true);
             for (Map.Entry<String, Integer> e : now.entrySet()) {
                 Integer before = assignmentSnapshot.get(e.getKey());
-                if (before != null && e.getValue() != null && !before.equals(e.getValue())) {
-                    requestRejoin("the partitions of topic " + e.getKey() + " changed (" + before + " -> "
-                            + e.getValue() + ")");
+                Integer after = e.getValue();
+                // A topic unknown when assigning (null: e.g. still LEADER_NOT_AVAILABLE right after its creation)
+                // got no partitions then: once it has some, the group must be assigned again.
+                boolean changed = before == null ? after != null && after > 0 : after != null && !before.equals(after);
+                if (changed) {
+                    requestRejoin("the partitions of topic " + e.getKey() + " changed (" + (before == null ? "unknown"
+                            : before) + " -> " + after + ")");
                     break;
                 }
             }
         }
+        watchMissingTopics(cluster);
+    }
+
+    /**
+     * INVALID_TOPIC_EXCEPTION or TOPIC_AUTHORIZATION_FAILED for a topic this member subscribed to by name ends the
+     * member, as the official consumer's poll() throws InvalidTopicException / TopicAuthorizationException for them:
+     * waiting cannot help. Pattern subscriptions only match topics without errors.
+     *
+     * @return false when the member failed
+     */
+    private boolean failOnTopicErrors(Cluster cluster) {
+        if (pattern != null) {
+            return true;
+        }
+        Set<String> invalid = new TreeSet<>();
+        Set<String> unauthorized = new TreeSet<>();
+        for (String topic : subscribedTopics) {
+            TopicInfo t = cluster.topic(topic);
+            if (t == null) {
+                continue;
+            }
+            if (t.errorCode() == Errors.INVALID_TOPIC_EXCEPTION.code()) {
+                invalid.add(topic);
+            } else if (t.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
+                unauthorized.add(topic);
+            }
+        }
+        if (!invalid.isEmpty()) {
+            fail(new InvalidTopicException(invalid, "Metadata answered INVALID_TOPIC_EXCEPTION for subscribed topics"));
+            return false;
+        }
+        if (!unauthorized.isEmpty()) {
+            fail(new KafkaProtocolException(Errors.TOPIC_AUTHORIZATION_FAILED.code(),
+                    Errors.TOPIC_AUTHORIZATION_FAILED.name(), false, "not authorized to describe subscribed topics "
+                    + unauthorized + " (group " + config.groupId() + ")"));
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * While a topic this member or (as leader) the group subscribed to by name is missing from metadata, refreshes
+     * again after {@code retry.backoff.ms}, growing to {@code retry.backoff.max.ms}, instead of waiting up to
+     * {@code metadata.max.age.ms}: the official consumer asks for metadata again whenever a topic it needs is
+     * unknown, so a topic created after subscribing is consumed within moments. The leader then sees the new
+     * partitions and rebalances ({@link #checkMetadata}).
+     */
+    private void watchMissingTopics(Cluster cluster) {
+        if (pattern != null || inactive() || missingTopicsRefresh != null) {
+            return;
+        }
+        Set<String> wanted = new TreeSet<>(subscribedTopics);
+        wanted.addAll(groupSubscription);
+        Set<String> missing = new TreeSet<>();
+        for (String topic : wanted) {
+            TopicInfo t = cluster.topic(topic);
+            if (t == null || t.partitions().isEmpty() || Errors.forCode(t.errorCode()).retriable()) {
+                missing.add(topic);
+            }
+        }
+        if (missing.isEmpty()) {
+            missingTopicsRefreshes = 0;
+            return;
+        }
+        long delay = backoff.delayMs(++missingTopicsRefreshes);
+        log.debug("{}topics {} are not in metadata yet; refreshing in {} ms", logPrefix, missing, delay);
+        missingTopicsRefresh = schedule(delay, () -> {
+            if (inactive()) {
+                missingTopicsRefresh = null;
+                return;
+            }
+            missingTopicsRefresh = io.refreshMetadata().subscribe(
+                    c -> onLoop(() -> {
+                        missingTopicsRefresh = null;
+                        checkMetadata(c);
+                    }),
+                    e -> onLoop(() -> {
+                        missingTopicsRefresh = null;
+                        log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
+                        watchMissingTopics(io.cluster());
+                    }));
+        });
     }
 
     private Set<String> match(Cluster cluster) {
@@ -1411,6 +1518,11 @@ public final class ClassicGroupMember {
         return new FencedInstanceIdException(config.groupInstanceId(), request + " for group " + config.groupId()
                 + " answered FENCED_INSTANCE_ID: another consumer joined with group.instance.id '"
                 + config.groupInstanceId() + "'");
+    }
+
+    /** The network layer's error in the public type, which is what {@code receive()} promises to end with. */
+    private static io.kflux.UnsupportedVersionException unsupported(Throwable e) {
+        return new io.kflux.UnsupportedVersionException(e.getMessage(), e);
     }
 
     private KafkaProtocolException protocolError(Errors error, String what) {

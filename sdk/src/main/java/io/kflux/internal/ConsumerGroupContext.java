@@ -88,6 +88,24 @@ final class ConsumerGroupContext implements GroupContext {
     }
 
     @Override
+    public String notOwnedReason() {
+        ClassicGroupMember m = member;
+        if (m == null) {
+            return "they are not in the manual assignment";
+        }
+        MemberState s = m.state();
+        if (!m.everJoined()) {
+            return "this consumer never joined the group (member state " + s + "), so it owns no partitions; "
+                    + "partitions can be committed by their owner once the group assigned them";
+        }
+        if (s == MemberState.UNJOINED || s == MemberState.LEAVING || s.isTerminal()) {
+            return "this consumer left the group (member state " + s + ") and owns no partitions any more";
+        }
+        return "this member does not own them in generation " + m.generationId() + " (it owns " + m.assignment()
+                + "): the group rebalanced and they moved to other members, or they were never assigned to it";
+    }
+
+    @Override
     public Set<TopicPartition> owned() {
         ClassicGroupMember m = member;
         return m == null ? manualAssignment : m.assignment();

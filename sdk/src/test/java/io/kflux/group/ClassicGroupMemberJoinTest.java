@@ -8,6 +8,7 @@ import static io.kflux.group.MemberHarness.tp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.FencedInstanceIdException;
+import io.kflux.InvalidTopicException;
 import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.group.FakeGroupIo.Pending;
@@ -449,6 +450,92 @@ class ClassicGroupMemberJoinTest {
         h.advance(3_000);
         assertThat(h.listener.kinds()).containsExactly("assigned", "revoked");
         assertThat(h.channel().hasPending(JoinGroupRequest.class)).isTrue();
+    }
+
+    /** Joins as the only member (the leader) of generation 1 with an empty assignment. */
+    private void joinAloneAsLeader() {
+        Pending<?> join = h.takeJoin();
+        byte[] mine = join.request(JoinGroupRequest.class).protocols().get(0).metadata();
+        join.answer(joined(1, "m1", "m1", "range", List.of(new JoinGroupResponseMember("m1", null, mine))));
+    }
+
+    @Test
+    void aSubscribedTopicMissingFromMetadataIsLookedUpAgainWithBackoffAndTheLeaderRejoinsOnceItExists() {
+        h = MemberHarness.eager(); // retry.backoff.ms=100, retry.backoff.max.ms=1000, metadata.max.age.ms=300000
+        h.io.cluster = FakeGroupIo.cluster(Map.of("t", -1)); // UNKNOWN_TOPIC_OR_PARTITION
+        h.startAndDiscover("t");
+        joinAloneAsLeader();
+        h.takeSync().answer(synced("range"));
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        int refreshes = h.io.refreshCount;
+
+        // 100 ms, then 200 ms (+/-20% jitter each), not metadata.max.age.ms
+        h.advance(120);
+        assertThat(h.io.refreshCount).isEqualTo(refreshes + 1);
+        h.advance(240);
+        assertThat(h.io.refreshCount).isEqualTo(refreshes + 2);
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isFalse();
+
+        h.io.cluster = FakeGroupIo.cluster(Map.of("t", 2)); // created
+        h.advance(480);
+        assertThat(h.io.refreshCount).isEqualTo(refreshes + 3);
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isTrue();
+        int afterRejoin = h.io.refreshCount;
+
+        // the topic is there: no more early refreshes
+        h.advance(2_000);
+        assertThat(h.io.refreshCount).isEqualTo(afterRejoin);
+    }
+
+    @Test
+    void theEarlyRefreshesBackOffUpToRetryBackoffMax() {
+        h = MemberHarness.eager();
+        h.io.cluster = FakeGroupIo.cluster(Map.of("t", -1));
+        h.startAndDiscover("t");
+        joinAloneAsLeader();
+        h.takeSync().answer(synced("range"));
+        int refreshes = h.io.refreshCount;
+        h.advance(10_000); // 100+200+400+800 (+/-20%), then about one per second
+        assertThat(h.io.refreshCount - refreshes).isBetween(11, 16);
+    }
+
+    @Test
+    void aTopicWithoutLeaderWhenAssignedMakesTheLeaderRejoinOnceItHasPartitions() {
+        h = MemberHarness.eager();
+        // right after creation a topic may be listed with LEADER_NOT_AVAILABLE: unknown, not "0 partitions"
+        h.io.cluster = FakeGroupIo.clusterWithErrors(Map.of("t", Errors.LEADER_NOT_AVAILABLE));
+        h.startAndDiscover("t");
+        joinAloneAsLeader();
+        h.takeSync().answer(synced("range"));
+        h.advance(120);
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isFalse();
+        h.io.cluster = FakeGroupIo.cluster(Map.of("t", 1));
+        h.advance(240);
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isTrue();
+    }
+
+    @Test
+    void anInvalidSubscribedTopicInMetadataEndsTheMemberWithInvalidTopicException() {
+        h = MemberHarness.eager();
+        h.io.cluster = FakeGroupIo.clusterWithErrors(Map.of("t", Errors.INVALID_TOPIC_EXCEPTION));
+        h.startAndDiscover("t");
+        joinAloneAsLeader();
+        assertThat(h.state()).isEqualTo(MemberState.FATAL);
+        assertThat(h.listener.fatal).singleElement().isInstanceOfSatisfying(InvalidTopicException.class,
+                e -> assertThat(e.invalidTopics()).containsExactly("t"));
+        assertThat(h.channel().hasPending(SyncGroupRequest.class)).isFalse();
+    }
+
+    @Test
+    void anUnauthorizedSubscribedTopicEndsAFollowerWithTopicAuthorizationFailed() {
+        h = MemberHarness.eager();
+        h.io.cluster = FakeGroupIo.clusterWithErrors(Map.of("t", Errors.TOPIC_AUTHORIZATION_FAILED));
+        h.startAndDiscover("t");
+        h.takeJoin().answer(joined(1, "m1", "other", "range", List.of()));
+        h.takeSync().answer(synced("range"));
+        assertThat(h.state()).isEqualTo(MemberState.FATAL);
+        assertThat(h.listener.fatal).singleElement().isInstanceOfSatisfying(KafkaProtocolException.class,
+                e -> assertThat(e.errorCode()).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
     }
 
     @Test

@@ -193,6 +193,7 @@ class ClassicGroupMemberLifecycleTest {
     @Test
     void theMetadataIsRefreshedEveryMetadataMaxAge() {
         h = MemberHarness.eager();
+        h.io.cluster = FakeGroupIo.cluster(Map.of("t", 1)); // a missing topic would be looked up sooner
         h.startAndDiscover("t");
         h.joinAsFollower(1, "range", tp("t", 0));
         int before = h.io.refreshCount;

@@ -136,6 +136,16 @@ final class FakeGroupIo implements GroupIo {
         return Cluster.from(r, Cluster.EMPTY, false, System.nanoTime());
     }
 
+    /** A snapshot with broker 1 where each of these topics has only its topic-level error and no partitions. */
+    static Cluster clusterWithErrors(Map<String, Errors> topics) {
+        List<MetadataResponseTopic> list = new ArrayList<>();
+        topics.forEach((name, error) -> list.add(new MetadataResponseTopic(error.code(), name, UUID.randomUUID(), false,
+                List.of(), 0)));
+        MetadataResponse r = new MetadataResponse(0, List.of(new MetadataResponseBroker(1, "broker1", 9092, null)),
+                "cluster", 1, list, 0, (short) 0);
+        return Cluster.from(r, Cluster.EMPTY, false, System.nanoTime());
+    }
+
     /** One coordinator connection: requests queue until answered. */
     final class FakeChannel implements CoordinatorChannel {
         final int nodeId;

@@ -20,17 +20,19 @@ public record JaasConfig(String loginModule, String flag, Map<String, String> op
      *
      * @param text the value of {@code sasl.jaas.config}
      * @return the entry
-     * @throws IllegalArgumentException when the text is not exactly one well-formed entry; the message never
-     *                                  contains option values
+     * @throws IllegalArgumentException when the text is not exactly one well-formed entry; the message says what
+     *                                  was expected at which character position and quotes no part of the text: a
+     *                                  malformed entry may have a secret wherever a name was expected
      */
     public static JaasConfig parse(String text) {
         Lexer lx = new Lexer(text);
         String module = lx.word("login module class name");
+        int flagAt = lx.nextWordAt();
         String flag = lx.word("control flag");
         if (!flag.equals("required") && !flag.equals("requisite") && !flag.equals("sufficient")
             && !flag.equals("optional")) {
-            throw new IllegalArgumentException("control flag must be required, requisite, sufficient or optional, was "
-                                               + flag);
+            throw new IllegalArgumentException("the control flag at position " + flagAt
+                                               + " must be required, requisite, sufficient or optional");
         }
         Map<String, String> options = new LinkedHashMap<>();
         while (true) {
@@ -42,13 +44,14 @@ public record JaasConfig(String loginModule, String flag, Map<String, String> op
             if (lx.atEnd()) {
                 throw new IllegalArgumentException("the login module entry must end with ';'");
             }
+            int nameAt = lx.pos;
             String name = lx.word("option name");
             lx.skipBlanks();
             if (lx.peek() != '=') {
-                throw new IllegalArgumentException("expected '=' after option " + name);
+                throw new IllegalArgumentException("expected '=' after the option name at position " + nameAt);
             }
             lx.pos++;
-            options.put(name, lx.value(name));
+            options.put(name, lx.value(nameAt));
         }
         lx.skipBlanks();
         if (!lx.atEnd()) {
@@ -85,6 +88,11 @@ public record JaasConfig(String loginModule, String flag, Map<String, String> op
             this.s = s;
         }
 
+        int nextWordAt() {
+            skipBlanks();
+            return pos;
+        }
+
         boolean atEnd() {
             return pos >= s.length();
         }
@@ -115,16 +123,16 @@ public record JaasConfig(String loginModule, String flag, Map<String, String> op
             return s.substring(start, pos);
         }
 
-        String value(String name) {
+        String value(int nameAt) {
             skipBlanks();
             if (peek() != '"') {
-                return word("value of option " + name);
+                return word("the value of the option at position " + nameAt);
             }
             pos++;
             StringBuilder out = new StringBuilder();
             while (true) {
                 if (atEnd()) {
-                    throw new IllegalArgumentException("unterminated quoted value of option " + name);
+                    throw new IllegalArgumentException("unterminated quoted value of the option at position " + nameAt);
                 }
                 char c = s.charAt(pos++);
                 if (c == '"') {
@@ -132,7 +140,7 @@ public record JaasConfig(String loginModule, String flag, Map<String, String> op
                 }
                 if (c == '\\') {
                     if (atEnd()) {
-                        throw new IllegalArgumentException("unterminated quoted value of option " + name);
+                        throw new IllegalArgumentException("unterminated quoted value of the option at position " + nameAt);
                     }
                     c = s.charAt(pos++);
                 }
