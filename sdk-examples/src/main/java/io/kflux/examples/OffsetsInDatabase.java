@@ -181,8 +181,9 @@ public final class OffsetsInDatabase {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = parseArgs(args);
-        int batch = Integer.parseInt(options.getOrDefault("--batch", "500"));
+        Map<String, String> options = ExampleArgs.parse(args, List.of("--bootstrap-servers", "--topic", "--jdbc-url",
+                "--jdbc-user", "--jdbc-password", "--group", "--batch"), OffsetsInDatabase::usage);
+        int batch = ExampleArgs.intOption(options, "--batch", 500, OffsetsInDatabase::usage);
         String bootstrapServers = options.get("--bootstrap-servers");
         if (bootstrapServers == null) {
             runAgainstEmbeddedBroker(batch, options.get("--jdbc-url"));
@@ -228,22 +229,6 @@ public final class OffsetsInDatabase {
                     counts[0], counts[1], SAMPLE_RECORDS);
             System.out.println("Stopping the broker.");
         }
-    }
-
-    private static Map<String, String> parseArgs(String[] args) {
-        List<String> known = List.of("--bootstrap-servers", "--topic", "--jdbc-url", "--jdbc-user", "--jdbc-password",
-                "--group", "--batch");
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!known.contains(args[i])) {
-                usage("unknown argument: " + args[i]);
-            }
-            if (i + 1 == args.length) {
-                usage(args[i] + " needs a value");
-            }
-            options.put(args[i], args[++i]);
-        }
-        return options;
     }
 
     private static void usage(String problem) {

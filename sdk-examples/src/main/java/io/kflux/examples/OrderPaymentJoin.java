@@ -288,9 +288,10 @@ public final class OrderPaymentJoin {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = parseArgs(args);
-        Duration window = Duration.ofSeconds(Long.parseLong(options.getOrDefault("--window-seconds",
-                Long.toString(DEFAULT_WINDOW.toSeconds()))));
+        Map<String, String> options = ExampleArgs.parse(args, List.of("--bootstrap-servers", "--orders-topic",
+                "--payments-topic", "--group", "--window-seconds"), OrderPaymentJoin::usage);
+        Duration window = Duration.ofSeconds(ExampleArgs.intOption(options, "--window-seconds",
+                (int) DEFAULT_WINDOW.toSeconds(), OrderPaymentJoin::usage));
         String bootstrapServers = options.get("--bootstrap-servers");
         if (bootstrapServers == null) {
             runWithEmbeddedBroker(window);
@@ -368,22 +369,6 @@ public final class OrderPaymentJoin {
                     invalid);
             System.out.println("Stopping the broker.");
         }
-    }
-
-    private static Map<String, String> parseArgs(String[] args) {
-        List<String> known = List.of("--bootstrap-servers", "--orders-topic", "--payments-topic", "--group",
-                "--window-seconds");
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!known.contains(args[i])) {
-                usage("unknown argument: " + args[i]);
-            }
-            if (i + 1 == args.length) {
-                usage(args[i] + " needs a value");
-            }
-            options.put(args[i], args[++i]);
-        }
-        return options;
     }
 
     private static void usage(String problem) {

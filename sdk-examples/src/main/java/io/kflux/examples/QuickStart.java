@@ -8,7 +8,6 @@ import io.kflux.TopicPartition;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.examples.broker.SampleData;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -36,7 +35,7 @@ public final class QuickStart {
     }
 
     public static void main(String[] args) {
-        Map<String, String> options = parseArgs(args);
+        Map<String, String> options = ExampleArgs.parse(args, List.of("--bootstrap-servers", "--topic"), QuickStart::usage);
         String bootstrapServers = options.get("--bootstrap-servers");
         if (bootstrapServers == null) {
             runAgainstEmbeddedBroker();
@@ -127,20 +126,6 @@ public final class QuickStart {
         private double seconds() {
             return Math.max(1, last - start) / 1e9;
         }
-    }
-
-    private static Map<String, String> parseArgs(String[] args) {
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].equals("--bootstrap-servers") && !args[i].equals("--topic")) {
-                usage("unknown argument: " + args[i]);
-            }
-            if (i + 1 == args.length) {
-                usage(args[i] + " needs a value");
-            }
-            options.put(args[i], args[++i]);
-        }
-        return options;
     }
 
     private static void usage(String problem) {

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,9 +57,10 @@ public final class StreamApplication {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = parseArgs(args);
-        int members = intOption(options, "--members", DEFAULT_MEMBERS);
-        int seconds = intOption(options, "--seconds", DEFAULT_SECONDS);
+        Map<String, String> options = ExampleArgs.parse(args,
+                List.of("--bootstrap-servers", "--topic", "--members", "--group", "--seconds"), StreamApplication::usage);
+        int members = ExampleArgs.intOption(options, "--members", DEFAULT_MEMBERS, StreamApplication::usage);
+        int seconds = ExampleArgs.intOption(options, "--seconds", DEFAULT_SECONDS, StreamApplication::usage);
         String group = options.getOrDefault("--group", "kflux-stream-app");
         String bootstrapServers = options.get("--bootstrap-servers");
         String topic = options.get("--topic");
@@ -309,30 +309,6 @@ public final class StreamApplication {
             latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static Map<String, String> parseArgs(String[] args) {
-        Map<String, String> options = new HashMap<>();
-        List<String> known = List.of("--bootstrap-servers", "--topic", "--members", "--group", "--seconds");
-        for (int i = 0; i < args.length; i++) {
-            if (!known.contains(args[i])) {
-                usage("unknown argument: " + args[i]);
-            }
-            if (i + 1 == args.length) {
-                usage(args[i] + " needs a value");
-            }
-            options.put(args[i], args[++i]);
-        }
-        return options;
-    }
-
-    private static int intOption(Map<String, String> options, String name, int defaultValue) {
-        try {
-            return Integer.parseInt(options.getOrDefault(name, Integer.toString(defaultValue)));
-        } catch (NumberFormatException e) {
-            usage(name + " needs a number, got " + options.get(name));
-            return defaultValue;
         }
     }
 

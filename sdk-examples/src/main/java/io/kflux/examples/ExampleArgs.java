@@ -1,0 +1,40 @@
+package io.kflux.examples;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The examples' command line: {@code --name value} pairs. A problem goes to the example's {@code usage}, which prints
+ * it with the example's usage text and exits.
+ */
+final class ExampleArgs {
+    private ExampleArgs() {
+    }
+
+    /** The options in {@code args}, by name; an unknown name or a missing value goes to {@code usage}. */
+    static Map<String, String> parse(String[] args, Collection<String> known, Consumer<String> usage) {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!known.contains(args[i])) {
+                usage.accept("unknown argument: " + args[i]);
+            }
+            if (i + 1 == args.length) {
+                usage.accept(args[i] + " needs a value");
+            }
+            options.put(args[i], args[++i]);
+        }
+        return options;
+    }
+
+    /** Option {@code name} as a number, {@code defaultValue} when absent; not a number goes to {@code usage}. */
+    static int intOption(Map<String, String> options, String name, int defaultValue, Consumer<String> usage) {
+        try {
+            return Integer.parseInt(options.getOrDefault(name, Integer.toString(defaultValue)));
+        } catch (NumberFormatException e) {
+            usage.accept(name + " needs a number, got " + options.get(name));
+            return defaultValue;
+        }
+    }
+}
