@@ -749,17 +749,15 @@ public final class Fetcher {
             return;
         }
         Map<TopicPartition, Long> timestamps = new HashMap<>();
-        Map<TopicPartition, Integer> epochs = new HashMap<>();
         // The states asked for, not just their partitions: one revoked and assigned again meanwhile has a new
         // state whose seek epoch counts from 0 too, and could match the old one's by chance.
-        Map<TopicPartition, PartitionState> asked = new HashMap<>();
+        Map<TopicPartition, ResetAsked> asked = new HashMap<>();
         long timestamp = resetStrategy == OffsetResetStrategy.BY_DURATION
                 ? System.currentTimeMillis() - resetDurationMs : resetStrategy.listOffsetsTimestamp;
         for (PartitionState ps : partitions.values()) {
             if (ps.isAwaitingReset() && !ps.hasPosition()) {
                 timestamps.put(ps.topicPartition(), timestamp);
-                epochs.put(ps.topicPartition(), ps.seekEpoch());
-                asked.put(ps.topicPartition(), ps);
+                asked.put(ps.topicPartition(), new ResetAsked(ps, ps.seekEpoch()));
             }
         }
         if (timestamps.isEmpty()) {
@@ -778,7 +776,7 @@ public final class Fetcher {
                     resetInFlight = false;
                     result.forEach((tp, listed) -> {
                         PartitionState ps = partitions.get(tp);
-                        if (ps != null && ps == asked.get(tp) && ps.isAwaitingReset() && ps.seekEpoch() == epochs.get(tp)) {
+                        if (ps != null && asked.get(tp).isStill(ps) && ps.isAwaitingReset()) {
                             ps.seek(Math.max(0L, listed.offset()));
                             log.debug("{} reset to offset {}", tp, ps.fetchOffset());
                         }
@@ -792,6 +790,14 @@ public final class Fetcher {
                         retryLater();
                     }
                 }));
+    }
+
+    /** A partition state a reset asked ListOffsets for, and its seek epoch then. */
+    private record ResetAsked(PartitionState state, int seekEpoch) {
+        /** True while {@code current} is that state, not seeked since. */
+        boolean isStill(PartitionState current) {
+            return current == state && current.seekEpoch() == seekEpoch;
+        }
     }
 
     /** By-duration lookups find no offset when every record is older: those start at the end. */

@@ -278,12 +278,12 @@ final class ConsumerSession<K, V> implements FetchSink {
             }
             PartitionState ps = new PartitionState(tp);
             ps.paused(consumer.initiallyPaused(tp));
-            Long position = consumer.takeInitialPosition(tp);
-            CommitOffset fromCommit = committed.get(tp);
+            CommitOffset position = consumer.takeInitialPosition(tp);
+            if (position == null) {
+                position = committed.get(tp);
+            }
             if (position != null) {
-                ps.seekUnvalidated(position, consumer.takeInitialEpoch(tp));
-            } else if (fromCommit != null) {
-                ps.seekUnvalidated(fromCommit.offset(), fromCommit.leaderEpoch());
+                ps.seekUnvalidated(position.offset(), position.leaderEpoch());
             } else {
                 ps.requireReset();
             }

@@ -41,9 +41,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private final ConsumerOptions<K, V> options;
     private final ClientSettings settings;
     private final AtomicReference<ConsumerSession<K, V>> active = new AtomicReference<>();
-    private final Map<TopicPartition, Long> startPositions = new ConcurrentHashMap<>();
-    /** Leader epochs given with some of {@link #startPositions} (seek with an OffsetAndMetadata), KIP-320. */
-    private final Map<TopicPartition, Integer> startEpochs = new ConcurrentHashMap<>();
+    /**
+     * Where partitions start: the offset, and the leader epoch of the record before it when a seek gave one (an
+     * OffsetAndMetadata, KIP-320; -1 otherwise), validated before fetching. One value, so the two never disagree.
+     */
+    private final Map<TopicPartition, CommitOffset> startPositions = new ConcurrentHashMap<>();
     private final Set<TopicPartition> paused = ConcurrentHashMap.newKeySet();
     private final Object resourcesLock = new Object();
     private ClientResources resources;
@@ -147,33 +149,18 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     }
 
     /** Where a partition starts: an explicit seek, else where the previous subscription stopped. */
-    Long initialPosition(TopicPartition tp) {
+    CommitOffset initialPosition(TopicPartition tp) {
         return startPositions.get(tp);
     }
 
     /** As {@link #initialPosition}, and forgets it: a session that starts from it owns the position from then on. */
-    Long takeInitialPosition(TopicPartition tp) {
+    CommitOffset takeInitialPosition(TopicPartition tp) {
         return startPositions.remove(tp);
     }
 
-    /**
-     * The leader epoch a seek gave with the initial position of {@code tp} (-1 none), and forgets it; taken
-     * together with {@link #takeInitialPosition}.
-     */
-    int takeInitialEpoch(TopicPartition tp) {
-        Integer epoch = startEpochs.remove(tp);
-        return epoch == null ? -1 : epoch;
-    }
-
-    private void rememberEpochs(Map<TopicPartition, Long> positions, Map<TopicPartition, Integer> epochs) {
-        positions.keySet().forEach(tp -> {
-            Integer epoch = epochs.get(tp);
-            if (epoch == null) {
-                startEpochs.remove(tp);
-            } else {
-                startEpochs.put(tp, epoch);
-            }
-        });
+    /** A start position without a leader epoch: nothing to validate it against. */
+    private static CommitOffset startAt(long offset) {
+        return new CommitOffset(offset, -1, "");
     }
 
     boolean initiallyPaused(TopicPartition tp) {
@@ -188,9 +175,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     void rememberPositions(Map<TopicPartition, PartitionState> states) {
         states.forEach((tp, ps) -> {
             if (ps.position() >= 0) {
-                if (startPositions.putIfAbsent(tp, ps.position()) == null) {
-                    startEpochs.remove(tp);
-                }
+                startPositions.putIfAbsent(tp, startAt(ps.position()));
             }
         });
     }
@@ -289,23 +274,22 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         if (offset < 0) {
             return Mono.error(new IllegalArgumentException("offset must be >= 0, was " + offset));
         }
-        return seekAll(Map.of(tp, offset), Map.of());
+        return seekAll(Map.of(tp, startAt(offset)));
     }
 
     @Override
     public Mono<Void> seek(TopicPartition tp, OffsetAndMetadata offset) {
         Objects.requireNonNull(tp, "tp");
         Objects.requireNonNull(offset, "offset");
-        return seekAll(Map.of(tp, offset.offset()),
-                offset.leaderEpoch().map(epoch -> Map.of(tp, epoch)).orElse(Map.of()));
+        return seekAll(Map.of(tp, CommitOffset.of(offset)));
     }
 
     private static IllegalStateException closedError() {
         return new IllegalStateException("this consumer is closed");
     }
 
-    /** {@code epochs}: leader epochs of the records before some of {@code positions}, validated before fetching. */
-    private Mono<Void> seekAll(Map<TopicPartition, Long> positions, Map<TopicPartition, Integer> epochs) {
+    /** A position's leader epoch (of the record before it, -1 unknown) is validated before fetching (KIP-320). */
+    private Mono<Void> seekAll(Map<TopicPartition, CommitOffset> positions) {
         return Mono.defer(() -> {
             if (closed) {
                 return Mono.error(closedError());
@@ -315,17 +299,15 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             if (session == null || session.isStopping()) {
                 // A stopping session only remembers positions no seek has set since (see rememberPositions).
                 startPositions.putAll(positions);
-                rememberEpochs(positions, epochs);
                 return Mono.empty();
             }
             return session.onLoop(() -> {
-                positions.forEach((tp, offset) -> {
+                positions.forEach((tp, position) -> {
                     PartitionState ps = session.fetcher().partition(tp);
                     if (ps != null) {
-                        ps.seekUnvalidated(offset, epochs.getOrDefault(tp, -1));
+                        ps.seekUnvalidated(position.offset(), position.leaderEpoch());
                     } else {
-                        startPositions.put(tp, offset); // assignment not applied yet: start there
-                        rememberEpochs(Map.of(tp, offset), epochs);
+                        startPositions.put(tp, position); // assignment not applied yet: start there
                     }
                 });
                 session.fetcher().plan();
@@ -363,9 +345,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             Map<TopicPartition, Long> query = new HashMap<>();
             partitions.forEach(tp -> query.put(tp, timestamp));
             return listOffsets(query).flatMap(listed -> {
-                Map<TopicPartition, Long> positions = new HashMap<>();
-                listed.forEach((tp, lo) -> positions.put(tp, Math.max(0L, lo.offset())));
-                return seekAll(positions, Map.of());
+                Map<TopicPartition, CommitOffset> positions = new HashMap<>();
+                listed.forEach((tp, lo) -> positions.put(tp, startAt(Math.max(0L, lo.offset()))));
+                return seekAll(positions);
             });
         });
     }
@@ -503,8 +485,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         if (ps != null) {
             return ps.position();
         }
-        Long start = startPositions.get(tp);
-        return start == null ? PartitionState.UNKNOWN : start;
+        CommitOffset start = startPositions.get(tp);
+        return start == null ? PartitionState.UNKNOWN : start.offset();
     }
 
     @Override

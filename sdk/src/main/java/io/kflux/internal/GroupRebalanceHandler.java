@@ -65,9 +65,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                         .then(Mono.defer(() -> resolveListenerSeeks(ctx.seeks)))
                         .map(seeks -> {
                             Map<TopicPartition, CommitOffset> positions = new HashMap<>(offsets);
-                            // only a seek given an OffsetAndMetadata with an epoch is validated (KIP-320)
-                            seeks.forEach((tp, offset) -> positions.put(tp,
-                                    new CommitOffset(offset, ctx.seekEpochs.getOrDefault(tp, -1), "")));
+                            positions.putAll(seeks);
                             return positions;
                         }))
                 .flatMap(positions -> session.onLoop(() -> startFetching(added, positions)))
@@ -97,16 +95,25 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         log.info("assigned {}", added);
     }
 
-    /** Seeks to the beginning/end asked for inside the listener need a ListOffsets round trip. */
-    private Mono<Map<TopicPartition, Long>> resolveListenerSeeks(Map<TopicPartition, Long> seeks) {
-        Map<TopicPartition, Long> exact = new HashMap<>();
+    /**
+     * Seeks to the beginning/end asked for inside the listener need a ListOffsets round trip. Only a seek given an
+     * OffsetAndMetadata with a leader epoch carries one, to be validated (KIP-320).
+     */
+    private Mono<Map<TopicPartition, CommitOffset>> resolveListenerSeeks(Map<TopicPartition, CommitOffset> seeks) {
+        Map<TopicPartition, CommitOffset> exact = new HashMap<>();
         Map<TopicPartition, Long> listed = new HashMap<>();
-        seeks.forEach((tp, offset) -> (offset < 0 ? listed : exact).put(tp, offset));
+        seeks.forEach((tp, position) -> {
+            if (position.offset() < 0) {
+                listed.put(tp, position.offset());
+            } else {
+                exact.put(tp, position);
+            }
+        });
         if (listed.isEmpty()) {
             return Mono.just(exact);
         }
         return session.resources().offsets().list(listed, apiTimeout).map(found -> {
-            found.forEach((tp, lo) -> exact.put(tp, Math.max(0L, lo.offset())));
+            found.forEach((tp, lo) -> exact.put(tp, new CommitOffset(Math.max(0L, lo.offset()), -1, "")));
             return exact;
         });
     }
@@ -189,9 +196,8 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     /** What a listener callback may do. */
     private final class Context implements RebalanceContext {
         private final Set<TopicPartition> partitions;
-        final Map<TopicPartition, Long> seeks = new ConcurrentHashMap<>();
-        /** Leader epochs of seeks given an OffsetAndMetadata with one; a later seek of the partition drops it. */
-        final Map<TopicPartition, Integer> seekEpochs = new ConcurrentHashMap<>();
+        /** Offsets (or SEEK_TO_BEGINNING / SEEK_TO_END) with the leader epoch a seek gave, -1 without. */
+        final Map<TopicPartition, CommitOffset> seeks = new ConcurrentHashMap<>();
 
         /** For onPartitionsRevoked: partitions still reported as assigned (stopFetching already dropped them). */
         private final Set<TopicPartition> stillAssigned;
@@ -234,30 +240,23 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
             if (offset < 0) {
                 throw new IllegalArgumentException("offset must be >= 0, was " + offset);
             }
-            seeks.put(tp, offset);
-            seekEpochs.remove(tp);
+            seeks.put(tp, new CommitOffset(offset, -1, ""));
         }
 
         @Override
         public void seek(TopicPartition tp, OffsetAndMetadata offset) {
-            seek(tp, offset.offset());
-            offset.leaderEpoch().ifPresent(epoch -> seekEpochs.put(tp, epoch));
+            seek(tp, offset.offset()); // its checks
+            seeks.put(tp, CommitOffset.of(offset));
         }
 
         @Override
         public void seekToBeginning(Collection<TopicPartition> tps) {
-            tps.forEach(tp -> {
-                seeks.put(tp, SEEK_TO_BEGINNING);
-                seekEpochs.remove(tp);
-            });
+            tps.forEach(tp -> seeks.put(tp, new CommitOffset(SEEK_TO_BEGINNING, -1, "")));
         }
 
         @Override
         public void seekToEnd(Collection<TopicPartition> tps) {
-            tps.forEach(tp -> {
-                seeks.put(tp, SEEK_TO_END);
-                seekEpochs.remove(tp);
-            });
+            tps.forEach(tp -> seeks.put(tp, new CommitOffset(SEEK_TO_END, -1, "")));
         }
 
         @Override
