@@ -26,6 +26,7 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -34,6 +35,7 @@ import reactor.core.publisher.Mono;
  * {@code session.timeout.ms} gets its partitions back without a rebalance, and of two live consumers with the same
  * instance id the older one is fenced.
  */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class StaticMembershipTest {
 
