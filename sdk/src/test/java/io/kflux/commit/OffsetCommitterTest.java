@@ -355,6 +355,38 @@ class OffsetCommitterTest {
     }
 
     @Test
+    void aPartitionTrackedAgainFromALowerOffsetCommitsItsLowerOffsets() {
+        CommitManager commits = new CommitManager(committer, TIMEOUT);
+        commits.track(P0, 0, -1);
+        for (long o = 0; o < 10; o++) {
+            commits.acknowledge(P0, o);
+        }
+        commits.commitAcknowledged(null).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(committedOffsets(group.sent.get(0))).containsExactly(Map.entry(P0, 10L));
+
+        // log truncation (or the topic deleted and created again, or a seek back) restarts tracking at 0: the
+        // records from 0 on are other records, and must be committed as they are acknowledged, not held back
+        // until acknowledgements pass the old offset 10 (a restart in between would skip them)
+        commits.track(P0, 0, -1);
+        commits.acknowledge(P0, 0);
+        commits.acknowledge(P0, 1);
+        commits.acknowledge(P0, 2);
+        commits.commitAcknowledged(null).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.sent).hasSize(2);
+        assertThat(committedOffsets(group.sent.get(1))).containsExactly(Map.entry(P0, 3L));
+
+        // and within one tracking run the committed offset only moves forward
+        commits.commit(Map.of(P0, new CommitOffset(50, -1, ""))).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        commits.acknowledge(P0, 3);
+        commits.commitAcknowledged(null).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.sent).as("offset 4 is below the explicit commit of 50: not sent").hasSize(3);
+    }
+
+    @Test
     void failedAutoCommitsDoNotStopTheAutoCommitLoop() {
         CommitManager commits = new CommitManager(committer, TIMEOUT);
         commits.track(P0, 0, 1);
