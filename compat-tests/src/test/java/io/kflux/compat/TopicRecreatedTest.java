@@ -9,6 +9,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.BrokerVersion;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.Kflux;
+import io.kflux.compat.support.LogCapture;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.examples.broker.SampleData;
 import java.time.Duration;
@@ -31,9 +32,10 @@ import reactor.core.Disposable;
 /**
  * A subscribed topic deleted and created again under the same name gets a new topic id. Kafka 4.2+ brokers name
  * topics by id in OffsetCommit/OffsetFetch (v10), so commits sent with the old id are answered UNKNOWN_TOPIC_ID;
- * kflux looks the id up again and goes on. The new topic's partitions start from {@code auto.offset.reset}
- * (the old positions are past its end), as with the official consumer: every record of the new topic is consumed
- * and its offsets are committed under the new topic, and no record of the old topic comes again.
+ * kflux looks the id up again and goes on. The fetcher notices the new id in metadata and resets the partitions
+ * by {@code auto.offset.reset} (the official consumer gets there once its old position is out of range): every
+ * record of the new topic is consumed and its offsets are committed under the new topic, and no record of the old
+ * topic comes again.
  */
 @Tag("smoke")
 @KafkaCluster(nodes = 1)
@@ -54,6 +56,7 @@ class TopicRecreatedTest {
         KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(
                 ConsumerOptions.create(props, Deserializers.string(), Deserializers.string()).subscription(List.of(TOPIC)));
         List<String> received = new CopyOnWriteArrayList<>();
+        LogCapture log = new LogCapture("io.kflux");
         Disposable running = consumer.receive()
                 .doOnNext(r -> received.add(r.value()))
                 .doOnNext(ConsumerRecord::acknowledge)
@@ -79,7 +82,11 @@ class TopicRecreatedTest {
             assertThat(received.subList(before, received.size())).as("nothing of the old topic again")
                     .allSatisfy(v -> assertThat(v).startsWith("after-"));
             await(() -> committed(admin) == 60, "offsets committed under the new topic add up to its 60 records");
+            assertThat(log.matching(m -> m.contains("deleted and created again"))).as("said once per partition")
+                    .hasSize(2);
+            assertThat(log.matching(m -> m.contains("truncation"))).as("a new topic is not a truncated log").isEmpty();
         } finally {
+            log.close();
             running.dispose();
             consumer.close().block(Duration.ofSeconds(30));
         }
