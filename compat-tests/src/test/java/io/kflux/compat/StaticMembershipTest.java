@@ -118,7 +118,9 @@ class StaticMembershipTest {
             Calls callsA2 = new Calls();
             KfluxMember a2 = staticMember(kafka, group, "static-a", topic, callsA2);
             all.add(a2);
-            GroupKit.await("a2 has a's partitions", Duration.ofSeconds(20), () -> a2.assignment().equals(ofA));
+            // assignment() shows the partitions before the assigned listener has run: wait for both
+            GroupKit.await("a2 has a's partitions", Duration.ofSeconds(20),
+                    () -> a2.assignment().equals(ofA) && callsA2.generation != -1);
             assertThat(callsA2.generation).as("generation after a's restart").isEqualTo(generation);
 
             // b (a follower) restarts
@@ -126,7 +128,8 @@ class StaticMembershipTest {
             Calls callsB2 = new Calls();
             KfluxMember b2 = staticMember(kafka, group, "static-b", topic, callsB2);
             all.add(b2);
-            GroupKit.await("b2 has b's partitions", Duration.ofSeconds(20), () -> b2.assignment().equals(ofB));
+            GroupKit.await("b2 has b's partitions", Duration.ofSeconds(20),
+                    () -> b2.assignment().equals(ofB) && callsB2.generation != -1);
             assertThat(callsB2.generation).as("generation after b's restart").isEqualTo(generation);
 
             GroupKit.sleep(1500); // a few heartbeats: nobody starts a rebalance
