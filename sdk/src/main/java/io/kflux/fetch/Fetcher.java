@@ -448,6 +448,7 @@ public final class Fetcher {
                     continue;
                 }
                 if (error.isNone()) {
+                    ps.logEnd(pd.highWatermark(), pd.lastStableOffset());
                     gotData |= accept(target, pd, records);
                     continue;
                 }
