@@ -61,7 +61,9 @@ public interface KafkaFluxConsumer<K, V> {
      * one after the previous terminated starts again from the committed (or acknowledged) positions.
      *
      * @return the records; terminates with an error, after emitting every record before the failing one, on:
-     *         {@link RecordDeserializationException} (a deserializer threw; position stays at that record),
+     *         {@link RecordDeserializationException} (a deserializer threw and the
+     *         {@link ConsumerOptions#withDeserializationErrorHandler deserialization error handler} did not skip the
+     *         record; position stays at that record),
      *         {@link CorruptRecordException} (a batch failed its CRC or could not be decoded),
      *         {@link OffsetOutOfRangeException} ({@code auto.offset.reset=none}; {@link LogTruncationException}
      *         when the log was truncated below a position),

@@ -104,7 +104,8 @@ final class ConsumerSession<K, V> implements FetchSink {
                 commits.skip(tp, from, to);
             }
         };
-        this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer, ackHandle,
+        this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer,
+                consumer.options().deserializationErrorHandler(), ackHandle,
                 settings.fetch().checkCrcs(), returns, this::stop, worker, progress);
     }
 

@@ -501,8 +501,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             }
             ConsumerSession<K, V> session = active.get();
             if (session == null || session.isStopping()) {
-                CommitOffset start = startPositions.get(tp);
-                return start == null ? Mono.empty() : Mono.just(start.offset());
+                // a stopping session's positions are where the next one starts (see rememberPositions)
+                long next = currentPosition(tp);
+                return next < 0 ? Mono.empty() : Mono.just(next);
             }
             checkAssigned(List.of(tp));
             long now = currentPosition(tp);

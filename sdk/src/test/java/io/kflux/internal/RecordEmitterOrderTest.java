@@ -79,7 +79,8 @@ class RecordEmitterOrderTest {
                 refused.add(cf);
             }
         };
-        emitter = new RecordEmitter<>(subscriber, Deserializers.string(), Deserializers.string(), null, true,
+        emitter = new RecordEmitter<>(subscriber, Deserializers.string(), Deserializers.string(),
+                io.kflux.DeserializationErrorHandler.fail(), null, true,
                 returns, () -> { }, Schedulers.fromExecutor(tasks::add).createWorker(), progress);
         subscriber.onSubscribe(emitter);
     }
