@@ -105,8 +105,9 @@ public interface KafkaFluxConsumer<K, V> {
      *         errors with {@link CommitFailedException} (the group rebalanced and a partition moved),
      *         {@link FencedInstanceIdException}, {@link TimeoutException} (after {@code default.api.timeout.ms}),
      *         {@link KafkaProtocolException} (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED or
-     *         OFFSET_METADATA_TOO_LARGE), {@link ConfigException} without {@code group.id}, or
-     *         {@link IllegalStateException} after close
+     *         OFFSET_METADATA_TOO_LARGE), or {@link ConfigException} without {@code group.id}. After
+     *         {@link #close()} nothing is sent and it errors with {@link CommitFailedException} (not
+     *         {@code IllegalStateException}: pipelines still running at close handle it as any refused commit)
      */
     Mono<Void> commit();
 
@@ -297,7 +298,9 @@ public interface KafkaFluxConsumer<K, V> {
      * (with a {@code group.id}, whatever {@code enable.auto.commit} says), runs {@link RebalanceListener#onPartitionsRevoked} for the assigned partitions,
      * sends LeaveGroup unless {@code group.instance.id} is set (a static member keeps its partitions until
      * {@code session.timeout.ms} passes, KIP-345), and closes every connection. Idempotent; afterwards every
-     * other method fails with {@link IllegalStateException}.
+     * other method fails with {@link IllegalStateException}, except the commits, which are refused with
+     * {@link CommitFailedException} ({@link ConsumerRecord#commit()} of a record whose offset the final commit
+     * covered completes normally), so that records still in flight at close meet the error the recipes handle.
      *
      * @param timeout the time budget for the commit and LeaveGroup; connections are closed when it runs out
      * @return completes when closed, or when the budget ran out (the shutdown then goes on in the background); a

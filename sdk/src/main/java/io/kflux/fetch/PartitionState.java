@@ -40,6 +40,10 @@ public final class PartitionState {
     /** Log truncation detected: once no result is left waiting, the position moves back to this offset (-1 none). */
     long truncateTo = UNKNOWN;
     int truncateEpoch = -1;
+    /** System.nanoTime() since when metadata names no leader for the partition (0: it has one), for the WARN. */
+    long leaderlessSinceNanos;
+    /** How long leaderless before the next WARN (doubles after each). */
+    long leaderlessWarnAfterNanos;
     /** A leader error was answered: not fetched again before metadata was refreshed and {@code retry.backoff.ms} passed. */
     boolean leaderBackoff;
 

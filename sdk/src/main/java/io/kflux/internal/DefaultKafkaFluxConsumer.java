@@ -63,7 +63,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 : new ConsumerGroupContext(settings.groupId(), this::resources, options.assignedPartitions());
         this.commits = groupContext == null ? null : new CommitManager(
                 new OffsetCommitter(groupContext, settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
-                Duration.ofMillis(settings.defaultApiTimeoutMs()));
+                Duration.ofMillis(settings.defaultApiTimeoutMs()), settings.logContext());
     }
 
     /** Where commits go, or null without a group.id. */
@@ -222,12 +222,24 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     @Override
     public Mono<Void> commit() {
-        return withCommits(commits -> commits.commitAcknowledged(null));
+        return Mono.defer(() -> closed && commits != null ? Mono.error(commitAfterClose())
+                : withCommits(commits -> commits.commitAcknowledged(null)));
     }
 
-    /** {@code ConsumerRecord.commit()}: checked and released as {@link #commit()} is. */
+    /**
+     * {@code ConsumerRecord.commit()}: checked and released as {@link #commit()} is. After close (records still in
+     * flight then), it succeeds when close() committed the record's offset, else fails with CommitFailedException:
+     * the pipelines of the guide handle that error, an IllegalStateException would end them.
+     */
     Mono<Void> commitRecord(TopicPartition tp, long offset) {
-        return withCommits(commits -> commits.commitRecord(tp, offset));
+        return Mono.defer(() -> closed && commits != null ? commits.commitRecordAfterClose(tp, offset)
+                : withCommits(commits -> commits.commitRecord(tp, offset)));
+    }
+
+    /** A commit asked for after close(): typed as the commit failure it is, not as a misuse. */
+    private static io.kflux.CommitFailedException commitAfterClose() {
+        return new io.kflux.CommitFailedException("this consumer is closed: nothing can be committed any more"
+                + " (close() committed what was acknowledged before it)");
     }
 
     @Override
@@ -239,7 +251,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         }
         Map<TopicPartition, CommitOffset> exact = new HashMap<>();
         offsets.forEach((tp, om) -> exact.put(tp, CommitOffset.of(om)));
-        return withCommits(commits -> commits.commit(exact));
+        return Mono.defer(() -> closed && commits != null ? Mono.error(commitAfterClose())
+                : withCommits(commits -> commits.commit(exact)));
     }
 
     @Override

@@ -102,7 +102,7 @@ final class RecordEmitter<K, V> implements Subscription {
      * position past the parked records (passed over as a gap: never emitted, yet committed).
      */
     private final java.util.ArrayDeque<CompletedFetch> resumed = new java.util.ArrayDeque<>();
-    private final Runnable drainLoop = this::drainLoop;
+    private final Runnable drainLoop;
     private final Progress progress;
     private final java.util.Map<PartitionState, Integer> trackedEpochs = new java.util.IdentityHashMap<>();
 
@@ -127,8 +127,9 @@ final class RecordEmitter<K, V> implements Subscription {
 
     RecordEmitter(CoreSubscriber<? super ConsumerRecord<K, V>> actual, Deserializer<K> keyDeserializer,
                   Deserializer<V> valueDeserializer, DeserializationErrorHandler deserializationErrorHandler,
-                  AckHandle ackHandle, boolean checkCrcs,
-                  Returns returns, Runnable onTerminate, Scheduler.Worker worker, Progress progress) {
+                  AckHandle ackHandle, boolean checkCrcs, Returns returns, Runnable onTerminate,
+                  Scheduler.Worker worker, Progress progress, io.kflux.util.LogContext logContext) {
+        this.drainLoop = logContext.wrap(this::drainLoop); // the handler's and the subscriber's log lines too
         this.progress = progress;
         this.actual = actual;
         this.keyDeserializer = keyDeserializer;

@@ -81,7 +81,8 @@ class RecordEmitterOrderTest {
         };
         emitter = new RecordEmitter<>(subscriber, Deserializers.string(), Deserializers.string(),
                 io.kflux.DeserializationErrorHandler.fail(), null, true,
-                returns, () -> { }, Schedulers.fromExecutor(tasks::add).createWorker(), progress);
+                returns, () -> { }, Schedulers.fromExecutor(tasks::add).createWorker(), progress,
+                io.kflux.util.LogContext.NONE);
         subscriber.onSubscribe(emitter);
     }
 
