@@ -65,11 +65,20 @@ public final class ConsumerOptions<K, V> {
     private final List<TopicPartition> partitions;
     private final RebalanceListener listener;
     private final long maxBufferedBytes;
+    private final Extras extras;
+
+    /**
+     * kflux's own settings that are not consumer properties, in one value so that adding one does not change every
+     * copy below.
+     */
+    private record Extras(DeserializationErrorHandler deserializationErrorHandler) {
+        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail());
+    }
 
     private ConsumerOptions(Map<String, Object> properties, ConsumerConfig config, Deserializer<K> keyDeserializer,
                             Deserializer<V> valueDeserializer, SubscriptionType subscriptionType, List<String> topics,
                             Pattern pattern, List<TopicPartition> partitions, RebalanceListener listener,
-                            long maxBufferedBytes) {
+                            long maxBufferedBytes, Extras extras) {
         this.properties = properties;
         this.config = config;
         this.keyDeserializer = keyDeserializer;
@@ -80,6 +89,7 @@ public final class ConsumerOptions<K, V> {
         this.partitions = partitions;
         this.listener = listener;
         this.maxBufferedBytes = maxBufferedBytes;
+        this.extras = extras;
     }
 
     // ------------------------------------------------------------------------------------------ factories
@@ -106,7 +116,7 @@ public final class ConsumerOptions<K, V> {
         Objects.requireNonNull(valueDeserializer, "valueDeserializer");
         Map<String, Object> copy = copy(props);
         return new ConsumerOptions<>(copy, ConsumerConfig.parse(copy), keyDeserializer, valueDeserializer,
-                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L);
+                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L, Extras.DEFAULT);
     }
 
     /**
@@ -163,7 +173,7 @@ public final class ConsumerOptions<K, V> {
         forParsing.computeIfPresent(ConsumerConfigDef.KEY_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
         forParsing.computeIfPresent(ConsumerConfigDef.VALUE_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
         return new ConsumerOptions<>(copy, ConsumerConfig.parse(forParsing), (Deserializer<K>) kd, (Deserializer<V>) vd,
-                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L);
+                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L, Extras.DEFAULT);
     }
 
     private static Deserializer<?> deserializerFrom(Map<String, Object> props, String key) {
@@ -218,7 +228,7 @@ public final class ConsumerOptions<K, V> {
         }
         TopicNames.check(set);
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.TOPICS,
-                                     List.copyOf(set), null, List.of(), listener, maxBufferedBytes);
+                                     List.copyOf(set), null, List.of(), listener, maxBufferedBytes, extras);
     }
 
     /**
@@ -234,7 +244,7 @@ public final class ConsumerOptions<K, V> {
     public ConsumerOptions<K, V> subscription(Pattern pattern) {
         Objects.requireNonNull(pattern, "pattern");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.PATTERN,
-                                     List.of(), pattern, List.of(), listener, maxBufferedBytes);
+                                     List.of(), pattern, List.of(), listener, maxBufferedBytes, extras);
     }
 
     /**
@@ -261,7 +271,7 @@ public final class ConsumerOptions<K, V> {
         TopicNames.check(set.stream().map(TopicPartition::topic).toList());
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer,
                                      SubscriptionType.ASSIGNMENT, List.of(), null, List.copyOf(set), listener,
-                                     maxBufferedBytes);
+                                     maxBufferedBytes, extras);
     }
 
     /**
@@ -274,7 +284,7 @@ public final class ConsumerOptions<K, V> {
     public ConsumerOptions<K, V> rebalanceListener(RebalanceListener listener) {
         Objects.requireNonNull(listener, "listener");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes);
+                                     pattern, partitions, listener, maxBufferedBytes, extras);
     }
 
     /**
@@ -327,7 +337,7 @@ public final class ConsumerOptions<K, V> {
         forParsing.computeIfPresent(ConsumerConfigDef.KEY_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
         forParsing.computeIfPresent(ConsumerConfigDef.VALUE_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
         return new ConsumerOptions<>(copy, ConsumerConfig.parse(forParsing), keyDeserializer, valueDeserializer,
-                                     subscriptionType, topics, pattern, partitions, listener, maxBufferedBytes);
+                                     subscriptionType, topics, pattern, partitions, listener, maxBufferedBytes, extras);
     }
 
     /**
@@ -341,7 +351,7 @@ public final class ConsumerOptions<K, V> {
     public <K2> ConsumerOptions<K2, V> withKeyDeserializer(Deserializer<K2> keyDeserializer) {
         Objects.requireNonNull(keyDeserializer, "keyDeserializer");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes);
+                                     pattern, partitions, listener, maxBufferedBytes, extras);
     }
 
     /**
@@ -355,7 +365,7 @@ public final class ConsumerOptions<K, V> {
     public <V2> ConsumerOptions<K, V2> withValueDeserializer(Deserializer<V2> valueDeserializer) {
         Objects.requireNonNull(valueDeserializer, "valueDeserializer");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes);
+                                     pattern, partitions, listener, maxBufferedBytes, extras);
     }
 
     /**
@@ -373,7 +383,29 @@ public final class ConsumerOptions<K, V> {
             throw new IllegalArgumentException("maxBufferedBytes must be >= 1, was " + bytes);
         }
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, bytes);
+                                     pattern, partitions, listener, bytes, extras);
+    }
+
+    /**
+     * Decides what happens when a key or value deserializer throws: by default
+     * ({@link DeserializationErrorHandler#fail()}) {@code receive()} ends with the
+     * {@link RecordDeserializationException}, after every record before it, and the position stays at that record.
+     * With {@link DeserializationErrorHandler#logAndSkip()} or a handler of your own answering
+     * {@link DeserializationErrorHandler.Decision#SKIP}, the record is never emitted and consumption goes on with the
+     * next one; the skipped record counts as consumed (its offset is committable once the records before it are
+     * acknowledged), so it never holds commits back. No other record is skipped.
+     *
+     * @param handler called on the consumer's emitting thread with the failure (topic, partition, offset, key or
+     *                value, the deserializer's exception as the cause); it must not block. A handler that throws
+     *                ends {@code receive()} with the {@link RecordDeserializationException}, the handler's exception
+     *                added as suppressed
+     * @return a copy
+     * @throws NullPointerException if {@code handler} is {@code null}
+     */
+    public ConsumerOptions<K, V> withDeserializationErrorHandler(DeserializationErrorHandler handler) {
+        Objects.requireNonNull(handler, "handler");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes, new Extras(handler));
     }
 
     // ------------------------------------------------------------------------------------------ accessors
@@ -471,6 +503,15 @@ public final class ConsumerOptions<K, V> {
     }
 
     /**
+     * What happens when a deserializer throws (see {@link #withDeserializationErrorHandler}).
+     *
+     * @return the handler; {@link DeserializationErrorHandler#fail()} unless set
+     */
+    public DeserializationErrorHandler deserializationErrorHandler() {
+        return extras.deserializationErrorHandler();
+    }
+
+    /**
      * Every consumer property kflux knows, with type, default, a one-line description and whether it is honoured,
      * in a stable order. Meant for generating and checking documentation.
      *
@@ -522,6 +563,7 @@ public final class ConsumerOptions<K, V> {
         });
         parts.add("rebalanceListener=" + listener);
         parts.add("maxBufferedBytes=" + maxBufferedBytes());
+        parts.add("deserializationErrorHandler=" + extras.deserializationErrorHandler());
         return "ConsumerOptions" + parts;
     }
 }

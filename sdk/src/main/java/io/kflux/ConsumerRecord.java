@@ -233,7 +233,10 @@ public final class ConsumerRecord<K, V> {
      *         {@link TimeoutException} (after {@code default.api.timeout.ms}), {@link KafkaProtocolException}
      *         (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED), {@link ConfigException} when the
      *         consumer has no {@code group.id} (as {@link KafkaFluxConsumer#commit()}), or
-     *         {@link IllegalStateException} when the consumer is closed or the record was not created by a consumer
+     *         {@link IllegalStateException} when the record was not created by a consumer. After the consumer was
+     *         closed nothing is sent: it completes when the commit made by {@code close()} covered this record, and
+     *         errors with {@link CommitFailedException} otherwise (the record was in flight, not acknowledged, at
+     *         close)
      */
     public Mono<Void> commit() {
         if (ackHandle == null) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -60,7 +61,9 @@ public interface KafkaFluxConsumer<K, V> {
      * one after the previous terminated starts again from the committed (or acknowledged) positions.
      *
      * @return the records; terminates with an error, after emitting every record before the failing one, on:
-     *         {@link RecordDeserializationException} (a deserializer threw; position stays at that record),
+     *         {@link RecordDeserializationException} (a deserializer threw and the
+     *         {@link ConsumerOptions#withDeserializationErrorHandler deserialization error handler} did not skip the
+     *         record; position stays at that record),
      *         {@link CorruptRecordException} (a batch failed its CRC or could not be decoded),
      *         {@link OffsetOutOfRangeException} ({@code auto.offset.reset=none}; {@link LogTruncationException}
      *         when the log was truncated below a position),
@@ -102,8 +105,9 @@ public interface KafkaFluxConsumer<K, V> {
      *         errors with {@link CommitFailedException} (the group rebalanced and a partition moved),
      *         {@link FencedInstanceIdException}, {@link TimeoutException} (after {@code default.api.timeout.ms}),
      *         {@link KafkaProtocolException} (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED or
-     *         OFFSET_METADATA_TOO_LARGE), {@link ConfigException} without {@code group.id}, or
-     *         {@link IllegalStateException} after close
+     *         OFFSET_METADATA_TOO_LARGE), or {@link ConfigException} without {@code group.id}. After
+     *         {@link #close()} nothing is sent and it errors with {@link CommitFailedException} (not
+     *         {@code IllegalStateException}: pipelines still running at close handle it as any refused commit)
      */
     Mono<Void> commit();
 
@@ -196,6 +200,59 @@ public interface KafkaFluxConsumer<K, V> {
     Mono<Map<TopicPartition, OffsetAndTimestamp>> offsetsForTimes(Map<TopicPartition, Long> timestamps);
 
     /**
+     * The offset of the next record this consumer emits for {@code tp} (the official consumer's {@code position}):
+     * records fetched but not yet emitted do not count. Waits while the partition is assigned to the active
+     * subscription but its start is still being decided (committed offset being read, {@code auto.offset.reset}
+     * or a seek to the beginning or end under way).
+     *
+     * @param tp a partition of the active subscription's assignment, or one whose start the next subscription knows
+     * @return the offset ({@code >= 0}); empty when there is no active subscription and neither a seek nor an
+     *         earlier subscription fixed where the next one starts for {@code tp}. Errors with
+     *         {@link IllegalStateException} when an active subscription does not have {@code tp} assigned, or after
+     *         close; with {@link TimeoutException} when the position is not known within
+     *         {@code default.api.timeout.ms}; with {@link NullPointerException} for a null argument
+     */
+    Mono<Long> position(TopicPartition tp);
+
+    /**
+     * The first offset of each partition's log (ListOffsets with timestamp -2, the log start offset). Does not
+     * change positions.
+     *
+     * @param partitions any partitions, assigned or not
+     * @return the offset per partition, every partition present. Errors with {@link TimeoutException} after
+     *         {@code default.api.timeout.ms} (also for a topic or partition that does not exist: its leader stays
+     *         unknown), {@link KafkaProtocolException} for non-retriable broker errors (e.g.
+     *         TOPIC_AUTHORIZATION_FAILED), {@link IllegalStateException} after close, {@link NullPointerException}
+     *         for a null argument
+     */
+    Mono<Map<TopicPartition, Long>> beginningOffsets(Collection<TopicPartition> partitions);
+
+    /**
+     * The end of each partition's log (ListOffsets with timestamp -1): the high watermark, or with
+     * {@code isolation.level=read_committed} the last stable offset, i.e. the offset the next record written will
+     * get, or the first offset of the oldest open transaction. Does not change positions.
+     *
+     * @param partitions any partitions, assigned or not
+     * @return as {@link #beginningOffsets(Collection)}
+     */
+    Mono<Map<TopicPartition, Long>> endOffsets(Collection<TopicPartition> partitions);
+
+    /**
+     * How many records of {@code tp} this consumer has not emitted yet, as far as it knows without asking a broker
+     * (the official consumer's {@code currentLag}): the end of the log reported by the last Fetch answer for the
+     * partition (high watermark, or last stable offset under {@code read_committed}) minus {@link #position}.
+     * Records fetched but not yet emitted count as lag. For an exact figure, use {@link #endOffsets} and
+     * {@link #position}.
+     *
+     * @param tp any partition
+     * @return the lag in records ({@code >= 0}); empty when {@code tp} is not assigned to the active subscription,
+     *         its position is not known yet, or no Fetch answer for it has arrived yet. Never blocks; thread-safe;
+     *         after close always empty
+     * @throws NullPointerException for a null argument
+     */
+    OptionalLong currentLag(TopicPartition tp);
+
+    /**
      * Stops fetching these partitions without leaving the group; records already buffered for them are kept and
      * emitted after {@link #resume}. Pausing survives only as long as the partition stays assigned.
      *
@@ -241,7 +298,9 @@ public interface KafkaFluxConsumer<K, V> {
      * (with a {@code group.id}, whatever {@code enable.auto.commit} says), runs {@link RebalanceListener#onPartitionsRevoked} for the assigned partitions,
      * sends LeaveGroup unless {@code group.instance.id} is set (a static member keeps its partitions until
      * {@code session.timeout.ms} passes, KIP-345), and closes every connection. Idempotent; afterwards every
-     * other method fails with {@link IllegalStateException}.
+     * other method fails with {@link IllegalStateException}, except the commits, which are refused with
+     * {@link CommitFailedException} ({@link ConsumerRecord#commit()} of a record whose offset the final commit
+     * covered completes normally), so that records still in flight at close meet the error the recipes handle.
      *
      * @param timeout the time budget for the commit and LeaveGroup; connections are closed when it runs out
      * @return completes when closed, or when the budget ran out (the shutdown then goes on in the background); a

@@ -7,7 +7,9 @@ import java.util.Objects;
  * deserializer's exception.
  *
  * <p>The consumer's position stays at {@link #offset()}: that record is not skipped unless the application
- * seeks past it (e.g. {@code seek(e.topicPartition(), e.offset() + 1)}). This mirrors KIP-334.
+ * seeks past it (e.g. {@code seek(e.topicPartition(), e.offset() + 1)}). This mirrors KIP-334. To skip such records
+ * and go on without ending {@code receive()}, set a {@link DeserializationErrorHandler}
+ * ({@link ConsumerOptions#withDeserializationErrorHandler}).
  */
 public class RecordDeserializationException extends KafkaFluxException {
 

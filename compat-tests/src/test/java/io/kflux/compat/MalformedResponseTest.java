@@ -108,7 +108,7 @@ class MalformedResponseTest {
                     assertThat(cre.offset()).isEqualTo(10L);
                 })
                 .verify(WAIT);
-        assertThat(((DefaultKafkaFluxConsumer<?, ?>) consumer).position(TP)).isEqualTo(10L);
+        assertThat(((DefaultKafkaFluxConsumer<?, ?>) consumer).currentPosition(TP)).isEqualTo(10L);
 
         // A new subscription (immediately, as retry() would) starts at the bad batch again, not after it.
         int before = broker.fetchRequests.size();
@@ -144,7 +144,7 @@ class MalformedResponseTest {
                     assertThat(kpe.isRetriable()).isFalse();
                 })
                 .verify(WAIT);
-        assertThat(((DefaultKafkaFluxConsumer<?, ?>) consumer).position(TP)).isEqualTo(5L);
+        assertThat(((DefaultKafkaFluxConsumer<?, ?>) consumer).currentPosition(TP)).isEqualTo(5L);
     }
 
     @Test
@@ -169,7 +169,7 @@ class MalformedResponseTest {
                     assertThat(((KafkaProtocolException) e).isRetriable()).isFalse();
                 })
                 .verify(WAIT);
-        assertThat(((DefaultKafkaFluxConsumer<?, ?>) consumer).position(TP)).isEqualTo(5L);
+        assertThat(((DefaultKafkaFluxConsumer<?, ?>) consumer).currentPosition(TP)).isEqualTo(5L);
     }
 
     private static void await(CountDownLatch latch) {

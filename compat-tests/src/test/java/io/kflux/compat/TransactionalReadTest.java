@@ -132,7 +132,7 @@ class TransactionalReadTest {
             }
             consumer.seekToEnd(PARTITIONS).block(WAIT);
             for (TopicPartition tp : PARTITIONS) {
-                assertThat(impl.position(tp)).as("position of %s after seekToEnd", tp).isEqualTo(endOffsets.get(tp));
+                assertThat(impl.currentPosition(tp)).as("position of %s after seekToEnd", tp).isEqualTo(endOffsets.get(tp));
             }
 
             SampleData.produce(kafka.bootstrapServers(), List.of(new ProducerRecord<>(TOPIC, 1, "after", "after-markers")));
@@ -172,9 +172,9 @@ class TransactionalReadTest {
     private static void awaitPosition(DefaultKafkaFluxConsumer<?, ?> consumer, TopicPartition tp, long expected)
             throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (consumer.position(tp) != expected && System.nanoTime() < deadline) {
+        while (consumer.currentPosition(tp) != expected && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertThat(consumer.position(tp)).as("position of %s", tp).isEqualTo(expected);
+        assertThat(consumer.currentPosition(tp)).as("position of %s", tp).isEqualTo(expected);
     }
 }

@@ -102,6 +102,18 @@ public final class AckTracker {
         return committable;
     }
 
+    /**
+     * How many records above {@link #committable()} were acknowledged: more than 0 means the record at
+     * {@code committable()} holds them back (acknowledged out of order, or never, e.g. dropped by a filter).
+     */
+    public synchronized long acknowledgedAbove() {
+        long n = 0;
+        for (long[] chunk : chunks.values()) {
+            n += chunk[COUNT];
+        }
+        return n;
+    }
+
     /** Marks the record at {@code offset} as processed. Acknowledging twice, or below the prefix, is harmless. */
     public synchronized void acknowledge(long offset) {
         if (offset < committable) {

@@ -2,6 +2,7 @@ package io.kflux.commit;
 
 import io.kflux.CommitFailedException;
 import io.kflux.TopicPartition;
+import io.kflux.util.LogContext;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -30,10 +31,22 @@ public final class CommitManager {
     private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
     private final Object chainLock = new Object();
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+    private final LogContext logContext;
+    /** Partitions whose commits an unacknowledged record holds back: the blocking offset, since when, next WARN. */
+    private final Map<TopicPartition, HeldBack> heldBack = new ConcurrentHashMap<>();
+
+    private record HeldBack(long offset, long sinceNanos, long warnAfterNanos) {
+    }
 
     public CommitManager(OffsetCommitter committer, Duration timeout) {
+        this(committer, timeout, LogContext.NONE);
+    }
+
+    /** @param logContext put in the MDC around the log lines written off the consumer's loop */
+    public CommitManager(OffsetCommitter committer, Duration timeout, LogContext logContext) {
         this.committer = committer;
         this.timeout = timeout;
+        this.logContext = logContext;
     }
 
     public OffsetCommitter committer() {
@@ -118,15 +131,29 @@ public final class CommitManager {
         return Mono.defer(() -> {
             AckTracker t = trackers.get(tp);
             if (t == null) {
-                Long done = committed.get(tp);
-                return done != null && done > offset ? Mono.<Void>empty()
-                        : Mono.<Void>error(new CommitFailedException("offset " + offset + " of " + tp + " cannot be "
-                                + "committed: the partition is no longer assigned to this consumer (revoked or lost "
-                                + "before the record was acknowledged); its new owner reads it again"));
+                return alreadyCommitted(tp, offset, "the partition is no longer assigned to this consumer (revoked or"
+                        + " lost before the record was acknowledged); its new owner reads it again");
             }
             t.acknowledge(offset);
             return commitAcknowledged(Set.of(tp));
         });
+    }
+
+    /**
+     * {@code ConsumerRecord.commit()} after the consumer was closed: nothing is sent any more. It succeeds when a
+     * commit (the one {@code close()} makes) already covered the record, else fails with
+     * {@link CommitFailedException}, the error the recipes handle for a record whose offset cannot be committed.
+     */
+    public Mono<Void> commitRecordAfterClose(TopicPartition tp, long offset) {
+        return Mono.defer(() -> alreadyCommitted(tp, offset, "the consumer was closed before the record was"
+                + " acknowledged; whoever reads the partition next reads it again"));
+    }
+
+    private Mono<Void> alreadyCommitted(TopicPartition tp, long offset, String otherwise) {
+        Long done = committed.get(tp);
+        return done != null && done > offset ? Mono.empty()
+                : Mono.error(new CommitFailedException("offset " + offset + " of " + tp + " cannot be committed: "
+                        + otherwise));
     }
 
     /** Commits exactly {@code offsets}. */
@@ -178,9 +205,53 @@ public final class CommitManager {
         return Flux.interval(interval, interval)
                 .onBackpressureDrop()
                 .concatMap(t -> commitAcknowledged(null).onErrorResume(e -> {
-                    log.warn("auto commit failed: {}", e.toString());
+                    logContext.run(() -> log.warn("auto commit failed: {}", e.toString()));
                     return Mono.empty();
                 }))
                 .subscribe();
+    }
+
+    /**
+     * Watches for records that hold commits back: a partition where later records were acknowledged but the one at
+     * the committable offset was not, for {@code threshold} or longer, gets a WARN naming the partition and that
+     * offset, repeated with doubling intervals while it stays so. A record dropped without {@code acknowledge()}
+     * (e.g. by {@code filter}) otherwise stops its partition's commits without a word.
+     *
+     * @param threshold how long a record may hold commits back before the first WARN
+     * @return stops the watch
+     */
+    public Disposable startHeldBackWatch(Duration threshold) {
+        long thresholdNanos = threshold.toNanos();
+        Duration every = Duration.ofMillis(Math.max(100, Math.min(5_000, threshold.toMillis() / 4)));
+        return Flux.interval(every, every)
+                .onBackpressureDrop()
+                .subscribe(t -> logContext.run(() -> checkHeldBack(thresholdNanos, System.nanoTime())));
+    }
+
+    /**
+     * One look at every tracked partition (see {@link #startHeldBackWatch}); {@code now} in nanos.
+     *
+     * @return the partitions warned about now, with the blocking offset
+     */
+    Map<TopicPartition, Long> checkHeldBack(long thresholdNanos, long now) {
+        Map<TopicPartition, Long> warned = new HashMap<>();
+        heldBack.keySet().retainAll(trackers.keySet());
+        trackers.forEach((tp, t) -> {
+            long blocking = t.committable();
+            long above = t.acknowledgedAbove();
+            HeldBack h = heldBack.get(tp);
+            if (above == 0) {
+                heldBack.remove(tp);
+            } else if (h == null || h.offset() != blocking) {
+                heldBack.put(tp, new HeldBack(blocking, now, thresholdNanos));
+            } else if (now - h.sinceNanos() >= h.warnAfterNanos()) {
+                log.warn("commits of {} are held back at offset {}: that record has not been acknowledged for {} ms"
+                        + " while {} later records were; a record dropped without acknowledge() (e.g. by filter)"
+                        + " stops its partition's commits", tp, blocking, (now - h.sinceNanos()) / 1_000_000, above);
+                heldBack.put(tp, new HeldBack(blocking, h.sinceNanos(), h.warnAfterNanos() * 2));
+                warned.put(tp, blocking);
+            }
+        });
+        return warned;
     }
 }

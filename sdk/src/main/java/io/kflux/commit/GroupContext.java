@@ -61,4 +61,12 @@ public interface GroupContext {
      * outside {@link #owned()} refused. With a manual assignment any partition may be committed.
      */
     boolean groupManaged();
+
+    /**
+     * {@link #groupManaged()}, {@link #owned()} and {@link #notOwnedReason()} from one reading of the member, so the
+     * three agree even while the member comes or goes. Commit decisions use this, never the three one by one.
+     */
+    default Ownership ownership() {
+        return new Ownership(groupManaged(), owned(), this::notOwnedReason);
+    }
 }

@@ -121,7 +121,7 @@ public final class OffsetCommitter {
         }
         // Group-managed: partitions this member does not own are refused up front. The classic coordinator
         // checks only the generation, not ownership, so sending them would overwrite the new owner's commits.
-        Mono<Void> attempt = Mono.defer(() -> group.groupManaged() ? commitOwned(offsets) : attempt(offsets));
+        Mono<Void> attempt = Mono.defer(() -> commitOwned(offsets));
         return attempt.timeout(timeout, Mono.error(() -> new TimeoutException("offset commit for " + offsets.keySet()
                 + " did not complete within " + timeout.toMillis() + " ms")));
     }
@@ -141,7 +141,12 @@ public final class OffsetCommitter {
     }
 
     private Mono<Void> commitOwned(Map<TopicPartition, CommitOffset> offsets) {
-        Set<TopicPartition> owned = group.owned();
+        // One reading of the member decides: whether it manages the assignment, what it owns, and the reason.
+        Ownership ownership = group.ownership();
+        if (!ownership.groupManaged()) {
+            return attempt(offsets);
+        }
+        Set<TopicPartition> owned = ownership.owned();
         Map<TopicPartition, CommitOffset> stillOwned = new LinkedHashMap<>();
         List<TopicPartition> lost = new ArrayList<>();
         offsets.forEach((tp, o) -> {
@@ -155,9 +160,8 @@ public final class OffsetCommitter {
         if (lost.isEmpty()) {
             return commitRest;
         }
-        // The reason is read now, not when the commit was asked for: it must describe why ownership is missing.
         return commitRest.then(Mono.error(() -> new CommitFailedException("offsets of " + lost
-                + " cannot be committed: " + group.notOwnedReason())));
+                + " cannot be committed: " + ownership.notOwnedReason().get())));
     }
 
     private boolean retriable(Throwable e, AtomicBoolean freshIds) {

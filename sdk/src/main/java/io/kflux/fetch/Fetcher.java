@@ -83,6 +83,8 @@ import reactor.core.publisher.Mono;
 public final class Fetcher {
     private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
     static final int MAX_PENDING_FETCHES = 2;
+    /** An assigned partition without a leader for this long gets a WARN. */
+    static final long LEADERLESS_WARN_AFTER_NANOS = 2_000_000_000L;
     /** {@link KafkaProtocolException#errorName()} of an undecodable broker response. */
     public static final String MALFORMED_RESPONSE = "MALFORMED_RESPONSE";
 
@@ -269,7 +271,14 @@ public final class Fetcher {
             Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
             if (leader == null) {
                 needMetadata = true;
+                leaderless(ps, info);
                 continue;
+            }
+            if (ps.leaderlessSinceNanos != 0L) {
+                if (ps.leaderlessWarnAfterNanos > LEADERLESS_WARN_AFTER_NANOS) {
+                    log.info("{} has a leader again (node {}): fetching resumes", ps.topicPartition(), leader.id());
+                }
+                ps.leaderlessSinceNanos = 0L;
             }
             if (info.leaderEpoch() > ps.leaderEpoch) {
                 if (ps.leaderEpoch >= 0 && ps.lastFetchedEpoch >= 0) {
@@ -457,6 +466,7 @@ public final class Fetcher {
                     continue;
                 }
                 if (error.isNone()) {
+                    ps.logEnd(pd.highWatermark(), pd.lastStableOffset());
                     gotData |= accept(target, pd, records);
                     continue;
                 }
@@ -833,6 +843,27 @@ public final class Fetcher {
      * Metadata loop (or, with an answer served from the refresh still completing, a spin on the
      * I/O thread that never returned).
      */
+    /**
+     * An assigned partition without a leader cannot be fetched: a WARN once that lasted
+     * {@link #LEADERLESS_WARN_AFTER_NANOS} (an election normally takes far less), then again each time the
+     * duration doubled. plan() runs every retry.backoff.ms meanwhile (metadata is refreshed for it).
+     */
+    private void leaderless(PartitionState ps, PartitionInfo info) {
+        long now = System.nanoTime();
+        if (ps.leaderlessSinceNanos == 0L) {
+            ps.leaderlessSinceNanos = now | 1L;
+            ps.leaderlessWarnAfterNanos = LEADERLESS_WARN_AFTER_NANOS;
+            return;
+        }
+        long lasted = now - ps.leaderlessSinceNanos;
+        if (lasted >= ps.leaderlessWarnAfterNanos) {
+            log.warn("{} has had no leader for {} ms ({}): its records cannot be fetched until a leader is elected",
+                    ps.topicPartition(), lasted / 1_000_000L, info == null ? "the partition is not in metadata"
+                            : "no replica of it is online, or its leader is not among the brokers in metadata");
+            ps.leaderlessWarnAfterNanos *= 2;
+        }
+    }
+
     private void refreshMetadata() {
         if (metadataRefreshInFlight || closed) {
             return;

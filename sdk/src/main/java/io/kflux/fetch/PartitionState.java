@@ -22,6 +22,12 @@ public final class PartitionState {
     private volatile int positionEpoch;
     private volatile boolean paused;
     private volatile boolean revoked;
+    /**
+     * Where the log ends, from the last Fetch response with data or none (-1 before one): the high watermark and
+     * the last stable offset (-1 from brokers before Fetch v4). Read from any thread for {@code currentLag}.
+     */
+    private volatile long highWatermark = UNKNOWN;
+    private volatile long lastStableOffset = UNKNOWN;
     long fetchOffset = UNKNOWN;
     int pendingFetches;
     boolean fetchInFlight;
@@ -36,6 +42,10 @@ public final class PartitionState {
     /** Log truncation detected: once no result is left waiting, the position moves back to this offset (-1 none). */
     long truncateTo = UNKNOWN;
     int truncateEpoch = -1;
+    /** System.nanoTime() since when metadata names no leader for the partition (0: it has one), for the WARN. */
+    long leaderlessSinceNanos;
+    /** How long leaderless before the next WARN (doubles after each). */
+    long leaderlessWarnAfterNanos;
     /** A leader error was answered: not fetched again before metadata was refreshed and {@code retry.backoff.ms} passed. */
     boolean leaderBackoff;
 
@@ -164,6 +174,28 @@ public final class PartitionState {
     /** Changes on every seek, reset or truncation, but not when fetching merely starts over at the position. */
     public int positionEpoch() {
         return positionEpoch;
+    }
+
+    /** Called by the fetcher for every answer without error for this partition (KIP-392 fields need not be read). */
+    void logEnd(long highWatermark, long lastStableOffset) {
+        this.highWatermark = highWatermark;
+        this.lastStableOffset = lastStableOffset;
+    }
+
+    /**
+     * Records between the position and the end of the log at the last Fetch answer, as the official consumer's
+     * {@code currentLag}: the end is the high watermark, or under {@code read_committed} the last stable offset.
+     *
+     * @param readCommitted true with {@code isolation.level=read_committed}
+     * @return the lag in records, or -1 when the position or that end is not known yet
+     */
+    public long lag(boolean readCommitted) {
+        long end = readCommitted ? lastStableOffset : highWatermark;
+        long pos = position;
+        if (end < 0 || pos < 0) {
+            return UNKNOWN;
+        }
+        return Math.max(0L, end - pos);
     }
 
     public boolean isPaused() {

@@ -1439,7 +1439,14 @@ public final class ClassicGroupMember {
             return;
         }
         long delay = backoff.delayMs(++missingTopicsRefreshes);
-        log.debug("{}topics {} are not in metadata yet; refreshing in {} ms", logPrefix, missing, delay);
+        // WARN on the 1st, 4th, 16th, ... look: repeated with growing intervals while the topics stay missing
+        int n = missingTopicsRefreshes;
+        if (Integer.bitCount(n) == 1 && Integer.numberOfTrailingZeros(n) % 2 == 0) {
+            log.warn("{}subscribed topics {} do not exist (not in metadata): nothing is assigned from them until they"
+                    + " are created; is the name right? Asking again in {} ms", logPrefix, missing, delay);
+        } else {
+            log.debug("{}topics {} are not in metadata yet; refreshing in {} ms", logPrefix, missing, delay);
+        }
         missingTopicsRefresh = schedule(delay, () -> {
             if (inactive()) {
                 missingTopicsRefresh = null;

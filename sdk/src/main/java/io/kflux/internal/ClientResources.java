@@ -16,7 +16,7 @@ record ClientResources(NodeConnections connections, MetadataManager metadata, Of
                        CoordinatorLookup coordinator) {
 
     static ClientResources create(ClientSettings settings) {
-        NodeConnections connections = new NodeConnections(settings.network());
+        NodeConnections connections = new NodeConnections(settings.network(), settings.logContext());
         MetadataManager metadata = new MetadataManager(connections, settings.bootstrapServers(),
                 settings.allowAutoTopicCreation());
         OffsetLookup offsets = new OffsetLookup(connections, metadata, settings.fetch().isolationLevel(),

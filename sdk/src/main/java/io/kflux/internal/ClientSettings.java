@@ -17,6 +17,11 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                       boolean allowAutoTopicCreation, boolean enableAutoCommit, int autoCommitIntervalMs,
                       FetchConfig fetch, NetworkOptions network) {
 
+    /** What every log line of this consumer carries (client.id, group.id in the MDC). */
+    io.kflux.util.LogContext logContext() {
+        return new io.kflux.util.LogContext(clientId, groupId);
+    }
+
     static ClientSettings from(ConsumerConfig c, long maxBufferedBytes) {
         if (c.securityProtocol() != io.kflux.internal.config.SecurityProtocol.PLAINTEXT) {
             // Refused rather than silently connecting in plain text.

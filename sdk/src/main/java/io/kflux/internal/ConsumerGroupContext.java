@@ -3,6 +3,7 @@ package io.kflux.internal;
 import io.kflux.TopicPartition;
 import io.kflux.commit.GroupContext;
 import io.kflux.commit.MemberIdentity;
+import io.kflux.commit.Ownership;
 import io.kflux.group.ClassicGroupMember;
 import io.kflux.group.MemberState;
 import io.kflux.network.BrokerConnection;
@@ -96,10 +97,25 @@ final class ConsumerGroupContext implements GroupContext {
 
     @Override
     public String notOwnedReason() {
+        return ownership().notOwnedReason().get();
+    }
+
+    @Override
+    public Set<TopicPartition> owned() {
+        return ownership().owned();
+    }
+
+    /** One reading of {@link #member}: it is set and cleared by the subscription while commits run elsewhere. */
+    @Override
+    public Ownership ownership() {
         ClassicGroupMember m = member;
         if (m == null) {
-            return "they are not in the manual assignment";
+            return Ownership.unmanaged(manualAssignment);
         }
+        return new Ownership(true, m.assignment(), () -> notOwnedReason(m));
+    }
+
+    private static String notOwnedReason(ClassicGroupMember m) {
         MemberState s = m.state();
         if (!m.everJoined()) {
             return "this consumer never joined the group (member state " + s + "), so it owns no partitions; "
@@ -110,11 +126,5 @@ final class ConsumerGroupContext implements GroupContext {
         }
         return "this member does not own them in generation " + m.generationId() + " (it owns " + m.assignment()
                 + "): the group rebalanced and they moved to other members, or they were never assigned to it";
-    }
-
-    @Override
-    public Set<TopicPartition> owned() {
-        ClassicGroupMember m = member;
-        return m == null ? manualAssignment : m.assignment();
     }
 }

@@ -59,9 +59,11 @@ final class ConsumerSession<K, V> implements FetchSink {
     private volatile Map<TopicPartition, PartitionState> states = Map.of();
     private Disposable metadataRefreshLoop;
     private Disposable autoCommitLoop;
+    private Disposable heldBackWatch;
     private Disposable pollIntervalLoop;
     private ClassicGroupMember member;
     private boolean pollExpired;
+    private final io.kflux.util.LogContext logContext;
     /** receivePartitioned(): the emitter gets marker records where partitions start and end. */
     private volatile boolean partitioned;
 
@@ -71,7 +73,8 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.consumer = consumer;
         this.settings = settings;
         this.resources = resources;
-        this.loop = new SerialExecutor(this::onLoopError);
+        this.logContext = settings.logContext();
+        this.loop = new SerialExecutor(this::onLoopError, logContext);
         this.worker = Schedulers.boundedElastic().createWorker();
         this.fetcher = new Fetcher(settings.fetch(), resources.connections(), resources.metadata(), resources.offsets(),
                 settings.autoOffsetReset(), settings.autoOffsetResetDurationMs(), loop, this);
@@ -104,8 +107,9 @@ final class ConsumerSession<K, V> implements FetchSink {
                 commits.skip(tp, from, to);
             }
         };
-        this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer, ackHandle,
-                settings.fetch().checkCrcs(), returns, this::stop, worker, progress);
+        this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer,
+                consumer.options().deserializationErrorHandler(), ackHandle,
+                settings.fetch().checkCrcs(), returns, this::stop, worker, progress, logContext);
     }
 
     RecordEmitter<K, V> emitter() {
@@ -151,6 +155,11 @@ final class ConsumerSession<K, V> implements FetchSink {
         return consumer;
     }
 
+    /** Put in the MDC around log lines written off the loop (callbacks on Netty or timer threads). */
+    io.kflux.util.LogContext logContext() {
+        return logContext;
+    }
+
     ClientResources resources() {
         return resources;
     }
@@ -194,6 +203,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (settings.enableAutoCommit()) {
             autoCommitLoop = consumer.commits().startAutoCommit(Duration.ofMillis(settings.autoCommitIntervalMs()));
         }
+        watchHeldBackCommits();
         long maxPollNanos = Duration.ofMillis(c.maxPollIntervalMs()).toNanos();
         pollIntervalLoop = Flux.interval(Duration.ofMillis(Math.min(1000, Math.max(10, c.maxPollIntervalMs() / 10))))
                 .onBackpressureDrop()
@@ -246,10 +256,22 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (consumer.commits() != null && settings.enableAutoCommit()) {
             autoCommitLoop = consumer.commits().startAutoCommit(Duration.ofMillis(settings.autoCommitIntervalMs()));
         }
+        if (consumer.commits() != null) {
+            watchHeldBackCommits();
+        }
         metadataRefreshLoop = Flux.interval(Duration.ofMillis(settings.metadataMaxAgeMs()))
                 .onBackpressureDrop()
                 .concatMap(t -> resources.metadata().refresh().onErrorResume(e -> Mono.empty()))
                 .subscribe(c -> loop.execute(fetcher::plan));
+    }
+
+    /**
+     * A record not acknowledged for max.poll.interval.ms while later ones were is reported: the same bound the
+     * official client puts on processing what one poll() returned.
+     */
+    private void watchHeldBackCommits() {
+        heldBackWatch = consumer.commits().startHeldBackWatch(
+                Duration.ofMillis(consumer.options().config().maxPollIntervalMs()));
     }
 
     /** With a group.id, partitions start at their committed offsets (those without an explicit start position). */
@@ -319,7 +341,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         return m.leave(reason).timeout(Duration.ofMillis(settings.requestTimeoutMs()), Mono.empty())
                 .onErrorResume(e -> {
-                    log.debug("LeaveGroup failed: {}", e.toString());
+                    logContext.run(() -> log.debug("LeaveGroup failed: {}", e.toString()));
                     return Mono.empty();
                 });
     }
@@ -334,7 +356,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         Mono<Void> finalCommit = consumer.commits() != null
                 ? consumer.commits().commitAcknowledged(null).onErrorResume(e -> {
-                    log.warn("commit on close failed: {}", e.toString());
+                    logContext.run(() -> log.warn("commit on close failed: {}", e.toString()));
                     return Mono.empty();
                 })
                 : Mono.empty();
@@ -354,6 +376,9 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         if (autoCommitLoop != null) {
             autoCommitLoop.dispose();
+        }
+        if (heldBackWatch != null) {
+            heldBackWatch.dispose();
         }
         if (pollIntervalLoop != null) {
             pollIntervalLoop.dispose();

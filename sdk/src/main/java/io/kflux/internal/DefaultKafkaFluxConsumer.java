@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,7 +63,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 : new ConsumerGroupContext(settings.groupId(), this::resources, options.assignedPartitions());
         this.commits = groupContext == null ? null : new CommitManager(
                 new OffsetCommitter(groupContext, settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
-                Duration.ofMillis(settings.defaultApiTimeoutMs()));
+                Duration.ofMillis(settings.defaultApiTimeoutMs()), settings.logContext());
     }
 
     /** Where commits go, or null without a group.id. */
@@ -221,12 +222,24 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     @Override
     public Mono<Void> commit() {
-        return withCommits(commits -> commits.commitAcknowledged(null));
+        return Mono.defer(() -> closed && commits != null ? Mono.error(commitAfterClose())
+                : withCommits(commits -> commits.commitAcknowledged(null)));
     }
 
-    /** {@code ConsumerRecord.commit()}: checked and released as {@link #commit()} is. */
+    /**
+     * {@code ConsumerRecord.commit()}: checked and released as {@link #commit()} is. After close (records still in
+     * flight then), it succeeds when close() committed the record's offset, else fails with CommitFailedException:
+     * the pipelines of the guide handle that error, an IllegalStateException would end them.
+     */
     Mono<Void> commitRecord(TopicPartition tp, long offset) {
-        return withCommits(commits -> commits.commitRecord(tp, offset));
+        return Mono.defer(() -> closed && commits != null ? commits.commitRecordAfterClose(tp, offset)
+                : withCommits(commits -> commits.commitRecord(tp, offset)));
+    }
+
+    /** A commit asked for after close(): typed as the commit failure it is, not as a misuse. */
+    private static io.kflux.CommitFailedException commitAfterClose() {
+        return new io.kflux.CommitFailedException("this consumer is closed: nothing can be committed any more"
+                + " (close() committed what was acknowledged before it)");
     }
 
     @Override
@@ -238,7 +251,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         }
         Map<TopicPartition, CommitOffset> exact = new HashMap<>();
         offsets.forEach((tp, om) -> exact.put(tp, CommitOffset.of(om)));
-        return withCommits(commits -> commits.commit(exact));
+        return Mono.defer(() -> closed && commits != null ? Mono.error(commitAfterClose())
+                : withCommits(commits -> commits.commit(exact)));
     }
 
     @Override
@@ -474,12 +488,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     }
 
     /**
-     * The next offset this consumer emits for {@code tp} (the official consumer's {@code position}),
-     * or -1 when not known yet (no position, or awaiting a reset). Without an active subscription
-     * it is where the next one starts (an explicit seek or where the last one stopped). Not API
-     * yet: tests and diagnostics use it through this class.
+     * The next offset this consumer emits for {@code tp}, or -1 when not known yet (no position, or awaiting a
+     * reset). Without an active subscription it is where the next one starts (an explicit seek or where the last
+     * one stopped). Never waits: {@link #position(TopicPartition)} is the API; tests poll this one.
      */
-    public long position(TopicPartition tp) {
+    public long currentPosition(TopicPartition tp) {
         ConsumerSession<K, V> session = active.get();
         PartitionState ps = session == null ? null : session.state(tp);
         if (ps != null) {
@@ -487,6 +500,81 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         }
         CommitOffset start = startPositions.get(tp);
         return start == null ? PartitionState.UNKNOWN : start.offset();
+    }
+
+    /** How often {@link #position(TopicPartition)} looks again while a position is being decided. */
+    private static final Duration POSITION_POLL = Duration.ofMillis(10);
+
+    @Override
+    public Mono<Long> position(TopicPartition tp) {
+        Objects.requireNonNull(tp, "tp");
+        return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
+            ConsumerSession<K, V> session = active.get();
+            if (session == null || session.isStopping()) {
+                // a stopping session's positions are where the next one starts (see rememberPositions)
+                long next = currentPosition(tp);
+                return next < 0 ? Mono.empty() : Mono.just(next);
+            }
+            checkAssigned(List.of(tp));
+            long now = currentPosition(tp);
+            if (now >= 0) {
+                return Mono.just(now);
+            }
+            // The position is decided on the consumer's loop (OffsetFetch, ListOffsets); polling it keeps the
+            // fetch layer free of callbacks, as ConsumerGroupContext.awaitStable does.
+            Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
+            return Flux.interval(POSITION_POLL)
+                    .map(t -> currentPosition(tp))
+                    .filter(p -> p >= 0)
+                    .next()
+                    .timeout(timeout, Mono.error(() -> new io.kflux.TimeoutException("the position of " + tp
+                            + " was not known within default.api.timeout.ms (" + timeout.toMillis() + " ms)")));
+        });
+    }
+
+    @Override
+    public Mono<Map<TopicPartition, Long>> beginningOffsets(Collection<TopicPartition> partitions) {
+        return logBoundaries(partitions, -2L);
+    }
+
+    @Override
+    public Mono<Map<TopicPartition, Long>> endOffsets(Collection<TopicPartition> partitions) {
+        return logBoundaries(partitions, -1L);
+    }
+
+    /** ListOffsets with -2 (log start) or -1 (high watermark, or last stable offset under read_committed). */
+    private Mono<Map<TopicPartition, Long>> logBoundaries(Collection<TopicPartition> partitions, long timestamp) {
+        Objects.requireNonNull(partitions, "partitions");
+        return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
+            if (partitions.isEmpty()) {
+                return Mono.just(Map.of());
+            }
+            Map<TopicPartition, Long> query = new HashMap<>();
+            partitions.forEach(tp -> query.put(Objects.requireNonNull(tp, "partition"), timestamp));
+            return listOffsets(query).map(listed -> {
+                Map<TopicPartition, Long> out = new HashMap<>();
+                listed.forEach((tp, lo) -> out.put(tp, lo.offset()));
+                return Map.copyOf(out);
+            });
+        });
+    }
+
+    @Override
+    public OptionalLong currentLag(TopicPartition tp) {
+        Objects.requireNonNull(tp, "tp");
+        ConsumerSession<K, V> session = active.get();
+        PartitionState ps = closed || session == null ? null : session.state(tp);
+        if (ps == null || ps.isRevoked()) {
+            return OptionalLong.empty();
+        }
+        long lag = ps.lag(settings.fetch().isolationLevel() == 1);
+        return lag < 0 ? OptionalLong.empty() : OptionalLong.of(lag);
     }
 
     @Override

@@ -92,7 +92,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         }
         session.partitionsStarted(states.keySet());
         session.fetcher().assign(states);
-        log.info("assigned {}", added);
+        log.debug("fetching newly assigned {}", added); // the member logged the assignment at INFO already
     }
 
     /**
@@ -125,7 +125,8 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         // only spares duplicates, and a failure here is logged and never ends receive().
         return stopFetching(partitions)
                 .then(commits.commitAcknowledged(partitions).onErrorResume(e -> {
-                    log.warn("commit before revoking {} failed: {}", partitions, e.toString());
+                    session.logContext().run(() -> log.warn("commit before revoking {} failed: {}", partitions,
+                            e.toString()));
                     return Mono.empty();
                 }))
                 .then(guarded("onPartitionsRevoked", () -> listener.onPartitionsRevoked(partitions,
@@ -188,7 +189,8 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                 })
                 .timeout(listenerTimeout)
                 .onErrorResume(e -> {
-                    log.error("RebalanceListener.{} failed; the rebalance goes on", callback, e);
+                    session.logContext().run(() -> log.error("RebalanceListener.{} failed; the rebalance goes on",
+                            callback, e));
                     return Mono.empty();
                 });
     }

@@ -2,6 +2,7 @@ package io.kflux.internal;
 
 import io.kflux.ConsumerRecord;
 import io.kflux.CorruptRecordException;
+import io.kflux.DeserializationErrorHandler;
 import io.kflux.Deserializer;
 import io.kflux.Header;
 import io.kflux.Headers;
@@ -82,6 +83,7 @@ final class RecordEmitter<K, V> implements Subscription {
     private final CoreSubscriber<? super ConsumerRecord<K, V>> actual;
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
+    private final DeserializationErrorHandler deserializationErrorHandler;
     private final AckHandle ackHandle;
     private final Returns returns;
     private final Runnable onTerminate;
@@ -100,7 +102,7 @@ final class RecordEmitter<K, V> implements Subscription {
      * position past the parked records (passed over as a gap: never emitted, yet committed).
      */
     private final java.util.ArrayDeque<CompletedFetch> resumed = new java.util.ArrayDeque<>();
-    private final Runnable drainLoop = this::drainLoop;
+    private final Runnable drainLoop;
     private final Progress progress;
     private final java.util.Map<PartitionState, Integer> trackedEpochs = new java.util.IdentityHashMap<>();
 
@@ -124,12 +126,15 @@ final class RecordEmitter<K, V> implements Subscription {
     private ByteBuffer valueView = ByteBuffer.allocate(0);
 
     RecordEmitter(CoreSubscriber<? super ConsumerRecord<K, V>> actual, Deserializer<K> keyDeserializer,
-                  Deserializer<V> valueDeserializer, AckHandle ackHandle, boolean checkCrcs,
-                  Returns returns, Runnable onTerminate, Scheduler.Worker worker, Progress progress) {
+                  Deserializer<V> valueDeserializer, DeserializationErrorHandler deserializationErrorHandler,
+                  AckHandle ackHandle, boolean checkCrcs, Returns returns, Runnable onTerminate,
+                  Scheduler.Worker worker, Progress progress, io.kflux.util.LogContext logContext) {
+        this.drainLoop = logContext.wrap(this::drainLoop); // the handler's and the subscriber's log lines too
         this.progress = progress;
         this.actual = actual;
         this.keyDeserializer = keyDeserializer;
         this.valueDeserializer = valueDeserializer;
+        this.deserializationErrorHandler = deserializationErrorHandler;
         this.ackHandle = ackHandle;
         this.returns = returns;
         this.onTerminate = onTerminate;
@@ -383,7 +388,11 @@ final class RecordEmitter<K, V> implements Subscription {
             }
             if (cursor != null) {
                 if (nextRecord(ps)) {
-                    return build(ps);
+                    ConsumerRecord<K, V> record = build(ps);
+                    if (record != null) {
+                        return record;
+                    }
+                    continue; // a poison record the handler skipped
                 }
                 if (batch.nextOffset() > ps.position()) {
                     skip(ps, batch.nextOffset()); // compaction can leave the batch's tail empty
@@ -483,13 +492,13 @@ final class RecordEmitter<K, V> implements Subscription {
             key = keyDeserializer.deserialize(tp.topic(), headers,
                     keyLength < 0 ? null : keyView(cursor.keyArray(), cursor.keyOffset(), keyLength));
         } catch (Throwable t) {
-            throw new RecordDeserializationException(tp, offset, RecordDeserializationException.Origin.KEY, t);
+            return poisoned(ps, offset, RecordDeserializationException.Origin.KEY, t);
         }
         try {
             value = valueDeserializer.deserialize(tp.topic(), headers,
                     valueLength < 0 ? null : valueView(cursor.valueArray(), cursor.valueOffset(), valueLength));
         } catch (Throwable t) {
-            throw new RecordDeserializationException(tp, offset, RecordDeserializationException.Origin.VALUE, t);
+            return poisoned(ps, offset, RecordDeserializationException.Origin.VALUE, t);
         }
         int epoch = batch.partitionLeaderEpoch();
         if (offset > ps.position()) {
@@ -500,6 +509,35 @@ final class RecordEmitter<K, V> implements Subscription {
                 value, headers, epoch, keyLength, valueLength, ackHandle);
         ps.advance(offset + 1, epoch);
         return record;
+    }
+
+    /**
+     * A deserializer threw for the record at {@code offset}: the handler decides. Skipped, it is passed over as
+     * consumed (with any compaction gap before it), so it never holds commits back; else the flux fails with the
+     * error and the position stays at the record.
+     *
+     * @return null when skipped
+     * @throws RecordDeserializationException when not skipped (also when the handler threw: added as suppressed)
+     */
+    private ConsumerRecord<K, V> poisoned(PartitionState ps, long offset, RecordDeserializationException.Origin origin,
+                                          Throwable cause) {
+        RecordDeserializationException error = new RecordDeserializationException(ps.topicPartition(), offset, origin,
+                cause);
+        DeserializationErrorHandler.Decision decision;
+        try {
+            decision = deserializationErrorHandler.handle(error);
+        } catch (Throwable t) {
+            error.addSuppressed(t);
+            throw error;
+        }
+        if (decision != DeserializationErrorHandler.Decision.SKIP) {
+            throw error;
+        }
+        int epoch = batch.partitionLeaderEpoch();
+        reportEpoch(ps, offset, epoch);
+        progress.skipped(ps.topicPartition(), ps.position(), offset + 1);
+        ps.advance(offset + 1, epoch);
+        return null;
     }
 
     // One view per array instead of a ByteBuffer per record: deserializers must not keep `data`.

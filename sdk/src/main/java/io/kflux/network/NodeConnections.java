@@ -1,6 +1,7 @@
 package io.kflux.network;
 
 import io.kflux.util.Backoff;
+import io.kflux.util.LogContext;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -31,18 +32,32 @@ public final class NodeConnections {
     private final ConcurrentHashMap<Integer, ConnectionSlot> nodes = new ConcurrentHashMap<>();
     private final ConnectionSlot bootstrap;
     private final AtomicInteger bootstrapStart = new AtomicInteger();
+    private final ConnectFailureLog failureLog;
     private volatile boolean closed;
 
     /**
      * @param options the settings of every connection this manager opens
      */
     public NodeConnections(NetworkOptions options) {
-        this(options, IoLoops.shared());
+        this(options, IoLoops.shared(), LogContext.NONE);
+    }
+
+    /**
+     * @param options    the settings of every connection this manager opens
+     * @param logContext whose connections these are, for the failed-connection WARNs
+     */
+    public NodeConnections(NetworkOptions options, LogContext logContext) {
+        this(options, IoLoops.shared(), logContext);
     }
 
     NodeConnections(NetworkOptions options, LoopResources loops) {
+        this(options, loops, LogContext.NONE);
+    }
+
+    NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext) {
         this.options = Objects.requireNonNull(options, "options");
         this.loops = loops;
+        this.failureLog = new ConnectFailureLog(logContext);
         this.backoff = new Backoff(options.reconnectBackoffMs(), options.reconnectBackoffMaxMs());
         this.bootstrap = new ConnectionSlot("the bootstrap servers", backoff);
     }
@@ -58,8 +73,7 @@ public final class NodeConnections {
     public Mono<BrokerConnection> connection(int nodeId, String host, int port) {
         Objects.requireNonNull(host, "host");
         InetSocketAddress address = InetSocketAddress.createUnresolved(host, port);
-        return Mono.defer(() -> slot(nodeId).get(address,
-                () -> BrokerConnection.connect(address, options, loops)));
+        return Mono.defer(() -> slot(nodeId).get(address, () -> reported("node " + nodeId, address)));
     }
 
     /**
@@ -86,7 +100,7 @@ public final class NodeConnections {
         return Flux.range(0, n)
                 .concatMap(i -> {
                     int index = (start + i) % n;
-                    return BrokerConnection.connect(list.get(index), options, loops)
+                    return reported("bootstrap server", list.get(index))
                             .doOnNext(c -> bootstrapStart.set(index))
                             .onErrorResume(e -> {
                                 errors.add(e);
@@ -100,6 +114,17 @@ public final class NodeConnections {
                     errors.forEach(e::addSuppressed);
                     return e;
                 }));
+    }
+
+    /** A connect whose failure is reported (WARN, rate-limited per address) where reconnects are handled. */
+    private Mono<BrokerConnection> reported(String destination, InetSocketAddress address) {
+        return BrokerConnection.connect(address, options, loops)
+                .doOnNext(c -> failureLog.connected(destination, address))
+                .doOnError(e -> {
+                    if (!closed) {
+                        failureLog.failed(destination, address, e);
+                    }
+                });
     }
 
     private ConnectionSlot slot(int nodeId) {

@@ -17,10 +17,21 @@ public final class SerialExecutor implements Executor {
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final AtomicInteger wip = new AtomicInteger();
     private final Consumer<Throwable> onTaskError;
+    private final LogContext logContext;
+    private final Runnable drain = this::drain;
 
     /** @param onTaskError told of any exception a task throws; the loop goes on with the next task */
     public SerialExecutor(Consumer<Throwable> onTaskError) {
+        this(onTaskError, LogContext.NONE);
+    }
+
+    /**
+     * @param onTaskError told of any exception a task throws; the loop goes on with the next task
+     * @param logContext  set in the MDC while tasks run (once per drain, not per task)
+     */
+    public SerialExecutor(Consumer<Throwable> onTaskError, LogContext logContext) {
         this.onTaskError = onTaskError;
+        this.logContext = logContext;
     }
 
     @Override
@@ -29,6 +40,10 @@ public final class SerialExecutor implements Executor {
         if (wip.getAndIncrement() != 0) {
             return;
         }
+        logContext.run(drain);
+    }
+
+    private void drain() {
         int missed = 1;
         for (;;) {
             for (int i = 0; i < missed; i++) {

@@ -172,6 +172,16 @@ class OffsetCommitterTest {
         public boolean groupManaged() {
             return true;
         }
+
+        /** How often the committer read ownership; each reading hands out the next of {@link #readings}, if any. */
+        int ownershipReadings;
+        final List<Ownership> readings = new ArrayList<>();
+
+        @Override
+        public Ownership ownership() {
+            int n = ownershipReadings++;
+            return n < readings.size() ? readings.get(n) : GroupContext.super.ownership();
+        }
     }
 
     /** Subscribes to {@code commit}, keeping how it ended. */
@@ -279,6 +289,28 @@ class OffsetCommitterTest {
         assertThat(outcome.done).isTrue();
         assertThat(outcome.error.get()).isInstanceOf(CommitFailedException.class)
                 .hasMessageContaining(P1.toString()).hasMessageNotContaining(P0 + ",");
+    }
+
+    /**
+     * The member left between two readings (the flaky CommitWithoutMembershipTest): a refusal must come from one
+     * reading, with that reading's reason, and a reading without membership commits everything without refusing.
+     */
+    @Test
+    void aCommitDecidesOnOneReadingOfTheMember() {
+        group.readings.add(new Ownership(true, Set.of(P0), () -> "reason of the first reading"));
+        group.readings.add(Ownership.unmanaged(Set.of()));
+        Outcome refused = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.ownershipReadings).isEqualTo(1);
+        assertThat(committedOffsets(group.sent.get(0))).containsExactly(Map.entry(P0, 10L));
+        assertThat(refused.error.get()).isInstanceOf(CommitFailedException.class)
+                .hasMessageContaining(P1.toString()).hasMessageContaining("reason of the first reading");
+
+        Outcome unmanaged = new Outcome(committer.commit(offsets(11, 21), TIMEOUT));
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(unmanaged.done).isTrue();
+        assertThat(unmanaged.error.get()).isNull();
+        assertThat(committedOffsets(group.sent.get(1))).containsOnlyKeys(P0, P1);
     }
 
     @Test

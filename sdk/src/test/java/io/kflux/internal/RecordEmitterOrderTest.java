@@ -79,8 +79,10 @@ class RecordEmitterOrderTest {
                 refused.add(cf);
             }
         };
-        emitter = new RecordEmitter<>(subscriber, Deserializers.string(), Deserializers.string(), null, true,
-                returns, () -> { }, Schedulers.fromExecutor(tasks::add).createWorker(), progress);
+        emitter = new RecordEmitter<>(subscriber, Deserializers.string(), Deserializers.string(),
+                io.kflux.DeserializationErrorHandler.fail(), null, true,
+                returns, () -> { }, Schedulers.fromExecutor(tasks::add).createWorker(), progress,
+                io.kflux.util.LogContext.NONE);
         subscriber.onSubscribe(emitter);
     }
 

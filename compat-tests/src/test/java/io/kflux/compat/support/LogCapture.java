@@ -1,6 +1,7 @@
 package io.kflux.compat.support;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 import org.apache.logging.log4j.Level;
@@ -17,8 +18,11 @@ import org.apache.logging.log4j.core.config.Property;
  */
 public final class LogCapture implements AutoCloseable {
 
-    /** One log line; {@code nanos} is {@link System#nanoTime()} when it was appended. */
-    public record Line(long nanos, String logger, String message) {
+    /**
+     * One log line; {@code nanos} is {@link System#nanoTime()} when it was appended; {@code context} the MDC it was
+     * logged with (kflux puts {@code kflux.client.id} and {@code kflux.group.id} there).
+     */
+    public record Line(long nanos, String logger, String message, String level, Map<String, String> context) {
     }
 
     private final List<Line> lines = new CopyOnWriteArrayList<>();
@@ -34,7 +38,8 @@ public final class LogCapture implements AutoCloseable {
             public void append(LogEvent event) {
                 if (event.getLoggerName().startsWith(prefix)) {
                     lines.add(new Line(System.nanoTime(), event.getLoggerName(),
-                            event.getMessage().getFormattedMessage()));
+                            event.getMessage().getFormattedMessage(), event.getLevel().name(),
+                            Map.copyOf(event.getContextData().toMap())));
                 }
             }
         };
@@ -46,6 +51,11 @@ public final class LogCapture implements AutoCloseable {
     /** The lines so far whose message matches. */
     public List<Line> matching(Predicate<String> message) {
         return lines.stream().filter(l -> message.test(l.message())).toList();
+    }
+
+    /** Every line so far. */
+    public List<Line> lines() {
+        return List.copyOf(lines);
     }
 
     @Override
