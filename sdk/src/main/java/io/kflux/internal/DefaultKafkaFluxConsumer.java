@@ -23,12 +23,15 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The consumer. State that outlives one subscription (positions to start from, paused
@@ -38,6 +41,7 @@ import reactor.core.publisher.Operators;
  * @param <V> value type
  */
 public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K, V> {
+    private static final Logger log = LoggerFactory.getLogger(DefaultKafkaFluxConsumer.class);
     private final ConsumerOptions<K, V> options;
     private final ClientSettings settings;
     private final AtomicReference<ConsumerSession<K, V>> active = new AtomicReference<>();
@@ -50,6 +54,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private final Object resourcesLock = new Object();
     private ClientResources resources;
     private volatile boolean closed;
+    /** Deserializers are closed by the first close() only, however often it is called. */
+    private final AtomicBoolean deserializersClosed = new AtomicBoolean();
     /** Acknowledgements and commits outlive subscriptions: records are often acknowledged after cancel. */
     private final CommitManager commits;
     private final ConsumerGroupContext groupContext;
@@ -500,7 +506,26 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             closed = true;
             ConsumerSession<K, V> session = active.get();
             Mono<Void> stop = session == null ? releaseResources() : session.close();
-            return stop.timeout(timeout, Mono.empty());
+            return stop.timeout(timeout, Mono.empty()).then(Mono.fromRunnable(this::closeDeserializers));
         });
+    }
+
+    private void closeDeserializers() {
+        if (!deserializersClosed.compareAndSet(false, true)) {
+            return;
+        }
+        closeQuietly("key", options.keyDeserializer());
+        if (options.valueDeserializer() != (Object) options.keyDeserializer()) {
+            closeQuietly("value", options.valueDeserializer());
+        }
+    }
+
+    private static void closeQuietly(String which, io.kflux.Deserializer<?> deserializer) {
+        try {
+            deserializer.close();
+        } catch (RuntimeException e) {
+            // the consumer is closed either way; a failing close must not hide that
+            log.warn("closing the {} deserializer {} failed", which, deserializer.getClass().getName(), e);
+        }
     }
 }
