@@ -196,6 +196,27 @@ public interface KafkaFluxConsumer<K, V> {
     Mono<Map<TopicPartition, OffsetAndTimestamp>> offsetsForTimes(Map<TopicPartition, Long> timestamps);
 
     /**
+     * Looks up the first offset of each partition (its log start offset; ListOffsets with timestamp -2, as the
+     * official consumer's {@code beginningOffsets}). Does not change positions.
+     *
+     * @param partitions the partitions; they need not be assigned
+     * @return the offset per partition. Errors with {@link TimeoutException} after {@code default.api.timeout.ms},
+     *         {@link KafkaProtocolException} for non-retriable broker errors, {@link IllegalStateException} once the
+     *         consumer is closed
+     */
+    Mono<Map<TopicPartition, Long>> beginningOffsets(Collection<TopicPartition> partitions);
+
+    /**
+     * Looks up the end offset of each partition (the offset the next record written will get, or the last stable
+     * offset under {@code isolation.level=read_committed}; ListOffsets with timestamp -1, as the official consumer's
+     * {@code endOffsets}). Does not change positions.
+     *
+     * @param partitions the partitions; they need not be assigned
+     * @return the offset per partition; errors as {@link #beginningOffsets(Collection)}
+     */
+    Mono<Map<TopicPartition, Long>> endOffsets(Collection<TopicPartition> partitions);
+
+    /**
      * Stops fetching these partitions without leaving the group; records already buffered for them are kept and
      * emitted after {@link #resume}. Pausing survives only as long as the partition stays assigned.
      *

@@ -348,11 +348,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 return Mono.error(closedError());
             }
             checkAssigned(partitions);
-            Map<TopicPartition, Long> query = new HashMap<>();
-            partitions.forEach(tp -> query.put(tp, timestamp));
-            return listOffsets(query).flatMap(listed -> {
+            return listedOffsets(partitions, timestamp).flatMap(listed -> {
                 Map<TopicPartition, CommitOffset> positions = new HashMap<>();
-                listed.forEach((tp, lo) -> positions.put(tp, startAt(Math.max(0L, lo.offset()))));
+                listed.forEach((tp, offset) -> positions.put(tp, startAt(offset)));
                 return seekAll(positions);
             });
         });
@@ -406,6 +404,31 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                     ListedOffset lo = listed.get(tp);
                     out.put(tp, lo == null || lo.offset() < 0 ? null : new OffsetAndTimestamp(lo.offset(), lo.timestamp()));
                 });
+                return out;
+            });
+        });
+    }
+
+    @Override
+    public Mono<Map<TopicPartition, Long>> beginningOffsets(Collection<TopicPartition> partitions) {
+        return listedOffsets(partitions, -2L);
+    }
+
+    @Override
+    public Mono<Map<TopicPartition, Long>> endOffsets(Collection<TopicPartition> partitions) {
+        return listedOffsets(partitions, -1L);
+    }
+
+    private Mono<Map<TopicPartition, Long>> listedOffsets(Collection<TopicPartition> partitions, long timestamp) {
+        return Mono.defer(() -> {
+            if (closed) {
+                return Mono.error(closedError());
+            }
+            Map<TopicPartition, Long> query = new HashMap<>();
+            partitions.forEach(tp -> query.put(tp, timestamp));
+            return listOffsets(query).map(listed -> {
+                Map<TopicPartition, Long> out = new HashMap<>();
+                listed.forEach((tp, lo) -> out.put(tp, Math.max(0L, lo.offset())));
                 return out;
             });
         });
