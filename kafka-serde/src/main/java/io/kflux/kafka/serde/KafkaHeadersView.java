@@ -13,8 +13,11 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * copies nothing up front: reads go to kflux's immutable headers, each header wrapped when it is handed out. The
  * first {@link #add} or {@link #remove} (some deserializers annotate records) copies them into a Kafka
  * {@link RecordHeaders} that takes over; the consumer's record keeps its own headers either way.
+ *
+ * <p>Not thread-safe (a Kafka deserializer gets its own view per record). Also used by
+ * {@code kflux-reactor-kafka-compat} for the headers of the Kafka {@code ConsumerRecord}s it hands out.
  */
-final class KafkaHeadersView implements Headers {
+public final class KafkaHeadersView implements Headers {
 
     /** A kflux header as a Kafka one; the value array is shared, as kflux's {@code Header} shares it. */
     private record KafkaHeader(String key, byte[] value) implements Header {
@@ -23,7 +26,13 @@ final class KafkaHeadersView implements Headers {
     private final io.kflux.Headers source;
     private RecordHeaders copy;
 
-    KafkaHeadersView(io.kflux.Headers source) {
+    /**
+     * Views kflux headers as Kafka headers.
+     *
+     * @param source the record's headers, never {@code null}
+     * @throws NullPointerException if {@code source} is {@code null}
+     */
+    public KafkaHeadersView(io.kflux.Headers source) {
         this.source = Objects.requireNonNull(source, "source");
     }
 

@@ -1,0 +1,60 @@
+package io.kflux.reactor.kafka.receiver;
+
+import io.kflux.RebalanceContext;
+import io.kflux.RebalanceListener;
+import io.kflux.TopicPartition;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Consumer;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * reactor-kafka's blocking assignment and revocation listeners as a kflux {@link RebalanceListener}. They run on
+ * {@code boundedElastic}: a listener may block (its {@link ReceiverPartition} lookups do), and kflux's rebalance
+ * waits for the returned {@code Mono}, bounded by {@code max.poll.interval.ms}.
+ */
+final class ListenerBridge implements RebalanceListener {
+
+    private final List<Consumer<Collection<ReceiverPartition>>> onAssign;
+    private final List<Consumer<Collection<ReceiverPartition>>> onRevoke;
+    private final ReceiverSession<?, ?> session;
+
+    ListenerBridge(List<Consumer<Collection<ReceiverPartition>>> onAssign,
+                   List<Consumer<Collection<ReceiverPartition>>> onRevoke, ReceiverSession<?, ?> session) {
+        this.onAssign = onAssign;
+        this.onRevoke = onRevoke;
+        this.session = session;
+    }
+
+    @Override
+    public Mono<Void> onPartitionsAssigned(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+        return call(onAssign, partitions, PartitionHandle.Seeker.of(ctx));
+    }
+
+    @Override
+    public Mono<Void> onPartitionsRevoked(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+        return call(onRevoke, partitions, PartitionHandle.Seeker.of(ctx));
+    }
+
+    /** Before a manual assignment starts: seeks go to the consumer, which applies them when fetching starts. */
+    Mono<Void> assignedManually(Collection<TopicPartition> partitions) {
+        return call(onAssign, partitions, PartitionHandle.Seeker.of(session.consumer()));
+    }
+
+    private Mono<Void> call(List<Consumer<Collection<ReceiverPartition>>> listeners,
+                            Collection<TopicPartition> partitions, PartitionHandle.Seeker seeker) {
+        List<TopicPartition> moved = List.copyOf(partitions);
+        session.forgetCommittedAhead(moved);
+        if (listeners.isEmpty()) {
+            return Mono.empty();
+        }
+        return Mono.<Void>fromRunnable(() -> {
+            List<ReceiverPartition> handles = new ArrayList<>(moved.size());
+            moved.forEach(tp -> handles.add(new PartitionHandle(tp, seeker, session)));
+            List<ReceiverPartition> view = List.copyOf(handles);
+            listeners.forEach(l -> l.accept(view));
+        }).subscribeOn(Schedulers.boundedElastic());
+    }
+}
