@@ -53,6 +53,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private final Set<TopicPartition> paused = ConcurrentHashMap.newKeySet();
     private final Object resourcesLock = new Object();
     private ClientResources resources;
+    /** Lookups and commits running now (see withResources); guarded by resourcesLock. */
+    private int resourceUsers;
     private volatile boolean closed;
     /** Deserializers are closed by the first close() only, however often it is called. */
     private final AtomicBoolean deserializersClosed = new AtomicBoolean();
@@ -91,6 +93,35 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 resources = ClientResources.create(settings);
             }
             return resources;
+        }
+    }
+
+    /**
+     * Runs a lookup or commit with the connections, counted so that connections opened for it outside a
+     * subscription are closed once the last such call ended, and never under a call still running (a call starting
+     * right after another one ended must not pick up the connections that one is closing).
+     */
+    private <T> Mono<T> withResources(java.util.function.Function<ClientResources, Mono<T>> use) {
+        return Mono.defer(() -> {
+            ClientResources r;
+            synchronized (resourcesLock) {
+                resourceUsers++;
+                r = resources();
+            }
+            return use.apply(r).doFinally(s -> endResourceUse());
+        });
+    }
+
+    private void endResourceUse() {
+        ClientResources idle = null;
+        synchronized (resourcesLock) {
+            if (--resourceUsers == 0 && active.get() == null) {
+                idle = resources;
+                resources = null;
+            }
+        }
+        if (idle != null) {
+            idle.close().subscribe();
         }
     }
 
@@ -188,6 +219,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     void sessionEnded(ConsumerSession<K, V> session) {
         active.compareAndSet(session, null);
+        synchronized (resourcesLock) {
+            if (resourceUsers > 0) {
+                return; // the last lookup or commit running closes them (endResourceUse)
+            }
+        }
         releaseResources().subscribe();
     }
 
@@ -269,8 +305,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 return Mono.error(new ConfigException("group.id", null,
                         "a group id: offsets are committed to and read from the group coordinator"));
             }
-            Mono<T> result = action.apply(commits);
-            return active.get() == null ? result.doFinally(s -> releaseIfIdle()) : result;
+            return withResources(r -> action.apply(commits));
         });
     }
 
@@ -357,7 +392,10 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     }
 
     private Mono<Map<TopicPartition, ListedOffset>> listOffsets(Map<TopicPartition, Long> query) {
-        ClientResources r = resources();
+        return withResources(r -> listOffsets(r, query));
+    }
+
+    private Mono<Map<TopicPartition, ListedOffset>> listOffsets(ClientResources r, Map<TopicPartition, Long> query) {
         Set<String> topics = new HashSet<>();
         query.keySet().forEach(tp -> topics.add(tp.topic()));
         Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
@@ -370,14 +408,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                     r.metadata().interest(wanted, false);
                     return r.metadata().refresh().then();
                 });
-        Mono<Map<TopicPartition, ListedOffset>> result = ensureMetadata.then(r.offsets().list(query, timeout));
-        return active.get() == null ? result.doFinally(s -> releaseIfIdle()) : result;
-    }
-
-    private void releaseIfIdle() {
-        if (active.get() == null) {
-            releaseResources().subscribe();
-        }
+        return ensureMetadata.then(r.offsets().list(query, timeout));
     }
 
     private static Set<String> topicsOf(Collection<TopicPartition> partitions) {
