@@ -74,7 +74,10 @@ public interface KafkaReceiver<K, V> {
      * Records committed <em>before</em> they are delivered: a record is lost, never redelivered, if the application
      * fails while handling it. With {@link ReceiverOptions#atmostOnceCommitAheadSize(int)} {@code n > 0}, a commit
      * covers the next {@code n} records as well, so only every {@code n+1}-th record waits for a commit; up to
-     * {@code n} more records are lost on a failure.
+     * {@code n} more records are lost on a crash. On a clean stop (the flux ends or is cancelled) and when partitions
+     * are revoked, a commit that went past the last record delivered is taken back to the offset after it, so those
+     * records are read again rather than lost. "Delivered" means emitted by this flux: records waiting in a
+     * downstream operator's prefetch queue count as delivered.
      *
      * @param prefetch how many records to request ahead, or {@code null} for the default
      * @return the records; errors as {@link #receive(Integer)}, and with a commit's error when a commit failed

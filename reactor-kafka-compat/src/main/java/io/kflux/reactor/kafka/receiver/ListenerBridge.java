@@ -1,13 +1,17 @@
 package io.kflux.reactor.kafka.receiver;
 
+import io.kflux.OffsetAndMetadata;
 import io.kflux.RebalanceContext;
 import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import reactor.core.publisher.Mono;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -16,6 +20,8 @@ import reactor.core.scheduler.Schedulers;
  * waits for the returned {@code Mono}, bounded by {@code max.poll.interval.ms}.
  */
 final class ListenerBridge implements RebalanceListener {
+
+    private static final Logger log = LoggerFactory.getLogger(ListenerBridge.class);
 
     private final List<Consumer<Collection<ReceiverPartition>>> onAssign;
     private final List<Consumer<Collection<ReceiverPartition>>> onRevoke;
@@ -30,11 +36,26 @@ final class ListenerBridge implements RebalanceListener {
 
     @Override
     public Mono<Void> onPartitionsAssigned(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+        session.takeBackCommitAhead(partitions);
         return call(onAssign, partitions, PartitionHandle.Seeker.of(ctx));
     }
 
+    /** At most once: commits made ahead of delivery are taken back while the partitions are still owned. */
     @Override
     public Mono<Void> onPartitionsRevoked(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+        return Mono.defer(() -> {
+            Map<TopicPartition, OffsetAndMetadata> undo = session.takeBackCommitAhead(partitions);
+            return undo.isEmpty() ? Mono.<Void>empty() : ctx.commit(undo);
+        }).onErrorResume(e -> {
+            log.warn("taking back the at-most-once commit-ahead of {} failed: {}", partitions, e.toString());
+            return Mono.empty();
+        }).then(call(onRevoke, partitions, PartitionHandle.Seeker.of(ctx)));
+    }
+
+    /** Lost partitions cannot be committed: only the listeners run. */
+    @Override
+    public Mono<Void> onPartitionsLost(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+        session.takeBackCommitAhead(partitions);
         return call(onRevoke, partitions, PartitionHandle.Seeker.of(ctx));
     }
 
@@ -46,7 +67,6 @@ final class ListenerBridge implements RebalanceListener {
     private Mono<Void> call(List<Consumer<Collection<ReceiverPartition>>> listeners,
                             Collection<TopicPartition> partitions, PartitionHandle.Seeker seeker) {
         List<TopicPartition> moved = List.copyOf(partitions);
-        session.forgetCommittedAhead(moved);
         if (listeners.isEmpty()) {
             return Mono.empty();
         }

@@ -5,6 +5,8 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.kafka.serde.KafkaDeserializerAdapter;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +48,8 @@ final class ReceiverSession<K, V> {
     private final AtomicLong acknowledgedSinceCommit = new AtomicLong();
     /** At most once: per partition, the offset committed ahead of delivery (records below it may be delivered). */
     private final Map<io.kflux.TopicPartition, Long> committedAhead = new ConcurrentHashMap<>();
+    /** At most once: per partition, the offset of the last record delivered downstream. */
+    private final Map<io.kflux.TopicPartition, Long> delivered = new ConcurrentHashMap<>();
     private final Scheduler scheduler;
 
     ReceiverSession(ReceiverOptions<K, V> options, Mode mode) {
@@ -64,7 +68,8 @@ final class ReceiverSession<K, V> {
         if (options.valueDeserializer() != null) {
             props.put("value.deserializer", KafkaDeserializerAdapter.of(options.valueDeserializer()));
         }
-        boolean periodic = mode == Mode.ACKNOWLEDGE && !options.commitInterval().isZero();
+        // without group.id there is nowhere to commit (kflux refuses auto commit then)
+        boolean periodic = mode == Mode.ACKNOWLEDGE && !options.commitInterval().isZero() && options.groupId() != null;
         props.put("enable.auto.commit", periodic);
         if (periodic) {
             props.put("auto.commit.interval.ms", (int) Math.min(Integer.MAX_VALUE, options.commitInterval().toMillis()));
@@ -91,9 +96,23 @@ final class ReceiverSession<K, V> {
         return options;
     }
 
-    /** At most once: offsets committed ahead are forgotten when partitions move (a seek may have moved them). */
-    void forgetCommittedAhead(List<io.kflux.TopicPartition> partitions) {
-        partitions.forEach(committedAhead::remove);
+    /**
+     * At most once: what takes back commits made ahead of delivery for these partitions, and forgets them (a seek
+     * may move the partitions). On a clean stop or a revocation the records committed ahead but never delivered
+     * are thus delivered later instead of lost, as reactor-kafka does.
+     *
+     * @return per partition the offset after the last delivered record, where a commit went past it
+     */
+    Map<io.kflux.TopicPartition, OffsetAndMetadata> takeBackCommitAhead(Collection<io.kflux.TopicPartition> partitions) {
+        Map<io.kflux.TopicPartition, OffsetAndMetadata> undo = new HashMap<>();
+        for (io.kflux.TopicPartition tp : partitions) {
+            Long ahead = committedAhead.remove(tp);
+            Long last = delivered.remove(tp);
+            if (ahead != null && last != null && ahead > last + 1) {
+                undo.put(tp, new OffsetAndMetadata(last + 1));
+            }
+        }
+        return undo;
     }
 
     /** A manual assignment has no rebalance, but reactor-kafka calls assignment listeners for it all the same. */
@@ -124,7 +143,9 @@ final class ReceiverSession<K, V> {
     }
 
     Flux<ConsumerRecord<K, V>> atmostOnce(Integer prefetch) {
-        return deliver(consumer.receive().concatMap(r -> commitAhead(r).thenReturn(KafkaTypes.kafka(r))), prefetch);
+        return deliver(consumer.receive().concatMap(r -> commitAhead(r).thenReturn(r))
+                               .doOnNext(r -> delivered.put(r.topicPartition(), r.offset()))
+                               .map(KafkaTypes::kafka), prefetch);
     }
 
     private Mono<Void> commitAhead(io.kflux.ConsumerRecord<K, V> r) {
@@ -148,7 +169,13 @@ final class ReceiverSession<K, V> {
 
     Mono<Void> close() {
         Duration timeout = options.closeTimeout();
-        Mono<Void> close = timeout == null ? consumer.close() : consumer.close(timeout);
+        // a group member took back its commit-ahead when its partitions were revoked; this is for an assignment
+        Map<io.kflux.TopicPartition, OffsetAndMetadata> undo = takeBackCommitAhead(List.copyOf(committedAhead.keySet()));
+        Mono<Void> takeBack = undo.isEmpty() ? Mono.empty() : consumer.commit(undo).onErrorResume(e -> {
+            log.warn("taking back the at-most-once commit-ahead {} failed: {}", undo, e.toString());
+            return Mono.empty();
+        });
+        Mono<Void> close = takeBack.then(timeout == null ? consumer.close() : consumer.close(timeout));
         return scheduler == null ? close : close.doFinally(s -> scheduler.dispose());
     }
 
