@@ -138,8 +138,10 @@ final class ReceiverSession<K, V> {
     Flux<Flux<ConsumerRecord<K, V>>> autoAckBatches(Integer prefetch) {
         int maxBatch = maxPollRecords(options.consumerProperty("max.poll.records"));
         return deliver(consumer.receive().bufferTimeout(maxBatch, options.pollTimeout(), true).map(batch ->
+                // acknowledged as the batch terminates, before its end is signalled downstream: a pipeline that
+                // stops right after a batch (take, takeUntil) then commits the batch when it stops
                 Flux.fromIterable(batch).map(KafkaTypes::kafka)
-                        .doAfterTerminate(() -> batch.forEach(this::acknowledge))), prefetch);
+                        .doOnTerminate(() -> batch.forEach(this::acknowledge))), prefetch);
     }
 
     Flux<ConsumerRecord<K, V>> atmostOnce(Integer prefetch) {
