@@ -149,7 +149,12 @@ public final class ConsumerOptions<K, V> {
      * official client does, so existing property maps work unchanged. Each may be a {@link Deserializer} instance,
      * a {@code Class}, or a class name: the official client's String, ByteArray, ByteBuffer, Long, Integer, Short,
      * Double, Float, UUID and Void deserializer names map to the matching {@link Deserializers}; any other class
-     * must implement {@link Deserializer} and have a public no-argument constructor.
+     * must implement {@link Deserializer} and have a public no-argument constructor, or be accepted by a
+     * {@link DeserializerProvider} on the class path (with {@code io.kflux:kflux-kafka-serde} there, any
+     * {@code org.apache.kafka.common.serialization.Deserializer}, configured once with these properties).
+     *
+     * <p>Deserializers made here are created once per call and closed when a consumer built from these options
+     * closes: call this method once per consumer when they hold resources.
      *
      * <p>The key and value types are not checked against {@code K} and {@code V} (as with the official client's
      * constructor): a mismatch shows up as a {@link ClassCastException} where the records are used.
@@ -185,10 +190,10 @@ public final class ConsumerOptions<K, V> {
             return d;
         }
         if (v instanceof Class<?> c) {
-            return DeserializerResolver.resolve(key, c.getName());
+            return DeserializerResolver.resolve(key, c.getName(), props);
         }
         if (v instanceof CharSequence cs) {
-            return DeserializerResolver.resolve(key, cs.toString().trim());
+            return DeserializerResolver.resolve(key, cs.toString().trim(), props);
         }
         throw new ConfigException(key, v, "a Deserializer, a Class or a class name");
     }

@@ -18,6 +18,9 @@ import java.nio.ByteBuffer;
  *   <li>Throwing any exception makes the consumer fail {@code receive()} with
  *       {@link RecordDeserializationException} carrying the record's partition and offset (KIP-334); the
  *       position does not move past that record.</li>
+ *   <li>{@link #close()} is called once when the consumer using it closes ({@link KafkaFluxConsumer#close()}), as
+ *       the official client closes its deserializers; the key and value deserializer are closed separately unless
+ *       they are the same instance. A deserializer holding resources therefore belongs to one consumer.</li>
  * </ul>
  *
  * @param <T> the produced type
@@ -35,4 +38,14 @@ public interface Deserializer<T> {
      * @throws RuntimeException any, reported as {@link RecordDeserializationException}
      */
     T deserialize(String topic, Headers headers, ByteBuffer data);
+
+    /**
+     * Releases what the deserializer holds. Called once by {@link KafkaFluxConsumer#close()} (the first call of it),
+     * after the last record was deserialized or once the close timeout passed; never called for a consumer that is
+     * not closed. The default does nothing, which suits stateless deserializers such as {@link Deserializers}'.
+     *
+     * @throws RuntimeException any; logged at WARN, it does not fail {@code close()}
+     */
+    default void close() {
+    }
 }

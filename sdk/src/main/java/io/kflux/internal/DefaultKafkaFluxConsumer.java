@@ -24,12 +24,15 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The consumer. State that outlives one subscription (positions to start from, paused
@@ -39,6 +42,7 @@ import reactor.core.publisher.Operators;
  * @param <V> value type
  */
 public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K, V> {
+    private static final Logger log = LoggerFactory.getLogger(DefaultKafkaFluxConsumer.class);
     private final ConsumerOptions<K, V> options;
     private final ClientSettings settings;
     private final AtomicReference<ConsumerSession<K, V>> active = new AtomicReference<>();
@@ -50,7 +54,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private final Set<TopicPartition> paused = ConcurrentHashMap.newKeySet();
     private final Object resourcesLock = new Object();
     private ClientResources resources;
+    /** Lookups and commits running now (see withResources); guarded by resourcesLock. */
+    private int resourceUsers;
     private volatile boolean closed;
+    /** Deserializers are closed by the first close() only, however often it is called. */
+    private final AtomicBoolean deserializersClosed = new AtomicBoolean();
     /** Acknowledgements and commits outlive subscriptions: records are often acknowledged after cancel. */
     private final CommitManager commits;
     private final ConsumerGroupContext groupContext;
@@ -86,6 +94,35 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 resources = ClientResources.create(settings);
             }
             return resources;
+        }
+    }
+
+    /**
+     * Runs a lookup or commit with the connections, counted so that connections opened for it outside a
+     * subscription are closed once the last such call ended, and never under a call still running (a call starting
+     * right after another one ended must not pick up the connections that one is closing).
+     */
+    private <T> Mono<T> withResources(java.util.function.Function<ClientResources, Mono<T>> use) {
+        return Mono.defer(() -> {
+            ClientResources r;
+            synchronized (resourcesLock) {
+                resourceUsers++;
+                r = resources();
+            }
+            return use.apply(r).doFinally(s -> endResourceUse());
+        });
+    }
+
+    private void endResourceUse() {
+        ClientResources idle = null;
+        synchronized (resourcesLock) {
+            if (--resourceUsers == 0 && active.get() == null) {
+                idle = resources;
+                resources = null;
+            }
+        }
+        if (idle != null) {
+            idle.close().subscribe();
         }
     }
 
@@ -183,6 +220,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     void sessionEnded(ConsumerSession<K, V> session) {
         active.compareAndSet(session, null);
+        synchronized (resourcesLock) {
+            if (resourceUsers > 0) {
+                return; // the last lookup or commit running closes them (endResourceUse)
+            }
+        }
         releaseResources().subscribe();
     }
 
@@ -277,8 +319,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 return Mono.error(new ConfigException("group.id", null,
                         "a group id: offsets are committed to and read from the group coordinator"));
             }
-            Mono<T> result = action.apply(commits);
-            return active.get() == null ? result.doFinally(s -> releaseIfIdle()) : result;
+            return withResources(r -> action.apply(commits));
         });
     }
 
@@ -356,18 +397,19 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 return Mono.error(closedError());
             }
             checkAssigned(partitions);
-            Map<TopicPartition, Long> query = new HashMap<>();
-            partitions.forEach(tp -> query.put(tp, timestamp));
-            return listOffsets(query).flatMap(listed -> {
+            return logBoundaries(partitions, timestamp).flatMap(listed -> {
                 Map<TopicPartition, CommitOffset> positions = new HashMap<>();
-                listed.forEach((tp, lo) -> positions.put(tp, startAt(Math.max(0L, lo.offset()))));
+                listed.forEach((tp, offset) -> positions.put(tp, startAt(Math.max(0L, offset))));
                 return seekAll(positions);
             });
         });
     }
 
     private Mono<Map<TopicPartition, ListedOffset>> listOffsets(Map<TopicPartition, Long> query) {
-        ClientResources r = resources();
+        return withResources(r -> listOffsets(r, query));
+    }
+
+    private Mono<Map<TopicPartition, ListedOffset>> listOffsets(ClientResources r, Map<TopicPartition, Long> query) {
         Set<String> topics = new HashSet<>();
         query.keySet().forEach(tp -> topics.add(tp.topic()));
         Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
@@ -380,14 +422,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                     r.metadata().interest(wanted, false);
                     return r.metadata().refresh().then();
                 });
-        Mono<Map<TopicPartition, ListedOffset>> result = ensureMetadata.then(r.offsets().list(query, timeout));
-        return active.get() == null ? result.doFinally(s -> releaseIfIdle()) : result;
-    }
-
-    private void releaseIfIdle() {
-        if (active.get() == null) {
-            releaseResources().subscribe();
-        }
+        return ensureMetadata.then(r.offsets().list(query, timeout));
     }
 
     private static Set<String> topicsOf(Collection<TopicPartition> partitions) {
@@ -588,7 +623,26 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             closed = true;
             ConsumerSession<K, V> session = active.get();
             Mono<Void> stop = session == null ? releaseResources() : session.close();
-            return stop.timeout(timeout, Mono.empty());
+            return stop.timeout(timeout, Mono.empty()).then(Mono.fromRunnable(this::closeDeserializers));
         });
+    }
+
+    private void closeDeserializers() {
+        if (!deserializersClosed.compareAndSet(false, true)) {
+            return;
+        }
+        closeQuietly("key", options.keyDeserializer());
+        if (options.valueDeserializer() != (Object) options.keyDeserializer()) {
+            closeQuietly("value", options.valueDeserializer());
+        }
+    }
+
+    private static void closeQuietly(String which, io.kflux.Deserializer<?> deserializer) {
+        try {
+            deserializer.close();
+        } catch (RuntimeException e) {
+            // the consumer is closed either way; a failing close must not hide that
+            log.warn("closing the {} deserializer {} failed", which, deserializer.getClass().getName(), e);
+        }
     }
 }

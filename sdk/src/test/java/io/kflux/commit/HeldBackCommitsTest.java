@@ -67,6 +67,12 @@ class HeldBackCommitsTest {
         }
 
         @Override
+        public reactor.core.publisher.Mono<java.util.Map<String, java.util.UUID>> topicIds(
+                java.util.Collection<String> topics, boolean fresh) {
+            return reactor.core.publisher.Mono.error(new AssertionError("no commits in this test"));
+        }
+
+        @Override
         public void coordinatorUnavailable() {
         }
 

@@ -1,0 +1,239 @@
+package io.kflux.reactor.kafka.receiver;
+
+import io.kflux.ConsumerOptions;
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.OffsetAndMetadata;
+import io.kflux.kafka.serde.KafkaDeserializerAdapter;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * One subscription of a {@link KafkaReceiver}: the kflux consumer made from the {@link ReceiverOptions}, and the
+ * commit behaviour of the receive mode on top of it. kflux already does the periodic commit of acknowledged offsets
+ * (auto commit), the commit on revoke and the commit on close; this class adds what reactor-kafka has beyond that:
+ * commits every {@code commitBatchSize} acknowledgements, commits before delivery (at most once), and assignment
+ * listeners for a manual assignment.
+ */
+final class ReceiverSession<K, V> {
+
+    private static final Logger log = LoggerFactory.getLogger(ReceiverSession.class);
+
+    /** How offsets get committed. */
+    enum Mode {
+        /** The application acknowledges (or the receiver does, per batch); acknowledged offsets are committed. */
+        ACKNOWLEDGE,
+        /** Each record's offset is committed before the record is delivered. */
+        AT_MOST_ONCE
+    }
+
+    private final ReceiverOptions<K, V> options;
+    private final KafkaFluxConsumer<K, V> consumer;
+    private final ListenerBridge listeners;
+    /** Acknowledgements since the last batch commit ({@code commitBatchSize}). */
+    private final AtomicLong acknowledgedSinceCommit = new AtomicLong();
+    /** At most once: per partition, the offset committed ahead of delivery (records below it may be delivered). */
+    private final Map<io.kflux.TopicPartition, Long> committedAhead = new ConcurrentHashMap<>();
+    /** At most once: per partition, the offset of the last record delivered downstream. */
+    private final Map<io.kflux.TopicPartition, Long> delivered = new ConcurrentHashMap<>();
+    private final Scheduler scheduler;
+
+    ReceiverSession(ReceiverOptions<K, V> options, Mode mode) {
+        this.options = options;
+        this.listeners = new ListenerBridge(options.assignListeners(), options.revokeListeners(), this);
+        this.consumer = KafkaFluxConsumer.create(kfluxOptions(options, mode).rebalanceListener(listeners));
+        this.scheduler = options.schedulerSupplier() == null ? null : options.schedulerSupplier().get();
+    }
+
+    private static <K, V> ConsumerOptions<K, V> kfluxOptions(ReceiverOptions<K, V> options, Mode mode) {
+        Map<String, Object> props = new LinkedHashMap<>(options.consumerProperties());
+        // instances are used as given, as the official consumer does; class names are made per consumer
+        if (options.keyDeserializer() != null) {
+            props.put("key.deserializer", KafkaDeserializerAdapter.of(options.keyDeserializer()));
+        }
+        if (options.valueDeserializer() != null) {
+            props.put("value.deserializer", KafkaDeserializerAdapter.of(options.valueDeserializer()));
+        }
+        // without group.id there is nowhere to commit (kflux refuses auto commit then)
+        boolean periodic = mode == Mode.ACKNOWLEDGE && !options.commitInterval().isZero() && options.groupId() != null;
+        props.put("enable.auto.commit", periodic);
+        if (periodic) {
+            props.put("auto.commit.interval.ms", (int) Math.min(Integer.MAX_VALUE, options.commitInterval().toMillis()));
+        }
+        ConsumerOptions<K, V> co = ConsumerOptions.fromProperties(props);
+        if (options.assignment() != null) {
+            return co.assignment(KafkaTypes.kflux(options.assignment()));
+        }
+        if (options.subscriptionTopics() != null) {
+            return co.subscription(options.subscriptionTopics());
+        }
+        if (options.subscriptionPattern() != null) {
+            return co.subscription(options.subscriptionPattern());
+        }
+        throw new IllegalStateException("no subscription or assignment in the ReceiverOptions: call subscription(...)"
+                                        + " or assignment(...)");
+    }
+
+    KafkaFluxConsumer<K, V> consumer() {
+        return consumer;
+    }
+
+    ReceiverOptions<K, V> options() {
+        return options;
+    }
+
+    /**
+     * At most once: what takes back commits made ahead of delivery for these partitions, and forgets them (a seek
+     * may move the partitions). On a clean stop or a revocation the records committed ahead but never delivered
+     * are thus delivered later instead of lost, as reactor-kafka does.
+     *
+     * @return per partition the offset after the last delivered record, where a commit went past it
+     */
+    Map<io.kflux.TopicPartition, OffsetAndMetadata> takeBackCommitAhead(Collection<io.kflux.TopicPartition> partitions) {
+        Map<io.kflux.TopicPartition, OffsetAndMetadata> undo = new HashMap<>();
+        for (io.kflux.TopicPartition tp : partitions) {
+            Long ahead = committedAhead.remove(tp);
+            Long last = delivered.remove(tp);
+            if (ahead != null && last != null && ahead > last + 1) {
+                undo.put(tp, new OffsetAndMetadata(last + 1));
+            }
+        }
+        return undo;
+    }
+
+    /** A manual assignment has no rebalance, but reactor-kafka calls assignment listeners for it all the same. */
+    private Mono<Void> start() {
+        if (options.assignment() == null || options.assignListeners().isEmpty()) {
+            return Mono.empty();
+        }
+        return listeners.assignedManually(KafkaTypes.kflux(options.assignment()));
+    }
+
+    private <T> Flux<T> deliver(Flux<T> records, Integer prefetch) {
+        Flux<T> started = start().thenMany(records);
+        if (scheduler != null) {
+            return prefetch == null ? started.publishOn(scheduler) : started.publishOn(scheduler, prefetch);
+        }
+        return prefetch == null ? started : started.limitRate(prefetch);
+    }
+
+    Flux<ReceiverRecord<K, V>> records(Integer prefetch) {
+        return deliver(consumer.receive().map(r -> new ReceiverRecord<>(KafkaTypes.kafka(r), new Offset(r))), prefetch);
+    }
+
+    Flux<Flux<ConsumerRecord<K, V>>> autoAckBatches(Integer prefetch) {
+        int maxBatch = maxPollRecords(options.consumerProperty("max.poll.records"));
+        return deliver(consumer.receive().bufferTimeout(maxBatch, options.pollTimeout(), true).map(batch ->
+                // acknowledged as the batch terminates, before its end is signalled downstream: a pipeline that
+                // stops right after a batch (take, takeUntil) then commits the batch when it stops
+                Flux.fromIterable(batch).map(KafkaTypes::kafka)
+                        .doOnTerminate(() -> batch.forEach(this::acknowledge))), prefetch);
+    }
+
+    Flux<ConsumerRecord<K, V>> atmostOnce(Integer prefetch) {
+        return deliver(consumer.receive().concatMap(r -> commitAhead(r).thenReturn(r))
+                               .doOnNext(r -> delivered.put(r.topicPartition(), r.offset()))
+                               .map(KafkaTypes::kafka), prefetch);
+    }
+
+    private Mono<Void> commitAhead(io.kflux.ConsumerRecord<K, V> r) {
+        Long ahead = committedAhead.get(r.topicPartition());
+        if (ahead != null && r.offset() < ahead) {
+            return Mono.empty(); // an earlier commit already covers this record
+        }
+        long target = r.offset() + 1 + options.atmostOnceCommitAheadSize();
+        return consumer.commit(Map.of(r.topicPartition(), new OffsetAndMetadata(target)))
+                .doOnSuccess(v -> committedAhead.put(r.topicPartition(), target));
+    }
+
+    private void acknowledge(io.kflux.ConsumerRecord<K, V> r) {
+        r.acknowledge();
+        int batch = options.commitBatchSize();
+        if (batch > 0 && acknowledgedSinceCommit.incrementAndGet() % batch == 0) {
+            consumer.commit().subscribe(null, e -> log.warn("commit after {} acknowledgements failed: {}", batch,
+                                                             e.toString()));
+        }
+    }
+
+    Mono<Void> close() {
+        Duration timeout = options.closeTimeout();
+        // a group member took back its commit-ahead when its partitions were revoked; this is for an assignment
+        Map<io.kflux.TopicPartition, OffsetAndMetadata> undo = takeBackCommitAhead(List.copyOf(committedAhead.keySet()));
+        Mono<Void> takeBack = undo.isEmpty() ? Mono.empty() : consumer.commit(undo).onErrorResume(e -> {
+            log.warn("taking back the at-most-once commit-ahead {} failed: {}", undo, e.toString());
+            return Mono.empty();
+        });
+        Mono<Void> close = takeBack.then(timeout == null ? consumer.close() : consumer.close(timeout));
+        return scheduler == null ? close : close.doFinally(s -> scheduler.dispose());
+    }
+
+    private static int maxPollRecords(Object value) {
+        if (value == null) {
+            return 500;
+        }
+        int n = value instanceof Number num ? num.intValue() : Integer.parseInt(value.toString().trim());
+        if (n < 1) {
+            throw new io.kflux.ConfigException("max.poll.records", value, "at least 1");
+        }
+        return n;
+    }
+
+    /** A record's {@link ReceiverOffset}: acknowledgement counts once, however often it is called. */
+    private final class Offset implements ReceiverOffset {
+        private final io.kflux.ConsumerRecord<K, V> record;
+        private final AtomicBoolean acknowledged = new AtomicBoolean();
+
+        Offset(io.kflux.ConsumerRecord<K, V> record) {
+            this.record = record;
+        }
+
+        @Override
+        public org.apache.kafka.common.TopicPartition topicPartition() {
+            return KafkaTypes.kafka(record.topicPartition());
+        }
+
+        @Override
+        public long offset() {
+            return record.offset();
+        }
+
+        @Override
+        public void acknowledge() {
+            if (acknowledged.compareAndSet(false, true)) {
+                ReceiverSession.this.acknowledge(record);
+            }
+        }
+
+        @Override
+        public Mono<Void> commit() {
+            return Mono.defer(() -> {
+                acknowledge();
+                return consumer.commit();
+            });
+        }
+
+        @Override
+        public String toString() {
+            return record.topic() + "-" + record.partition() + "@" + record.offset();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ReceiverSession[" + Objects.toString(options) + "]";
+    }
+}
