@@ -65,11 +65,18 @@ public final class ConsumerOptions<K, V> {
     private final List<TopicPartition> partitions;
     private final RebalanceListener listener;
     private final long maxBufferedBytes;
+    private final SecurityPlugins security;
+
+    /** What TLS/SASL takes beyond properties: a token provider and a plugged-in SASL mechanism, each may be null. */
+    private record SecurityPlugins(OAuthBearerTokenProvider tokenProvider, SaslMechanism saslMechanism) {
+        static final SecurityPlugins NONE = new SecurityPlugins(null, null);
+    }
 
     private ConsumerOptions(Map<String, Object> properties, ConsumerConfig config, Deserializer<K> keyDeserializer,
                             Deserializer<V> valueDeserializer, SubscriptionType subscriptionType, List<String> topics,
                             Pattern pattern, List<TopicPartition> partitions, RebalanceListener listener,
-                            long maxBufferedBytes) {
+                            long maxBufferedBytes, SecurityPlugins security) {
+        this.security = security;
         this.properties = properties;
         this.config = config;
         this.keyDeserializer = keyDeserializer;
@@ -106,7 +113,7 @@ public final class ConsumerOptions<K, V> {
         Objects.requireNonNull(valueDeserializer, "valueDeserializer");
         Map<String, Object> copy = copy(props);
         return new ConsumerOptions<>(copy, ConsumerConfig.parse(copy), keyDeserializer, valueDeserializer,
-                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L);
+                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L, SecurityPlugins.NONE);
     }
 
     /**
@@ -163,7 +170,7 @@ public final class ConsumerOptions<K, V> {
         forParsing.computeIfPresent(ConsumerConfigDef.KEY_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
         forParsing.computeIfPresent(ConsumerConfigDef.VALUE_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
         return new ConsumerOptions<>(copy, ConsumerConfig.parse(forParsing), (Deserializer<K>) kd, (Deserializer<V>) vd,
-                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L);
+                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L, SecurityPlugins.NONE);
     }
 
     private static Deserializer<?> deserializerFrom(Map<String, Object> props, String key) {
@@ -218,7 +225,7 @@ public final class ConsumerOptions<K, V> {
         }
         TopicNames.check(set);
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.TOPICS,
-                                     List.copyOf(set), null, List.of(), listener, maxBufferedBytes);
+                                     List.copyOf(set), null, List.of(), listener, maxBufferedBytes, security);
     }
 
     /**
@@ -234,7 +241,7 @@ public final class ConsumerOptions<K, V> {
     public ConsumerOptions<K, V> subscription(Pattern pattern) {
         Objects.requireNonNull(pattern, "pattern");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.PATTERN,
-                                     List.of(), pattern, List.of(), listener, maxBufferedBytes);
+                                     List.of(), pattern, List.of(), listener, maxBufferedBytes, security);
     }
 
     /**
@@ -261,7 +268,7 @@ public final class ConsumerOptions<K, V> {
         TopicNames.check(set.stream().map(TopicPartition::topic).toList());
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer,
                                      SubscriptionType.ASSIGNMENT, List.of(), null, List.copyOf(set), listener,
-                                     maxBufferedBytes);
+                                     maxBufferedBytes, security);
     }
 
     /**
@@ -274,7 +281,7 @@ public final class ConsumerOptions<K, V> {
     public ConsumerOptions<K, V> rebalanceListener(RebalanceListener listener) {
         Objects.requireNonNull(listener, "listener");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes);
+                                     pattern, partitions, listener, maxBufferedBytes, security);
     }
 
     /**
@@ -327,7 +334,7 @@ public final class ConsumerOptions<K, V> {
         forParsing.computeIfPresent(ConsumerConfigDef.KEY_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
         forParsing.computeIfPresent(ConsumerConfigDef.VALUE_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
         return new ConsumerOptions<>(copy, ConsumerConfig.parse(forParsing), keyDeserializer, valueDeserializer,
-                                     subscriptionType, topics, pattern, partitions, listener, maxBufferedBytes);
+                                     subscriptionType, topics, pattern, partitions, listener, maxBufferedBytes, security);
     }
 
     /**
@@ -341,7 +348,7 @@ public final class ConsumerOptions<K, V> {
     public <K2> ConsumerOptions<K2, V> withKeyDeserializer(Deserializer<K2> keyDeserializer) {
         Objects.requireNonNull(keyDeserializer, "keyDeserializer");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes);
+                                     pattern, partitions, listener, maxBufferedBytes, security);
     }
 
     /**
@@ -355,7 +362,7 @@ public final class ConsumerOptions<K, V> {
     public <V2> ConsumerOptions<K, V2> withValueDeserializer(Deserializer<V2> valueDeserializer) {
         Objects.requireNonNull(valueDeserializer, "valueDeserializer");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes);
+                                     pattern, partitions, listener, maxBufferedBytes, security);
     }
 
     /**
@@ -373,10 +380,60 @@ public final class ConsumerOptions<K, V> {
             throw new IllegalArgumentException("maxBufferedBytes must be >= 1, was " + bytes);
         }
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, bytes);
+                                     pattern, partitions, listener, bytes, security);
+    }
+
+    /**
+     * Supplies SASL/OAUTHBEARER tokens programmatically; with {@code sasl.mechanism=OAUTHBEARER} it replaces
+     * the token that {@code sasl.jaas.config} would describe (which may then be left out). See
+     * {@link OAuthBearerTokenProvider} for caching and threading.
+     *
+     * @param provider the token source, never {@code null}
+     * @return a copy
+     * @throws NullPointerException if {@code provider} is {@code null}
+     */
+    public ConsumerOptions<K, V> withOAuthBearerTokenProvider(OAuthBearerTokenProvider provider) {
+        Objects.requireNonNull(provider, "provider");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     new SecurityPlugins(provider, security.saslMechanism()));
+    }
+
+    /**
+     * Plugs in a SASL mechanism kflux does not build in; it is used when {@code sasl.mechanism} names it (with
+     * {@code security.protocol} SASL_PLAINTEXT or SASL_SSL). Mechanisms can also be found by
+     * {@link java.util.ServiceLoader}.
+     *
+     * @param mechanism the mechanism, never {@code null}
+     * @return a copy
+     * @throws NullPointerException if {@code mechanism} is {@code null}
+     */
+    public ConsumerOptions<K, V> withSaslMechanism(SaslMechanism mechanism) {
+        Objects.requireNonNull(mechanism, "mechanism");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     new SecurityPlugins(security.tokenProvider(), mechanism));
     }
 
     // ------------------------------------------------------------------------------------------ accessors
+
+    /**
+     * The token provider set with {@link #withOAuthBearerTokenProvider}.
+     *
+     * @return the provider, if any
+     */
+    public Optional<OAuthBearerTokenProvider> oauthBearerTokenProvider() {
+        return Optional.ofNullable(security.tokenProvider());
+    }
+
+    /**
+     * The SASL mechanism set with {@link #withSaslMechanism}.
+     *
+     * @return the mechanism, if any
+     */
+    public Optional<SaslMechanism> saslMechanism() {
+        return Optional.ofNullable(security.saslMechanism());
+    }
 
     /**
      * The properties as given (unparsed), including unknown ones.

@@ -1,5 +1,6 @@
 package io.kflux.commit;
 
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.CommitFailedException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TimeoutException;
@@ -170,8 +171,8 @@ public final class OffsetCommitter {
                                 + " (generation " + id.generationId() + ", member '" + id.memberId()
                                 + "'): the group rebalanced and this member no longer owns it"));
                     default:
-                        return Mono.error(new KafkaProtocolException(p.errorCode(), Errors.nameOf(p.errorCode()),
-                                error.retriable(), "offset commit of " + tp + " failed: " + Errors.nameOf(p.errorCode())));
+                        return Mono.error(BrokerErrors.of(p.errorCode(), "offset commit of " + tp + " failed: "
+                                + Errors.nameOf(p.errorCode()), tp.topic(), group.groupId()));
                 }
             }
         }
@@ -266,8 +267,8 @@ public final class OffsetCommitter {
         return switch (error) {
             case COORDINATOR_LOAD_IN_PROGRESS -> new RetriableCommitException("coordinator loading", false);
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> new RetriableCommitException(error.name(), true);
-            default -> new KafkaProtocolException(code, Errors.nameOf(code), error.retriable(),
-                    "reading committed offsets failed: " + Errors.nameOf(code));
+            default -> BrokerErrors.of(code, "reading committed offsets failed: " + Errors.nameOf(code), null,
+                    group.groupId());
         };
     }
 }

@@ -1,5 +1,6 @@
 package io.kflux.fetch;
 
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.CorruptRecordException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.LogTruncationException;
@@ -462,9 +463,9 @@ public final class Fetcher {
                     sink.fail(new CorruptRecordException(ps.topicPartition(), target.fetchOffset(),
                             "the broker reported corrupt data for " + ps.topicPartition(), null));
                 } else {
-                    sink.fail(new KafkaProtocolException(pd.errorCode(), Errors.nameOf(pd.errorCode()), error.retriable(),
-                            "Fetch of " + ps.topicPartition() + " at offset " + target.fetchOffset() + " failed: "
-                                    + Errors.nameOf(pd.errorCode())));
+                    sink.fail(BrokerErrors.of(pd.errorCode(), "Fetch of " + ps.topicPartition() + " at offset "
+                            + target.fetchOffset() + " failed: " + Errors.nameOf(pd.errorCode()), ps.topicPartition().topic(),
+                            null));
                 }
             }
         }

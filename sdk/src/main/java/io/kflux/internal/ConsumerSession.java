@@ -60,6 +60,8 @@ final class ConsumerSession<K, V> implements FetchSink {
     private Disposable metadataRefreshLoop;
     private Disposable autoCommitLoop;
     private Disposable pollIntervalLoop;
+    /** TLS and SASL refusals end the subscription whichever loop met them (never a silent reconnect loop). */
+    private final Disposable authenticationFailures;
     private ClassicGroupMember member;
     private boolean pollExpired;
     /** receivePartitioned(): the emitter gets marker records where partitions start and end. */
@@ -106,6 +108,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         };
         this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer, ackHandle,
                 settings.fetch().checkCrcs(), returns, this::stop, worker, progress);
+        this.authenticationFailures = resources.connections().onAuthenticationFailure(e -> loop.execute(() -> fail(e)));
     }
 
     RecordEmitter<K, V> emitter() {
@@ -358,6 +361,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (pollIntervalLoop != null) {
             pollIntervalLoop.dispose();
         }
+        authenticationFailures.dispose();
         // Leave and close the fetch sessions first (both need the connections), then release everything. In
         // parallel: each may wait for a broker (a Fetch still long-polling answers before the close).
         Mono.when(leaveGroup("the consumer stopped"), closeFetchSessions()).then(onLoop(() -> {

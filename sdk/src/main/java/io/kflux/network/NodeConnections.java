@@ -1,5 +1,6 @@
 package io.kflux.network;
 
+import io.kflux.AuthenticationException;
 import io.kflux.util.Backoff;
 
 import java.net.InetSocketAddress;
@@ -7,6 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import reactor.core.Disposable;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -22,6 +26,11 @@ import reactor.netty.resources.LoopResources;
  * to {@code reconnect.backoff.max.ms}, +/-20% jitter; a successful connect resets it. A caller
  * asking during the backoff gets a Mono that waits it out rather than an immediate error.
  *
+ * <p><b>Authentication failures</b> ({@link AuthenticationException}, including
+ * {@link io.kflux.SslAuthenticationException}) are not retriable: besides failing the caller's Mono, each is
+ * told to every {@link #onAuthenticationFailure listener}, so the consumer ends at once whichever of its
+ * loops (metadata, fetch, group, commit) happened to connect, instead of each retrying on its own.
+ *
  * <p>Thread-safe. All connections run on the JVM-wide {@link IoLoops}.
  */
 public final class NodeConnections {
@@ -31,6 +40,7 @@ public final class NodeConnections {
     private final ConcurrentHashMap<Integer, ConnectionSlot> nodes = new ConcurrentHashMap<>();
     private final ConnectionSlot bootstrap;
     private final AtomicInteger bootstrapStart = new AtomicInteger();
+    private final List<Consumer<AuthenticationException>> authenticationListeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     /**
@@ -58,8 +68,23 @@ public final class NodeConnections {
     public Mono<BrokerConnection> connection(int nodeId, String host, int port) {
         Objects.requireNonNull(host, "host");
         InetSocketAddress address = InetSocketAddress.createUnresolved(host, port);
-        return Mono.defer(() -> slot(nodeId).get(address,
-                () -> BrokerConnection.connect(address, options, loops)));
+        return Mono.defer(() -> slot(nodeId).get(address, () -> connect(address)));
+    }
+
+    /**
+     * Tells {@code listener} of every authentication failure of a connect, from the thread that saw it.
+     *
+     * @return disposing it removes the listener
+     */
+    public Disposable onAuthenticationFailure(Consumer<AuthenticationException> listener) {
+        Objects.requireNonNull(listener, "listener");
+        authenticationListeners.add(listener);
+        return () -> authenticationListeners.remove(listener);
+    }
+
+    private Mono<BrokerConnection> connect(InetSocketAddress address) {
+        return BrokerConnection.connect(address, options, loops)
+                .doOnError(AuthenticationException.class, e -> authenticationListeners.forEach(l -> l.accept(e)));
     }
 
     /**
@@ -86,7 +111,7 @@ public final class NodeConnections {
         return Flux.range(0, n)
                 .concatMap(i -> {
                     int index = (start + i) % n;
-                    return BrokerConnection.connect(list.get(index), options, loops)
+                    return connect(list.get(index))
                             .doOnNext(c -> bootstrapStart.set(index))
                             .onErrorResume(e -> {
                                 errors.add(e);
@@ -95,6 +120,12 @@ public final class NodeConnections {
                 }, 0)
                 .next()
                 .switchIfEmpty(Mono.error(() -> {
+                    // A refused authentication is the answer, not one failure among others.
+                    for (Throwable e : errors) {
+                        if (e instanceof AuthenticationException auth) {
+                            return auth;
+                        }
+                    }
                     ConnectionFailedException e = new ConnectionFailedException(null,
                             "could not connect to any bootstrap server of " + list, null);
                     errors.forEach(e::addSuppressed);
