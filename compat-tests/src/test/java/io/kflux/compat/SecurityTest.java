@@ -14,6 +14,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.OAuthBearerToken;
 import io.kflux.compat.support.SecuredKafka;
 import io.kflux.compat.support.TestCertificates;
+import io.kflux.compat.support.TokenEndpoint;
 import io.kflux.examples.broker.SampleData;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -184,6 +185,60 @@ class SecurityTest {
         assertThat(records).hasSize(10);
         // one token, cached, serves every connection of the consumer
         assertThat(asked[0]).isEqualTo(1);
+    }
+
+    @Test
+    void clientCredentialsTokensFromATokenEndpointAreValidatedByTheBroker() {
+        String topic = SecuredKafka.ALLOWED + "client-credentials";
+        kafka.cluster().createTopic(topic, 2, 1);
+        SampleData.produce(kafka.cluster().bootstrapServers(), topic, 20);
+        List<String> expected = IntStream.range(0, 20).mapToObj(i -> "value-" + i).toList();
+        String allowedUrls = "org.apache.kafka.sasl.oauthbearer.allowed.urls";
+        System.setProperty(allowedUrls, kafka.tokens().tokenUrl());
+        try {
+            Map<String, Object> props = kafka.saslSsl("OAUTHBEARER", "org.apache.kafka.common.security.oauthbearer."
+                    + "OAuthBearerLoginModule required clientId=\"" + TokenEndpoint.CLIENT_ID + "\" clientSecret=\""
+                    + TokenEndpoint.CLIENT_SECRET + "\" scope=\"kafka\";");
+            props.put("bootstrap.servers", kafka.cluster().bootstrapServers("OAUTH"));
+            props.put("sasl.oauthbearer.token.endpoint.url", kafka.tokens().tokenUrl());
+            // the official client needs its handler named; kflux accepts the same name
+            props.put("sasl.login.callback.handler.class",
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler");
+            props.put("auto.offset.reset", "earliest");
+            int before = kafka.tokens().tokensIssued();
+            Map<String, Object> kfluxProps = new HashMap<>(props);
+            kfluxProps.put("group.id", SecuredKafka.ALLOWED + "cc-kflux");
+            KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(ConsumerOptions.create(kfluxProps,
+                    Deserializers.string(), Deserializers.string()).subscription(List.of(topic)));
+            List<ConsumerRecord<String, String>> records = consumer.receive()
+                    .concatMap(r -> r.commit().thenReturn(r))
+                    .take(20).collectList().block(Duration.ofSeconds(60));
+            consumer.close().block(Duration.ofSeconds(30));
+            assertThat(records).extracting(ConsumerRecord::value).containsExactlyInAnyOrderElementsOf(expected);
+            // one token, fetched once and shared by every connection
+            assertThat(kafka.tokens().tokensIssued() - before).isEqualTo(1);
+
+            Map<String, Object> official = new HashMap<>(props);
+            official.put("group.id", SecuredKafka.ALLOWED + "cc-official");
+            assertThat(officialRead(official, topic, 20)).containsExactlyInAnyOrderElementsOf(expected);
+
+            // a wrong secret: the endpoint refuses it, and kflux ends with an AuthenticationException
+            Map<String, Object> wrong = new HashMap<>(kfluxProps);
+            wrong.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required "
+                    + "clientId=\"" + TokenEndpoint.CLIENT_ID + "\" clientSecret=\"not-the-secret\";");
+            wrong.put("default.api.timeout.ms", 10_000);
+            KafkaFluxConsumer<String, String> refused = KafkaFluxConsumer.create(ConsumerOptions.create(wrong,
+                    Deserializers.string(), Deserializers.string()).subscription(List.of(topic)));
+            long start = System.nanoTime();
+            Throwable error = refused.receive().then(reactor.core.publisher.Mono.<Throwable>empty())
+                    .onErrorResume(reactor.core.publisher.Mono::just).block(Duration.ofSeconds(30));
+            refused.close().block(Duration.ofSeconds(30));
+            assertThat(error).isInstanceOf(io.kflux.AuthenticationException.class).hasMessageContaining("HTTP 401")
+                    .hasMessageNotContaining("not-the-secret");
+            assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(10_000L);
+        } finally {
+            System.clearProperty(allowedUrls);
+        }
     }
 
     private static String unsecuredJwt(String sub, long expMs) {

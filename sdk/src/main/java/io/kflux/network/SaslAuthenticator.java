@@ -1,5 +1,6 @@
 package io.kflux.network;
 
+import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
 /**
@@ -31,5 +32,24 @@ public interface SaslAuthenticator {
          * broker's token is not acceptable (e.g. a wrong SCRAM server signature) or credentials cannot be had
          */
         Mono<byte[]> respond(byte[] challenge);
+
+        /**
+         * An exchange whose client speaks first: {@code first} is sent, then each broker token goes to
+         * {@code afterwards} (PLAIN and OAUTHBEARER have this shape).
+         */
+        static Exchange clientFirst(Mono<byte[]> first, Function<byte[], Mono<byte[]>> afterwards) {
+            return new Exchange() {
+                private boolean sent;
+
+                @Override
+                public Mono<byte[]> respond(byte[] challenge) {
+                    if (sent) {
+                        return afterwards.apply(challenge);
+                    }
+                    sent = true;
+                    return first;
+                }
+            };
+        }
     }
 }

@@ -20,6 +20,8 @@ import org.apache.kafka.common.resource.ResourceType;
  *       ({@code scram512}), both created when the storage is formatted, and OAUTHBEARER (unsecured tokens);</li>
  *   <li>{@code SSL}: mutual TLS, {@code ssl.client.auth=required};</li>
  *   <li>{@code MISMATCH}: TLS with a certificate for another host name;</li>
+ *   <li>{@code OAUTH}: SASL_SSL with OAUTHBEARER only, tokens signed by the test's {@link TokenEndpoint} and
+ *       checked by the broker against its JWKS;</li>
  *   <li>{@code REAUTH}: SASL_PLAINTEXT with PLAIN only and {@code connections.max.reauth.ms} of
  *       {@link #REAUTH_MS} (KIP-368);</li>
  *   <li>{@code PLAINTEXT}: the test's own admin and producer (user ANONYMOUS, a super user).</li>
@@ -37,19 +39,24 @@ public final class SecuredKafka implements AutoCloseable {
 
     private final TestCertificates certs;
     private final EmbeddedKafkaCluster cluster;
+    private final TokenEndpoint tokens;
 
-    private SecuredKafka(TestCertificates certs, EmbeddedKafkaCluster cluster) {
+    private SecuredKafka(TestCertificates certs, EmbeddedKafkaCluster cluster, TokenEndpoint tokens) {
         this.certs = certs;
         this.cluster = cluster;
+        this.tokens = tokens;
     }
 
     public static SecuredKafka start() {
         TestCertificates certs = TestCertificates.create();
+        TokenEndpoint tokens = new TokenEndpoint(3600);
         String plain = "org.apache.kafka.common.security.plain.PlainLoginModule required user_alice=\"" + ALICE_PASSWORD + "\";";
         String scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;";
         EmbeddedKafkaCluster.Builder b = EmbeddedKafkaCluster.builder()
-                .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+                .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                        "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=" + tokens.jwksUrl())
                 .listener("SASL_SSL", "SASL_SSL")
+                .listener("OAUTH", "SASL_SSL")
                 .listener("SSL", "SSL")
                 .listener("MISMATCH", "SSL")
                 .listener("REAUTH", "SASL_PLAINTEXT")
@@ -64,6 +71,13 @@ public final class SecuredKafka implements AutoCloseable {
                 .brokerProperty("listener.name.sasl_ssl.oauthbearer.sasl.jaas.config",
                         "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required "
                                 + "unsecuredLoginStringClaim_sub=\"broker\";")
+                .brokerProperty("listener.name.oauth.sasl.enabled.mechanisms", "OAUTHBEARER")
+                .brokerProperty("listener.name.oauth.oauthbearer.sasl.jaas.config",
+                        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;")
+                .brokerProperty("listener.name.oauth.oauthbearer.sasl.server.callback.handler.class",
+                        "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler")
+                .brokerProperty("listener.name.oauth.oauthbearer.sasl.oauthbearer.jwks.endpoint.url", tokens.jwksUrl())
+                .brokerProperty("sasl.oauthbearer.jwks.endpoint.url", tokens.jwksUrl())
                 .brokerProperty("listener.name.reauth.sasl.enabled.mechanisms", "PLAIN")
                 .brokerProperty("listener.name.reauth.plain.sasl.jaas.config", plain)
                 .brokerProperty("listener.name.reauth.connections.max.reauth.ms", Long.toString(REAUTH_MS))
@@ -79,12 +93,18 @@ public final class SecuredKafka implements AutoCloseable {
                 .brokerProperty("listener.name.mismatch.ssl.keystore.type", "PKCS12")
                 .brokerProperty("listener.name.mismatch.ssl.keystore.password", TestCertificates.PASSWORD)
                 .brokerProperty("listener.name.mismatch.ssl.key.password", TestCertificates.PASSWORD);
-        EmbeddedKafkaCluster cluster = b.start();
-        SecuredKafka kafka = new SecuredKafka(certs, cluster);
+        EmbeddedKafkaCluster cluster;
+        try {
+            cluster = b.start();
+        } catch (RuntimeException e) {
+            tokens.close();
+            throw e;
+        }
+        SecuredKafka kafka = new SecuredKafka(certs, cluster, tokens);
         try {
             kafka.allowPrefix();
         } catch (RuntimeException e) {
-            cluster.close();
+            kafka.close();
             throw e;
         }
         return kafka;
@@ -108,6 +128,11 @@ public final class SecuredKafka implements AutoCloseable {
 
     public TestCertificates certs() {
         return certs;
+    }
+
+    /** The authorization server of the OAUTH listener. */
+    public TokenEndpoint tokens() {
+        return tokens;
     }
 
     /** Properties for SASL_SSL with {@code mechanism} and JAAS entry {@code jaas}, trusting the test CA (JKS). */
@@ -148,6 +173,10 @@ public final class SecuredKafka implements AutoCloseable {
 
     @Override
     public void close() {
-        cluster.close();
+        try {
+            cluster.close();
+        } finally {
+            tokens.close();
+        }
     }
 }

@@ -253,6 +253,10 @@ public final class ConsumerConfigDef {
           "OAUTHBEARER: connect timeout to the token endpoint, in ms (10000 when unset).");
         h(d, "sasl.login.read.timeout.ms", ConfigType.INT, null, null,
           "OAUTHBEARER: response timeout of the token endpoint, in ms (10000 when unset).");
+        h(d, "sasl.login.callback.handler.class", ConfigType.CLASS, null,
+          Validator.oneOf("org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+                          "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler"),
+          "OAUTHBEARER: the official client-credentials handler is accepted (kflux has it built in); others are refused.");
         h(d, "sasl.login.refresh.window.factor", ConfigType.DOUBLE, 0.8, null,
           "OAUTHBEARER: a token is replaced once this fraction of its lifetime has passed.");
 
@@ -349,7 +353,6 @@ public final class ConsumerConfigDef {
 
         // --- would change security behaviour if silently ignored
         rj(d, "sasl.client.callback.handler.class", ConfigType.CLASS, "custom SASL callback handlers");
-        rj(d, "sasl.login.callback.handler.class", ConfigType.CLASS, "custom SASL login callback handlers");
         rj(d, "sasl.login.class", ConfigType.CLASS, "custom SASL login classes");
         rj(d, "ssl.engine.factory.class", ConfigType.CLASS, "custom SSL engine factories");
         rj(d, "security.providers", ConfigType.STRING, "custom security provider creators");

@@ -27,7 +27,10 @@ public final class ConnectionSecurities {
     /** The SASL mechanisms kflux builds in. */
     public static final List<String> BUILT_IN = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
 
-    /** The system property that, when set, lists the only token endpoint URLs allowed (as in Kafka 4.x). */
+    /**
+     * The system property listing the token endpoint URLs that may be called, comma separated; as in the official
+     * client from Kafka 4.0 on, a URL not listed (and every URL when it is unset) is refused.
+     */
     static final String ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls";
 
     private ConnectionSecurities() {
@@ -125,10 +128,11 @@ public final class ConnectionSecurities {
                 || uri.getHost() == null) {
             throw new ConfigException("sasl.oauthbearer.token.endpoint.url", endpoint, "an http or https URL");
         }
-        String allowed = System.getProperty(ALLOWED_URLS);
-        if (allowed != null && Arrays.stream(allowed.split(",")).map(String::trim).noneMatch(endpoint::equals)) {
+        String allowed = System.getProperty(ALLOWED_URLS, "");
+        if (Arrays.stream(allowed.split(",")).map(String::trim).noneMatch(endpoint::equals)) {
             throw new ConfigException("sasl.oauthbearer.token.endpoint.url", endpoint,
-                    "a URL listed in the system property " + ALLOWED_URLS);
+                    "a URL listed in the JVM system property " + ALLOWED_URLS + " (comma separated), "
+                    + "which the official client requires too");
         }
         String clientId = jaas.getOrDefault("clientId", c.get("sasl.oauthbearer.client.credentials.client.id"));
         Password configSecret = c.get("sasl.oauthbearer.client.credentials.client.secret");

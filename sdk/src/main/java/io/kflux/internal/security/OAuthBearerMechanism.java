@@ -26,19 +26,9 @@ final class OAuthBearerMechanism implements SaslAuthenticator {
 
     @Override
     public Exchange newExchange(String brokerHost) {
-        return new Exchange() {
-            private boolean sent;
-
-            @Override
-            public Mono<byte[]> respond(byte[] challenge) {
-                if (!sent) {
-                    sent = true;
-                    return tokens.map(t -> ("n,,\u0001auth=Bearer " + t.value() + "\u0001\u0001")
-                            .getBytes(StandardCharsets.UTF_8));
-                }
-                return challenge.length == 0 ? Mono.empty() : Mono.just(ERROR_ACK);
-            }
-        };
+        return Exchange.clientFirst(tokens.map(t -> ("n,,\u0001auth=Bearer " + t.value() + "\u0001\u0001")
+                        .getBytes(StandardCharsets.UTF_8)),
+                challenge -> challenge.length == 0 ? Mono.empty() : Mono.just(ERROR_ACK));
     }
 
     @Override

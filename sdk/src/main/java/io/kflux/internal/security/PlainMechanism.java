@@ -22,18 +22,8 @@ final class PlainMechanism implements SaslAuthenticator {
 
     @Override
     public Exchange newExchange(String brokerHost) {
-        return new Exchange() {
-            private boolean sent;
-
-            @Override
-            public Mono<byte[]> respond(byte[] challenge) {
-                if (sent) {
-                    return Mono.empty();
-                }
-                sent = true;
-                return Mono.fromSupplier(() -> ("\0" + username + "\0" + password.value()).getBytes(StandardCharsets.UTF_8));
-            }
-        };
+        return Exchange.clientFirst(Mono.fromSupplier(() -> ("\0" + username + "\0" + password.value())
+                .getBytes(StandardCharsets.UTF_8)), challenge -> Mono.empty());
     }
 
     @Override
