@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -39,6 +40,7 @@ import reactor.core.scheduler.Schedulers;
  * listConsumerGroupOffsets: only the contiguous acknowledged prefix is ever committed (manual,
  * auto, on revoke, on close), commits carry metadata, committed offsets position new members.
  */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class AcknowledgedCommitTest {
 

@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.Test;
  * consumer closes its session on the broker (epoch -1); a broker's throttle time (KIP-219) holds
  * back the next Fetch to it.
  */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class FetchSessionTest {
     private static final int PARTITIONS = 200;

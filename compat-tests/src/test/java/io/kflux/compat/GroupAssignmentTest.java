@@ -11,6 +11,7 @@ import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * one by one (1 to 5) and some leave (cancel = LeaveGroup); after each change the assignments become disjoint,
  * complete and balanced, and in the end every produced record was consumed by some member.
  */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class GroupAssignmentTest {
     private static final int PARTITIONS = 6;

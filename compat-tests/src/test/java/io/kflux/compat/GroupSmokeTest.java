@@ -14,9 +14,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** One kflux member of a group consumes a topic through the group coordinator. */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class GroupSmokeTest {
 

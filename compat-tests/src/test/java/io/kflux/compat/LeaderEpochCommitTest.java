@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.Test;
  * <p>The topic: offsets 0-9 written under the first leader, then leadership moves to the other replica (the leader
  * epoch goes up) and offsets 10-19 are written under it.
  */
+@Tag("smoke")
 @KafkaCluster(nodes = 2)
 class LeaderEpochCommitTest {
     private static final String TOPIC = "epochs";

@@ -35,7 +35,8 @@ class NetworkCompatTest {
     void negotiatesApiVersionsAndPipelinesRequests(EmbeddedKafkaCluster kafka) {
         BrokerConnection c = BrokerConnection.connect(address(kafka, 1), NetworkOptions.defaults()).block(WAIT);
         try {
-            assertThat(c.version(ApiKey.API_VERSIONS)).isEqualTo(ApiVersionsRequest.SPEC.highestVersion());
+            // the version used: the broker may offer more (4.4 offers ApiVersions v5), kflux speaks up to its own highest
+            assertThat(c.version(ApiVersionsRequest.SPEC)).isEqualTo(ApiVersionsRequest.SPEC.highestVersion());
             for (ApiKey key : List.of(ApiKey.METADATA, ApiKey.FETCH, ApiKey.JOIN_GROUP, ApiKey.HEARTBEAT,
                     ApiKey.OFFSET_COMMIT, ApiKey.FIND_COORDINATOR)) {
                 assertThat(c.version(key)).as("%s", key).isPositive();

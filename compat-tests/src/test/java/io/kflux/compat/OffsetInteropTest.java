@@ -20,9 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Offsets committed by kflux are where the official consumer of the same group starts, and the other way round. */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class OffsetInteropTest {
 

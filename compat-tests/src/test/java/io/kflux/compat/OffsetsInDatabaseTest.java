@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * server: it is killed mid-stream (the subscription disposed without a clean close) three times while records
  * keep arriving, restarted each time, and finally the results table holds every produced record exactly once.
  */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class OffsetsInDatabaseTest {
 

@@ -16,9 +16,11 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** isolation.level with the official transactional producer: committed and aborted transactions interleaved. */
+@Tag("smoke")
 @KafkaCluster(nodes = 1, brokerProperties = {"transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1"})
 class ReadCommittedTest {
 

@@ -29,6 +29,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Timeout;
  * What the official producer writes, kflux emits unchanged: every compression codec, headers
  * (duplicate keys, null values), null keys and values, explicit and log-append timestamps.
  */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RecordFidelityTest {

@@ -26,6 +26,7 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -34,6 +35,7 @@ import reactor.core.publisher.Mono;
  * {@code session.timeout.ms} gets its partitions back without a rebalance, and of two live consumers with the same
  * instance id the older one is fenced.
  */
+@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class StaticMembershipTest {
 
@@ -116,7 +118,9 @@ class StaticMembershipTest {
             Calls callsA2 = new Calls();
             KfluxMember a2 = staticMember(kafka, group, "static-a", topic, callsA2);
             all.add(a2);
-            GroupKit.await("a2 has a's partitions", Duration.ofSeconds(20), () -> a2.assignment().equals(ofA));
+            // assignment() shows the partitions before the assigned listener has run: wait for both
+            GroupKit.await("a2 has a's partitions", Duration.ofSeconds(20),
+                    () -> a2.assignment().equals(ofA) && callsA2.generation != -1);
             assertThat(callsA2.generation).as("generation after a's restart").isEqualTo(generation);
 
             // b (a follower) restarts
@@ -124,7 +128,8 @@ class StaticMembershipTest {
             Calls callsB2 = new Calls();
             KfluxMember b2 = staticMember(kafka, group, "static-b", topic, callsB2);
             all.add(b2);
-            GroupKit.await("b2 has b's partitions", Duration.ofSeconds(20), () -> b2.assignment().equals(ofB));
+            GroupKit.await("b2 has b's partitions", Duration.ofSeconds(20),
+                    () -> b2.assignment().equals(ofB) && callsB2.generation != -1);
             assertThat(callsB2.generation).as("generation after b's restart").isEqualTo(generation);
 
             GroupKit.sleep(1500); // a few heartbeats: nobody starts a rebalance

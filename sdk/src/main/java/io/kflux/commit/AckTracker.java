@@ -60,6 +60,14 @@ public final class AckTracker {
         this.startEpoch = startEpoch;
     }
 
+    /**
+     * The offset last committed while this tracker was current (-1 none). Kept per tracker, not per partition: a
+     * tracker restarted lower (a seek back, log truncation, a topic deleted and created again) must commit its
+     * lower offsets, which a per-partition "highest committed" would hold back until acknowledgements passed the
+     * old offset (and a restart in between would then skip the records below it).
+     */
+    private volatile long lastCommitted = -1;
+
     /** Records from {@code offset} on carry leader epoch {@code epoch} (until a later change point). */
     public synchronized void epochFrom(long offset, int epoch) {
         epochs.put(offset, epoch);
@@ -77,6 +85,16 @@ public final class AckTracker {
         }
         epochs.headMap(e.getKey(), false).clear();
         return e.getValue();
+    }
+
+    /** The offset last committed from this tracker, -1 when none was. */
+    public long lastCommitted() {
+        return lastCommitted;
+    }
+
+    /** A commit of {@code offset} succeeded while this tracker was current. */
+    public void committed(long offset) {
+        lastCommitted = offset;
     }
 
     /** The next offset to commit: every record before it was acknowledged or skipped. */

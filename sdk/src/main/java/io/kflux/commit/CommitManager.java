@@ -92,8 +92,7 @@ public final class CommitManager {
                 return;
             }
             long c = t.committable();
-            Long done = committed.get(tp);
-            if (c > 0 && (done == null || c > done)) {
+            if (c > 0 && c > t.lastCommitted()) {
                 // the epoch of the last record before the committed offset, as the official consumer commits it
                 out.put(tp, new CommitOffset(c, t.epochBefore(c), ""));
             }
@@ -136,8 +135,21 @@ public final class CommitManager {
     }
 
     private Mono<Void> send(Map<TopicPartition, CommitOffset> offsets) {
+        // the trackers current when the offsets were chosen: a tracker restarted meanwhile (seek, truncation) has
+        // committed nothing yet, whatever this commit of the old one carried
+        Map<TopicPartition, AckTracker> sources = new HashMap<>();
+        offsets.keySet().forEach(tp -> {
+            AckTracker t = trackers.get(tp);
+            if (t != null) {
+                sources.put(tp, t);
+            }
+        });
         return committer.commit(offsets, timeout).doOnSuccess(v -> offsets.forEach((tp, o) -> {
-            committed.merge(tp, o.offset(), Math::max);
+            committed.put(tp, o.offset());
+            AckTracker source = sources.get(tp);
+            if (source != null && trackers.get(tp) == source) {
+                source.committed(o.offset());
+            }
             log.debug("committed {} at {}", tp, o.offset());
         }));
     }

@@ -3,7 +3,10 @@ package io.kflux.commit;
 import io.kflux.TopicPartition;
 import io.kflux.network.BrokerConnection;
 import io.kflux.protocol.ApiRequest;
+import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import reactor.core.publisher.Mono;
 
 /**
@@ -24,6 +27,13 @@ public interface GroupContext {
     default <R> Mono<R> exchange(ApiRequest<R> request) {
         return coordinator().flatMap(c -> c.exchange(request));
     }
+
+    /**
+     * The topic ids of {@code topics} (name -> id; a topic with no known id is absent), for OffsetCommit and
+     * OffsetFetch v10+, which name topics by id (Kafka 4.2+). With {@code fresh} a broker is asked even when the
+     * consumer's metadata knows them: the coordinator answered UNKNOWN_TOPIC_ID.
+     */
+    Mono<Map<String, UUID>> topicIds(Collection<String> topics, boolean fresh);
 
     /** The coordinator answered NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE or went away: find it again. */
     void coordinatorUnavailable();

@@ -32,6 +32,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -54,14 +56,48 @@ public final class OffsetCommitter {
         this.backoff = new Backoff(retryBackoffMs, Math.max(retryBackoffMs, retryBackoffMaxMs));
     }
 
-    /** Retried internally: the coordinator moved, is loading, or a rebalance is under way. */
+    /** Retried internally: the coordinator moved, is loading, or a topic id it was sent is stale. */
     static final class RetriableCommitException extends RuntimeException {
         private static final long serialVersionUID = 1L;
         final boolean coordinatorMoved;
+        final boolean topicIdUnknown;
 
         RetriableCommitException(String message, boolean coordinatorMoved) {
+            this(message, coordinatorMoved, false);
+        }
+
+        private RetriableCommitException(String message, boolean coordinatorMoved, boolean topicIdUnknown) {
             super(message, null, false, false);
             this.coordinatorMoved = coordinatorMoved;
+            this.topicIdUnknown = topicIdUnknown;
+        }
+
+        /**
+         * UNKNOWN_TOPIC_ID (OffsetCommit/OffsetFetch v10+): the topic was deleted, or deleted and created again
+         * under its name; the next attempt looks its id up afresh.
+         */
+        static RetriableCommitException unknownTopicId(String what) {
+            return new RetriableCommitException(what + ": UNKNOWN_TOPIC_ID", false, true);
+        }
+    }
+
+    /**
+     * Names for the topics of a v10+ response, which carries ids only: taken from the ids this request sent, so
+     * an answer never depends on metadata that changed since.
+     */
+    private record IdNames(Map<UUID, String> byId) {
+        static IdNames of(Map<String, UUID> ids) {
+            Map<UUID, String> byId = new HashMap<>();
+            ids.forEach((name, id) -> byId.put(id, name));
+            return new IdNames(byId);
+        }
+
+        String name(String name, UUID id) {
+            if (name != null && !name.isEmpty()) {
+                return name;
+            }
+            String known = byId.get(id);
+            return known != null ? known : "<unknown topic id " + id + ">";
         }
     }
 
@@ -98,8 +134,9 @@ public final class OffsetCommitter {
      * caller's timeout. (Before, a second one escaped as the internal exception.)
      */
     private Mono<Void> attempt(Map<TopicPartition, CommitOffset> offsets) {
-        return Mono.defer(() -> commitOnce(offsets))
-                .retryWhen(backoff.retry(this::retriable))
+        AtomicBoolean freshIds = new AtomicBoolean();
+        return Mono.defer(() -> commitOnce(offsets, freshIds.get()))
+                .retryWhen(backoff.retry(e -> retriable(e, freshIds)))
                 .onErrorResume(RebalanceInProgress.class,
                         e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets))));
     }
@@ -124,10 +161,13 @@ public final class OffsetCommitter {
                 + " cannot be committed: " + group.notOwnedReason())));
     }
 
-    private boolean retriable(Throwable e) {
+    private boolean retriable(Throwable e, AtomicBoolean freshIds) {
         if (e instanceof RetriableCommitException rce) {
             if (rce.coordinatorMoved) {
                 group.coordinatorUnavailable();
+            }
+            if (rce.topicIdUnknown) {
+                freshIds.set(true);
             }
             return true;
         }
@@ -138,30 +178,39 @@ public final class OffsetCommitter {
         return false;
     }
 
-    private Mono<Void> commitOnce(Map<TopicPartition, CommitOffset> offsets) {
-        MemberIdentity id = group.identity();
+    /**
+     * Topics are named both ways: by name for v2-9 and by id for v10+ (Kafka 4.2+). An id metadata does not know
+     * stays zero, and the request then caps itself at v9 ({@link OffsetCommitRequest#maxVersion()}).
+     */
+    private Mono<Void> commitOnce(Map<TopicPartition, CommitOffset> offsets, boolean freshIds) {
         Map<String, List<OffsetCommitRequestPartition>> byTopic = new LinkedHashMap<>();
         offsets.forEach((tp, o) -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>())
                 .add(new OffsetCommitRequestPartition(tp.partition(), o.offset(), o.leaderEpoch(),
                         o.metadata() == null ? "" : o.metadata())));
-        List<OffsetCommitRequestTopic> topics = new ArrayList<>();
-        byTopic.forEach((t, ps) -> topics.add(new OffsetCommitRequestTopic(t, Types.ZERO_UUID, ps)));
-        OffsetCommitRequest request = new OffsetCommitRequest(group.groupId(), id.generationId(), id.memberId(),
-                id.groupInstanceId(), -1L, topics);
-        return group.exchange(request).flatMap(response -> check(response, id));
+        return group.topicIds(byTopic.keySet(), freshIds).flatMap(ids -> {
+            MemberIdentity id = group.identity();
+            List<OffsetCommitRequestTopic> topics = new ArrayList<>();
+            byTopic.forEach((t, ps) -> topics.add(new OffsetCommitRequestTopic(t, ids.getOrDefault(t, Types.ZERO_UUID), ps)));
+            OffsetCommitRequest request = new OffsetCommitRequest(group.groupId(), id.generationId(), id.memberId(),
+                    id.groupInstanceId(), -1L, topics);
+            return group.exchange(request).flatMap(response -> check(response, id, IdNames.of(ids)));
+        });
     }
 
-    private Mono<Void> check(OffsetCommitResponse response, MemberIdentity id) {
+    private Mono<Void> check(OffsetCommitResponse response, MemberIdentity id, IdNames names) {
         for (OffsetCommitResponseTopic t : response.topics()) {
+            String topic = names.name(t.name(), t.topicId());
             for (OffsetCommitResponsePartition p : t.partitions()) {
                 Errors error = Errors.forCode(p.errorCode());
                 if (error.isNone()) {
                     continue;
                 }
-                TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
+                TopicPartition tp = new TopicPartition(topic, p.partitionIndex());
                 switch (error) {
                     case COORDINATOR_LOAD_IN_PROGRESS, REQUEST_TIMED_OUT, UNKNOWN_TOPIC_OR_PARTITION:
                         return Mono.error(new RetriableCommitException("commit of " + tp + ": " + error, false));
+                    case UNKNOWN_TOPIC_ID:
+                        return Mono.error(RetriableCommitException.unknownTopicId("commit of " + tp));
                     case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE:
                         return Mono.error(new RetriableCommitException("commit of " + tp + ": " + error, true));
                     case REBALANCE_IN_PROGRESS:
@@ -187,29 +236,32 @@ public final class OffsetCommitter {
         if (partitions.isEmpty()) {
             return Mono.just(Map.of());
         }
-        return Mono.defer(() -> fetchOnce(partitions))
-                .retryWhen(backoff.retry(this::retriable))
+        AtomicBoolean freshIds = new AtomicBoolean();
+        return Mono.defer(() -> fetchOnce(partitions, freshIds.get()))
+                .retryWhen(backoff.retry(e -> retriable(e, freshIds)))
                 .timeout(timeout, Mono.error(() -> new TimeoutException("reading committed offsets of " + partitions
                         + " did not complete within " + timeout.toMillis() + " ms")));
     }
 
-    private Mono<Map<TopicPartition, CommitOffset>> fetchOnce(Set<TopicPartition> partitions) {
-        MemberIdentity id = group.identity();
+    /** As {@link #commitOnce}: topics named both ways, ids from metadata, v9 at most while an id is unknown. */
+    private Mono<Map<TopicPartition, CommitOffset>> fetchOnce(Set<TopicPartition> partitions, boolean freshIds) {
         Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
         partitions.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition()));
-        List<OffsetFetchRequestTopic> topics = new ArrayList<>();
-        List<OffsetFetchRequestTopics> groupTopics = new ArrayList<>();
-        byTopic.forEach((t, ps) -> {
-            topics.add(new OffsetFetchRequestTopic(t, ps));
-            groupTopics.add(new OffsetFetchRequestTopics(t, Types.ZERO_UUID, ps));
+        return group.topicIds(byTopic.keySet(), freshIds).flatMap(ids -> {
+            List<OffsetFetchRequestTopic> topics = new ArrayList<>();
+            List<OffsetFetchRequestTopics> groupTopics = new ArrayList<>();
+            byTopic.forEach((t, ps) -> {
+                topics.add(new OffsetFetchRequestTopic(t, ps));
+                groupTopics.add(new OffsetFetchRequestTopics(t, ids.getOrDefault(t, Types.ZERO_UUID), ps));
+            });
+            // Both shapes are filled: v0-7 carry the group at the top level, v8+ in a groups array.
+            OffsetFetchRequest request = new OffsetFetchRequest(group.groupId(), topics,
+                    List.of(new OffsetFetchRequestGroup(group.groupId(), null, -1, groupTopics)), true);
+            return group.exchange(request).flatMap(response -> toOffsets(response, IdNames.of(ids)));
         });
-        // Both shapes are filled: v0-7 carry the group at the top level, v8+ in a groups array.
-        OffsetFetchRequest request = new OffsetFetchRequest(group.groupId(), topics,
-                List.of(new OffsetFetchRequestGroup(group.groupId(), null, -1, groupTopics)), true);
-        return group.exchange(request).flatMap(this::toOffsets);
     }
 
-    private Mono<Map<TopicPartition, CommitOffset>> toOffsets(OffsetFetchResponse response) {
+    private Mono<Map<TopicPartition, CommitOffset>> toOffsets(OffsetFetchResponse response, IdNames names) {
         Map<TopicPartition, CommitOffset> out = new HashMap<>();
         short topError = response.errorCode();
         if (response.groups() != null && !response.groups().isEmpty()) {
@@ -217,12 +269,13 @@ public final class OffsetCommitter {
             topError = g.errorCode();
             if (topError == 0) {
                 for (OffsetFetchResponseTopics t : g.topics()) {
+                    String topic = names.name(t.name(), t.topicId());
                     for (OffsetFetchResponsePartitions p : t.partitions()) {
-                        Mono<Map<TopicPartition, CommitOffset>> err = partitionError(t.name(), p.partitionIndex(), p.errorCode());
+                        Mono<Map<TopicPartition, CommitOffset>> err = partitionError(topic, p.partitionIndex(), p.errorCode());
                         if (err != null) {
                             return err;
                         }
-                        put(out, t.name(), p.partitionIndex(), p.committedOffset(), p.committedLeaderEpoch(), p.metadata());
+                        put(out, topic, p.partitionIndex(), p.committedOffset(), p.committedLeaderEpoch(), p.metadata());
                     }
                 }
             }
@@ -259,6 +312,10 @@ public final class OffsetCommitter {
             log.debug("{}-{} has a pending transactional commit; retrying", topic, partition);
             return Mono.error(new RetriableCommitException("unstable offset commit for " + topic + "-" + partition, false));
         }
+        if (error == Errors.UNKNOWN_TOPIC_ID) {
+            return Mono.error(RetriableCommitException.unknownTopicId("reading the committed offset of " + topic + "-"
+                    + partition));
+        }
         return Mono.error(groupError(code));
     }
 
@@ -266,6 +323,7 @@ public final class OffsetCommitter {
         Errors error = Errors.forCode(code);
         return switch (error) {
             case COORDINATOR_LOAD_IN_PROGRESS -> new RetriableCommitException("coordinator loading", false);
+            case UNKNOWN_TOPIC_ID -> RetriableCommitException.unknownTopicId("reading committed offsets");
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> new RetriableCommitException(error.name(), true);
             default -> BrokerErrors.of(code, "reading committed offsets failed: " + Errors.nameOf(code), null,
                     group.groupId());

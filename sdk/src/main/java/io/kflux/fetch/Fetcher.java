@@ -244,6 +244,15 @@ public final class Fetcher {
             if (ps.isPaused() || ps.fetchInFlight || ps.leaderBackoff) {
                 continue;
             }
+            UUID topicId = topicId(cluster, ps.topicPartition().topic());
+            if (ps.topicIdChanged(topicId)) {
+                // Deleted and created again under its name: the old position means nothing in the new log (and its
+                // leader epochs would read as a truncation), so it starts over by auto.offset.reset, as the
+                // official consumer's does once its old position is out of range.
+                log.warn("{}: the topic was deleted and created again (topic id {} -> {}); the position {} is reset by"
+                        + " auto.offset.reset", ps.topicPartition(), ps.previousTopicId(), topicId, ps.position());
+                ps.requireReset();
+            }
             if (ps.isTruncating()) {
                 if (ps.pendingFetches > 0) {
                     continue; // the emitter still holds (stale) results: the position may still move
@@ -392,7 +401,7 @@ public final class Fetcher {
         return true;
     }
 
-    private static java.util.UUID topicId(Cluster cluster, String topic) {
+    private static UUID topicId(Cluster cluster, String topic) {
         var info = cluster.topic(topic);
         return info == null ? Types.ZERO_UUID : info.topicId();
     }

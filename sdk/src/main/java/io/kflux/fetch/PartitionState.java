@@ -1,6 +1,8 @@
 package io.kflux.fetch;
 
 import io.kflux.TopicPartition;
+import io.kflux.protocol.Types;
+import java.util.UUID;
 
 /**
  * What the consumer knows of one assigned partition. The event loop owns every field but
@@ -36,6 +38,10 @@ public final class PartitionState {
     int truncateEpoch = -1;
     /** A leader error was answered: not fetched again before metadata was refreshed and {@code retry.backoff.ms} passed. */
     boolean leaderBackoff;
+
+    /** The topic id this partition was last planned under (null before; loop only). */
+    private UUID topicId;
+    private UUID previousTopicId;
 
     public PartitionState(TopicPartition topicPartition) {
         this.topicPartition = topicPartition;
@@ -188,6 +194,25 @@ public final class PartitionState {
 
     public boolean isAwaitingReset() {
         return awaitingReset;
+    }
+
+    /**
+     * Notes the topic id metadata gives now (the zero UUID: unknown, ignored). True when it differs from the one
+     * seen before: the topic was deleted and created again under the same name (loop only).
+     */
+    boolean topicIdChanged(UUID current) {
+        if (Types.isZero(current) || current.equals(topicId)) {
+            return false;
+        }
+        UUID before = topicId;
+        previousTopicId = before;
+        topicId = current;
+        return before != null;
+    }
+
+    /** The id before the last change {@link #topicIdChanged} reported, for log lines. */
+    UUID previousTopicId() {
+        return previousTopicId;
     }
 
     /** Marks the partition as needing a reset by {@code auto.offset.reset}. */

@@ -8,7 +8,9 @@ import io.kflux.group.MemberState;
 import io.kflux.network.BrokerConnection;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -53,6 +55,11 @@ final class ConsumerGroupContext implements GroupContext {
     public Mono<BrokerConnection> coordinator() {
         ClassicGroupMember m = member;
         return m != null ? m.coordinator() : resources.get().coordinator().coordinator();
+    }
+
+    @Override
+    public Mono<Map<String, UUID>> topicIds(Collection<String> topics, boolean fresh) {
+        return resources.get().metadata().topicIds(topics, fresh);
     }
 
     @Override

@@ -2,14 +2,19 @@ package io.kflux.metadata;
 
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.NodeConnections;
+import io.kflux.protocol.Types;
 import io.kflux.protocol.message.MetadataRequest;
 import io.kflux.protocol.message.MetadataRequest.MetadataRequestTopic;
 import io.kflux.protocol.message.MetadataResponse;
+import io.kflux.protocol.message.MetadataResponse.MetadataResponseTopic;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -75,7 +80,7 @@ public final class MetadataManager {
         boolean all = allTopics;
         List<MetadataRequestTopic> requested = new ArrayList<>();
         for (String t : wanted) {
-            requested.add(new MetadataRequestTopic(io.kflux.protocol.Types.ZERO_UUID, t));
+            requested.add(MetadataRequestTopic.byName(t));
         }
         MetadataRequest request = new MetadataRequest(all ? null : requested, allowAutoTopicCreation, false, false);
         return anyConnection()
@@ -86,6 +91,45 @@ public final class MetadataManager {
                     log.debug("metadata: {} brokers, {} topics", next.nodes().size(), next.topics().size());
                     return next;
                 });
+    }
+
+    /**
+     * The topic ids of {@code names}, for requests that name topics by id (OffsetCommit/OffsetFetch v10+). Ids the
+     * snapshot knows are answered at once unless {@code fresh}; otherwise one Metadata request for exactly these
+     * names asks a broker (without changing the snapshot or the topics of interest, and never creating topics).
+     * A topic the broker does not know, or a broker without topic ids, is absent from the map: the caller's
+     * request then falls back to a version that names topics (see {@code ApiRequest.maxVersion()}).
+     *
+     * @param fresh ask a broker even when the snapshot knows every id: a broker answered UNKNOWN_TOPIC_ID, so the
+     *              topic may have been deleted and created again under the same name with a new id
+     * @return name -> id, only non-zero ids; fails when no broker answers
+     */
+    public Mono<Map<String, UUID>> topicIds(Collection<String> names, boolean fresh) {
+        Map<String, UUID> known = new HashMap<>();
+        if (!fresh) {
+            Cluster snapshot = cluster;
+            for (String name : names) {
+                TopicInfo t = snapshot.topic(name);
+                if (t != null && !Types.isZero(t.topicId())) {
+                    known.put(name, t.topicId());
+                }
+            }
+            if (known.size() == names.size()) {
+                return Mono.just(known);
+            }
+        }
+        List<MetadataRequestTopic> asked = names.stream().filter(n -> !known.containsKey(n))
+                .map(MetadataRequestTopic::byName).toList();
+        MetadataRequest request = new MetadataRequest(asked, false, false, false);
+        return anyConnection().flatMap(c -> c.exchange(request)).map(response -> {
+            Map<String, UUID> ids = new HashMap<>(known);
+            for (MetadataResponseTopic t : response.topics()) {
+                if (t.errorCode() == 0 && !Types.isZero(t.topicId())) {
+                    ids.put(t.name(), t.topicId());
+                }
+            }
+            return ids;
+        });
     }
 
     private Mono<BrokerConnection> anyConnection() {

@@ -57,11 +57,19 @@ public final class BrokerApiVersions {
      * the ranges do not overlap or the broker does not offer the API.
      */
     public short highestCommon(MessageSpec<?> spec) {
+        return highestCommon(spec, spec.highestVersion());
+    }
+
+    /**
+     * As {@link #highestCommon(MessageSpec)} for a request that can be written at {@code requestMax} at most
+     * (see {@link io.kflux.protocol.ApiRequest#maxVersion()}).
+     */
+    public short highestCommon(MessageSpec<?> spec, short requestMax) {
         ApiVersion v = byKey.get(spec.apiKey().id);
         if (v == null) {
             return -1;
         }
-        short highest = (short) Math.min(v.maxVersion(), spec.highestVersion());
+        short highest = (short) Math.min(v.maxVersion(), Math.min(spec.highestVersion(), requestMax));
         short lowest = (short) Math.max(v.minVersion(), spec.lowestVersion());
         return highest >= lowest ? highest : -1;
     }

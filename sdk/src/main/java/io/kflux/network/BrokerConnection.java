@@ -287,7 +287,7 @@ public final class BrokerConnection {
         }
         return Mono.defer(() -> {
             MessageSpec<?> spec = request.spec();
-            short version = versions.highestCommon(spec);
+            short version = versions.highestCommon(spec, request.maxVersion());
             if (version < 0) {
                 return Mono.error(unsupported(spec));
             }
@@ -318,7 +318,7 @@ public final class BrokerConnection {
             if (spec.apiKey() != key) {
                 return Mono.error(new IllegalArgumentException("asked for a " + key + " request, got " + spec.apiKey()));
             }
-            short version = v.highestCommon(spec);
+            short version = v.highestCommon(spec, probe.maxVersion());
             if (version < 0) {
                 return Mono.error(unsupported(spec));
             }

@@ -119,6 +119,11 @@ public final class Types {
     /** Kafka's UUID: 16 bytes, most significant long first; the zero UUID means "none". */
     public static final UUID ZERO_UUID = new UUID(0L, 0L);
 
+    /** Whether {@code id} is absent or the zero UUID, which the protocol uses for "no topic id". */
+    public static boolean isZero(UUID id) {
+        return id == null || ZERO_UUID.equals(id);
+    }
+
     public static final Type<UUID> UUID_TYPE = new Type<>() {
         @Override public UUID read(ByteBuf buf, short v, boolean f) {
             long msb = buf.readLong();

@@ -11,15 +11,25 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.Types;
 import io.kflux.protocol.message.OffsetCommitRequest;
 import io.kflux.protocol.message.OffsetCommitRequest.OffsetCommitRequestPartition;
+import io.kflux.protocol.message.OffsetCommitRequest.OffsetCommitRequestTopic;
 import io.kflux.protocol.message.OffsetCommitResponse;
 import io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponsePartition;
 import io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponseTopic;
+import io.kflux.protocol.message.OffsetFetchRequest;
+import io.kflux.protocol.message.OffsetFetchRequest.OffsetFetchRequestTopics;
+import io.kflux.protocol.message.OffsetFetchResponse;
+import io.kflux.protocol.message.OffsetFetchResponse.OffsetFetchResponseGroup;
+import io.kflux.protocol.message.OffsetFetchResponse.OffsetFetchResponsePartitions;
+import io.kflux.protocol.message.OffsetFetchResponse.OffsetFetchResponseTopics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
@@ -40,6 +50,8 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 class OffsetCommitterTest {
     private static final TopicPartition P0 = new TopicPartition("t", 0);
     private static final TopicPartition P1 = new TopicPartition("t", 1);
+    private static final UUID T_ID = UUID.fromString("6ba7b810-9dad-11d1-80b4-00c04fd430c8");
+    private static final UUID T_RECREATED_ID = UUID.fromString("6ba7b811-9dad-11d1-80b4-00c04fd430c8");
     private static final long BACKOFF_MS = 100;
     private static final long BACKOFF_MAX_MS = 1_000;
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -71,6 +83,25 @@ class OffsetCommitterTest {
         final List<OffsetCommitRequest> sent = new ArrayList<>();
         /** Error per partition for each request, in order; past the end every partition succeeds. */
         final List<Function<TopicPartition, Errors>> answers = new ArrayList<>();
+        /** The topic ids metadata knows; a fresh lookup returns {@link #freshIds}. */
+        volatile Map<String, UUID> ids = Map.of("t", T_ID);
+        volatile Map<String, UUID> freshIds = Map.of("t", T_ID);
+        /** The {@code fresh} flag of each topic id lookup. */
+        final List<Boolean> idLookups = new ArrayList<>();
+        final List<OffsetFetchRequest> fetches = new ArrayList<>();
+
+        @Override
+        public Mono<Map<String, UUID>> topicIds(Collection<String> topics, boolean fresh) {
+            idLookups.add(fresh);
+            Map<String, UUID> from = fresh ? freshIds : ids;
+            Map<String, UUID> out = new HashMap<>();
+            topics.forEach(t -> {
+                if (from.containsKey(t)) {
+                    out.put(t, from.get(t));
+                }
+            });
+            return Mono.just(out);
+        }
 
         @Override
         public String groupId() {
@@ -86,17 +117,34 @@ class OffsetCommitterTest {
         @Override
         public <R> Mono<R> exchange(ApiRequest<R> request) {
             return Mono.fromSupplier(() -> {
+                if (request instanceof OffsetFetchRequest fetch) {
+                    fetches.add(fetch);
+                    return (R) answer(fetch);
+                }
                 OffsetCommitRequest commit = (OffsetCommitRequest) request;
                 int n = sent.size();
                 sent.add(commit);
                 sentAtMs.add(time.now(java.util.concurrent.TimeUnit.MILLISECONDS));
                 Function<TopicPartition, Errors> answer = n < answers.size() ? answers.get(n) : tp -> Errors.NONE;
+                // as a broker would answer at the version the request goes out with: by id from v10 on
+                boolean byId = commit.maxVersion() >= OffsetCommitRequest.FIRST_TOPIC_ID_VERSION;
                 List<OffsetCommitResponseTopic> topics = new ArrayList<>();
-                commit.topics().forEach(t -> topics.add(new OffsetCommitResponseTopic(t.name(), Types.ZERO_UUID,
+                commit.topics().forEach(t -> topics.add(new OffsetCommitResponseTopic(byId ? "" : t.name(),
+                        byId ? t.topicId() : Types.ZERO_UUID,
                         t.partitions().stream().map(p -> new OffsetCommitResponsePartition(p.partitionIndex(),
                                 answer.apply(new TopicPartition(t.name(), p.partitionIndex())).code())).toList())));
                 return (R) new OffsetCommitResponse(0, topics);
             });
+        }
+
+        /** Offset 42 for every partition asked, topics by id (v10, as a Kafka 4.2+ broker answers). */
+        private OffsetFetchResponse answer(OffsetFetchRequest fetch) {
+            List<OffsetFetchResponseTopics> topics = new ArrayList<>();
+            fetch.groups().get(0).topics().forEach(t -> topics.add(new OffsetFetchResponseTopics("", t.topicId(),
+                    t.partitionIndexes().stream().map(p -> new OffsetFetchResponsePartitions(p, 42L, 7, "m", (short) 0))
+                            .toList())));
+            return new OffsetFetchResponse(0, null, (short) 0,
+                    List.of(new OffsetFetchResponseGroup("g", topics, (short) 0)));
         }
 
         @Override
@@ -151,6 +199,59 @@ class OffsetCommitterTest {
         r.topics().forEach(t -> t.partitions().forEach(p -> m.put(new TopicPartition(t.name(), p.partitionIndex()),
                 p.committedOffset())));
         return m;
+    }
+
+    @Test
+    void commitsNameTopicsByTheirIdFromMetadataAndAnswersByIdAreReadBackAsNames() {
+        group.answers.add(tp -> tp.equals(P1) ? Errors.UNKNOWN_MEMBER_ID : Errors.NONE);
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+        time.advanceTimeBy(Duration.ZERO);
+
+        OffsetCommitRequest sent = group.sent.get(0);
+        assertThat(sent.topics()).extracting(OffsetCommitRequestTopic::topicId).containsExactly(T_ID);
+        assertThat(sent.maxVersion()).as("ids known: v10 (Kafka 4.2+) may be used").isEqualTo((short) 10);
+        assertThat(outcome.error.get()).as("the id-only answer is read back as t-1").isInstanceOf(CommitFailedException.class)
+                .hasMessageContaining(P1.toString());
+    }
+
+    @Test
+    void unknownTopicIdLooksTheIdUpAfreshAndRetriesWithTheNewId() {
+        group.answers.add(tp -> Errors.UNKNOWN_TOPIC_ID);
+        group.freshIds = Map.of("t", T_RECREATED_ID); // deleted and created again under the same name
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+        time.advanceTimeBy(Duration.ofSeconds(1));
+
+        assertThat(outcome.done).isTrue();
+        assertThat(outcome.error.get()).isNull();
+        assertThat(group.sent).hasSize(2);
+        assertThat(group.idLookups).containsExactly(false, true);
+        assertThat(group.sent.get(1).topics()).extracting(OffsetCommitRequestTopic::topicId).containsExactly(T_RECREATED_ID);
+    }
+
+    @Test
+    void aTopicWithoutAKnownIdIsNamedAndTheRequestStaysBelowTheTopicIdVersions() {
+        group.ids = Map.of();
+        group.freshIds = Map.of();
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+        time.advanceTimeBy(Duration.ZERO);
+
+        assertThat(outcome.error.get()).isNull();
+        OffsetCommitRequest sent = group.sent.get(0);
+        assertThat(sent.topics()).extracting(OffsetCommitRequestTopic::name).containsExactly("t");
+        assertThat(sent.maxVersion()).as("a zero id never leaves the client: v9 names topics").isEqualTo((short) 9);
+    }
+
+    @Test
+    void committedOffsetsAreAskedByTopicIdAndTheIdOnlyAnswerIsReadBackAsNames() {
+        AtomicReference<Map<TopicPartition, CommitOffset>> read = new AtomicReference<>();
+        committer.fetch(Set.of(P0, P1), TIMEOUT).subscribe(read::set);
+        time.advanceTimeBy(Duration.ZERO);
+
+        OffsetFetchRequest sent = group.fetches.get(0);
+        assertThat(sent.groups().get(0).topics()).extracting(OffsetFetchRequestTopics::topicId).containsExactly(T_ID);
+        assertThat(sent.maxVersion()).isEqualTo((short) 10);
+        assertThat(read.get()).containsOnlyKeys(P0, P1);
+        assertThat(read.get().get(P1)).isEqualTo(new CommitOffset(42L, 7, "m"));
     }
 
     @Test
@@ -251,6 +352,38 @@ class OffsetCommitterTest {
         assertThat(outcome.error.get()).isInstanceOf(TimeoutException.class);
         time.advanceTimeBy(Duration.ofSeconds(10));
         assertThat(group.sent).as("nothing after the timeout").hasSize(sent);
+    }
+
+    @Test
+    void aPartitionTrackedAgainFromALowerOffsetCommitsItsLowerOffsets() {
+        CommitManager commits = new CommitManager(committer, TIMEOUT);
+        commits.track(P0, 0, -1);
+        for (long o = 0; o < 10; o++) {
+            commits.acknowledge(P0, o);
+        }
+        commits.commitAcknowledged(null).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(committedOffsets(group.sent.get(0))).containsExactly(Map.entry(P0, 10L));
+
+        // log truncation (or the topic deleted and created again, or a seek back) restarts tracking at 0: the
+        // records from 0 on are other records, and must be committed as they are acknowledged, not held back
+        // until acknowledgements pass the old offset 10 (a restart in between would skip them)
+        commits.track(P0, 0, -1);
+        commits.acknowledge(P0, 0);
+        commits.acknowledge(P0, 1);
+        commits.acknowledge(P0, 2);
+        commits.commitAcknowledged(null).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.sent).hasSize(2);
+        assertThat(committedOffsets(group.sent.get(1))).containsExactly(Map.entry(P0, 3L));
+
+        // and within one tracking run the committed offset only moves forward
+        commits.commit(Map.of(P0, new CommitOffset(50, -1, ""))).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        commits.acknowledge(P0, 3);
+        commits.commitAcknowledged(null).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.sent).as("offset 4 is below the explicit commit of 50: not sent").hasSize(3);
     }
 
     @Test

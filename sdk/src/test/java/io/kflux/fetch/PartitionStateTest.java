@@ -27,6 +27,21 @@ class PartitionStateTest {
     }
 
     @Test
+    void aChangedTopicIdIsReportedOnceAndTheFirstIdIsOnlyNoted() {
+        PartitionState ps = new PartitionState(new TopicPartition("t", 0));
+        java.util.UUID first = java.util.UUID.randomUUID();
+        java.util.UUID second = java.util.UUID.randomUUID();
+
+        assertThat(ps.topicIdChanged(io.kflux.protocol.Types.ZERO_UUID)).as("unknown ids are ignored").isFalse();
+        assertThat(ps.topicIdChanged(first)).as("the first id seen is no change").isFalse();
+        assertThat(ps.topicIdChanged(first)).isFalse();
+        assertThat(ps.topicIdChanged(io.kflux.protocol.Types.ZERO_UUID)).isFalse();
+        assertThat(ps.topicIdChanged(second)).as("deleted and created again").isTrue();
+        assertThat(ps.previousTopicId()).isEqualTo(first);
+        assertThat(ps.topicIdChanged(second)).isFalse();
+    }
+
+    @Test
     void aSeekStartsTrackingAfresh() {
         PartitionState ps = new PartitionState(new TopicPartition("t", 0));
         ps.seek(10);

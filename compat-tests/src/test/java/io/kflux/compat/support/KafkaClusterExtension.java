@@ -30,6 +30,7 @@ public final class KafkaClusterExtension implements BeforeAllCallback, Parameter
             return;
         }
         EmbeddedKafkaCluster.Builder builder = EmbeddedKafkaCluster.builder()
+                .classpath(BrokerVersion.current().classpath())
                 .nodes(spec.get().nodes())
                 .brokerJvmArgs(spec.get().brokerJvmArgs());
         for (String line : spec.get().brokerProperties()) {

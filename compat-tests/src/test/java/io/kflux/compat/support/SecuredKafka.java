@@ -53,6 +53,7 @@ public final class SecuredKafka implements AutoCloseable {
         String plain = "org.apache.kafka.common.security.plain.PlainLoginModule required user_alice=\"" + ALICE_PASSWORD + "\";";
         String scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;";
         EmbeddedKafkaCluster.Builder b = EmbeddedKafkaCluster.builder()
+                .classpath(BrokerVersion.current().classpath())
                 .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                         "-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=" + tokens.jwksUrl())
                 .listener("SASL_SSL", "SASL_SSL")

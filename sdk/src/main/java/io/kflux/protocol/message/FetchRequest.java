@@ -12,6 +12,7 @@ import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.MessageSpec;
 import io.kflux.protocol.Schema;
+import io.kflux.protocol.Types;
 import java.util.List;
 import java.util.UUID;
 
@@ -94,6 +95,17 @@ public record FetchRequest(String clusterId, int replicaId, ReplicaState replica
                     field("topics", array(FetchTopic.SCHEMA)),
                     field("forgottenTopicsData", array(ForgottenTopic.SCHEMA)).versions(7),
                     field("rackId", STRING).versions(11).defaultValue("")));
+
+    /** The first version that names topics by id only. */
+    public static final short FIRST_TOPIC_ID_VERSION = 13;
+
+    /** Below v13 while a topic id (fetched or forgotten) is unknown: see {@link ApiRequest#maxVersion()}. */
+    @Override
+    public short maxVersion() {
+        boolean idsKnown = topics.stream().noneMatch(t -> Types.isZero(t.topicId()))
+                && (forgottenTopicsData == null || forgottenTopicsData.stream().noneMatch(t -> Types.isZero(t.topicId())));
+        return idsKnown ? SPEC.highestVersion() : FIRST_TOPIC_ID_VERSION - 1;
+    }
 
     @Override
     public MessageSpec<FetchRequest> spec() {

@@ -11,6 +11,7 @@ import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.MessageSpec;
 import io.kflux.protocol.Schema;
+import io.kflux.protocol.Types;
 import java.util.List;
 import java.util.UUID;
 
@@ -49,6 +50,16 @@ public record OffsetCommitRequest(String groupId, int generationIdOrMemberEpoch,
                     field("groupInstanceId", STRING).versions(7),
                     field("retentionTimeMs", INT64).versions(2, 4).defaultValue(-1L),
                     field("topics", array(OffsetCommitRequestTopic.SCHEMA))));
+
+    /** The first version that names topics by id only. */
+    public static final short FIRST_TOPIC_ID_VERSION = 10;
+
+    /** Below v10 while a topic id is unknown: see {@link ApiRequest#maxVersion()}. */
+    @Override
+    public short maxVersion() {
+        boolean idsKnown = topics.stream().noneMatch(t -> Types.isZero(t.topicId()));
+        return idsKnown ? SPEC.highestVersion() : FIRST_TOPIC_ID_VERSION - 1;
+    }
 
     @Override
     public MessageSpec<OffsetCommitRequest> spec() {

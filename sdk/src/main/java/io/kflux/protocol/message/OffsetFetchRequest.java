@@ -11,6 +11,7 @@ import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.MessageSpec;
 import io.kflux.protocol.Schema;
+import io.kflux.protocol.Types;
 import java.util.List;
 import java.util.UUID;
 
@@ -53,6 +54,20 @@ public record OffsetFetchRequest(String groupId, List<OffsetFetchRequestTopic> t
                     field("topics", array(OffsetFetchRequestTopic.SCHEMA)).versions(0, 7),
                     field("groups", array(OffsetFetchRequestGroup.SCHEMA)).versions(8),
                     field("requireStable", BOOLEAN).versions(7)));
+
+    /** The first version that names topics by id only. */
+    public static final short FIRST_TOPIC_ID_VERSION = 10;
+
+    /**
+     * Below v10 while a topic id is unknown: see {@link ApiRequest#maxVersion()}. A request for all topics of a
+     * group (null topics) names no topic and can use any version.
+     */
+    @Override
+    public short maxVersion() {
+        boolean idsKnown = groups == null || groups.stream()
+                .allMatch(g -> g.topics() == null || g.topics().stream().noneMatch(t -> Types.isZero(t.topicId())));
+        return idsKnown ? SPEC.highestVersion() : FIRST_TOPIC_ID_VERSION - 1;
+    }
 
     @Override
     public MessageSpec<OffsetFetchRequest> spec() {
