@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -53,7 +52,6 @@ public final class ConsumerConfig {
     private final Map<String, ?> originals;
 
     private final List<HostAndPort> bootstrapServers;
-    private final ClientDnsLookup clientDnsLookup;
     private final String clientId;
     private final String clientRack;
     private final SecurityProtocol securityProtocol;
@@ -71,7 +69,6 @@ public final class ConsumerConfig {
         this.originals = originals;
         this.parsed = p;
         this.bootstrapServers = parseBootstrap(p.get(BOOTSTRAP_SERVERS));
-        this.clientDnsLookup = ClientDnsLookup.valueOf(p.<String>get(CLIENT_DNS_LOOKUP).toUpperCase(Locale.ROOT));
         String cid = p.get(CLIENT_ID);
         this.clientId = cid.isEmpty() ? CLIENT_ID_PREFIX + CLIENT_IDS.incrementAndGet() : cid;
         this.clientRack = p.get(CLIENT_RACK);
@@ -190,15 +187,6 @@ public final class ConsumerConfig {
         return parsed.explicit().contains(name);
     }
 
-    /**
-     * Names of the properties the user set.
-     *
-     * @return an unmodifiable set
-     */
-    public Set<String> explicitlySet() {
-        return parsed.explicit();
-    }
-
     // ---------------------------------------------------------------- connection
 
     /**
@@ -208,15 +196,6 @@ public final class ConsumerConfig {
      */
     public List<HostAndPort> bootstrapServers() {
         return bootstrapServers;
-    }
-
-    /**
-     * {@code client.dns.lookup}.
-     *
-     * @return the lookup mode
-     */
-    public ClientDnsLookup clientDnsLookup() {
-        return clientDnsLookup;
     }
 
     /**
@@ -534,24 +513,6 @@ public final class ConsumerConfig {
      */
     public boolean excludeInternalTopics() {
         return parsed.<Boolean>get(EXCLUDE_INTERNAL_TOPICS);
-    }
-
-    /**
-     * {@code key.deserializer} as given.
-     *
-     * @return the class name, empty when not set
-     */
-    public Optional<String> keyDeserializerClass() {
-        return Optional.ofNullable(parsed.get(KEY_DESERIALIZER));
-    }
-
-    /**
-     * {@code value.deserializer} as given.
-     *
-     * @return the class name, empty when not set
-     */
-    public Optional<String> valueDeserializerClass() {
-        return Optional.ofNullable(parsed.get(VALUE_DESERIALIZER));
     }
 
     // ---------------------------------------------------------------- security
