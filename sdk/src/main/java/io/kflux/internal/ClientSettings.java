@@ -5,7 +5,6 @@ import io.kflux.fetch.OffsetResetStrategy;
 import io.kflux.internal.config.AutoOffsetReset;
 import io.kflux.internal.config.ConsumerConfig;
 import io.kflux.internal.config.HostAndPort;
-import io.kflux.internal.security.ConnectionSecurities;
 import io.kflux.network.ConnectionSecurity;
 import io.kflux.network.NetworkOptions;
 import java.net.InetSocketAddress;
@@ -18,10 +17,6 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                       long retryBackoffMaxMs, long reconnectBackoffMs, long reconnectBackoffMaxMs,
                       boolean allowAutoTopicCreation, boolean enableAutoCommit, int autoCommitIntervalMs,
                       FetchConfig fetch, NetworkOptions network) {
-
-    static ClientSettings from(ConsumerConfig c, long maxBufferedBytes) {
-        return from(c, maxBufferedBytes, ConnectionSecurities.from(c, null, null));
-    }
 
     static ClientSettings from(ConsumerConfig c, long maxBufferedBytes, ConnectionSecurity security) {
         // Each valid alone in the official definitions, but a connection cannot work with them.

@@ -178,7 +178,18 @@ final class BrokerNode {
 
     BrokerStartException failure(String what, Path log, Throwable cause) {
         return new BrokerStartException("Kafka node " + nodeId + " (" + dir + "): " + what
+                + "\n--- first errors in " + log + " ---\n" + firstErrors(log)
                 + "\n--- last lines of " + log + " ---\n" + tail(log), cause);
+    }
+
+    /** The first ERROR lines: a broker that refuses its configuration says why long before its shutdown ends. */
+    static String firstErrors(Path file) {
+        try (java.util.stream.Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
+            return String.join("\n", lines.filter(l -> l.contains("] ERROR ") || l.contains("] FATAL ")).limit(10)
+                    .toList());
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return "(cannot read log: " + e + ")";
+        }
     }
 
     /** Asks for a clean shutdown; a frozen JVM is thawed first or it would never see the signal. */
