@@ -69,10 +69,24 @@ public final class ConsumerOptions<K, V> {
 
     /**
      * kflux's own settings that are not consumer properties, in one value so that adding one does not change every
-     * copy below.
+     * copy below: the deserialization error handler, and what TLS/SASL takes beyond properties (a token provider and
+     * a plugged-in SASL mechanism, each may be null).
      */
-    private record Extras(DeserializationErrorHandler deserializationErrorHandler) {
-        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail());
+    private record Extras(DeserializationErrorHandler deserializationErrorHandler,
+                          OAuthBearerTokenProvider tokenProvider, SaslMechanism saslMechanism) {
+        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), null, null);
+
+        Extras withDeserializationErrorHandler(DeserializationErrorHandler handler) {
+            return new Extras(handler, tokenProvider, saslMechanism);
+        }
+
+        Extras withTokenProvider(OAuthBearerTokenProvider provider) {
+            return new Extras(deserializationErrorHandler, provider, saslMechanism);
+        }
+
+        Extras withSaslMechanism(SaslMechanism mechanism) {
+            return new Extras(deserializationErrorHandler, tokenProvider, mechanism);
+        }
     }
 
     private ConsumerOptions(Map<String, Object> properties, ConsumerConfig config, Deserializer<K> keyDeserializer,
@@ -410,10 +424,61 @@ public final class ConsumerOptions<K, V> {
     public ConsumerOptions<K, V> withDeserializationErrorHandler(DeserializationErrorHandler handler) {
         Objects.requireNonNull(handler, "handler");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes, new Extras(handler));
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     extras.withDeserializationErrorHandler(handler));
+    }
+
+    /**
+     * Supplies SASL/OAUTHBEARER tokens programmatically; with {@code sasl.mechanism=OAUTHBEARER} it replaces
+     * the token that {@code sasl.jaas.config} would describe (which may then be left out). See
+     * {@link OAuthBearerTokenProvider} for caching and threading.
+     *
+     * @param provider the token source, never {@code null}
+     * @return a copy
+     * @throws NullPointerException if {@code provider} is {@code null}
+     */
+    public ConsumerOptions<K, V> withOAuthBearerTokenProvider(OAuthBearerTokenProvider provider) {
+        Objects.requireNonNull(provider, "provider");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     extras.withTokenProvider(provider));
+    }
+
+    /**
+     * Plugs in a SASL mechanism kflux does not build in; it is used when {@code sasl.mechanism} names it (with
+     * {@code security.protocol} SASL_PLAINTEXT or SASL_SSL). Mechanisms can also be found by
+     * {@link java.util.ServiceLoader}.
+     *
+     * @param mechanism the mechanism, never {@code null}
+     * @return a copy
+     * @throws NullPointerException if {@code mechanism} is {@code null}
+     */
+    public ConsumerOptions<K, V> withSaslMechanism(SaslMechanism mechanism) {
+        Objects.requireNonNull(mechanism, "mechanism");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     extras.withSaslMechanism(mechanism));
     }
 
     // ------------------------------------------------------------------------------------------ accessors
+
+    /**
+     * The token provider set with {@link #withOAuthBearerTokenProvider}.
+     *
+     * @return the provider, if any
+     */
+    public Optional<OAuthBearerTokenProvider> oauthBearerTokenProvider() {
+        return Optional.ofNullable(extras.tokenProvider());
+    }
+
+    /**
+     * The SASL mechanism set with {@link #withSaslMechanism}.
+     *
+     * @return the mechanism, if any
+     */
+    public Optional<SaslMechanism> saslMechanism() {
+        return Optional.ofNullable(extras.saslMechanism());
+    }
 
     /**
      * The properties as given (unparsed), including unknown ones.

@@ -231,7 +231,8 @@ public final class ConsumerRecord<K, V> {
      *         (the group rebalanced and the partition moved before this record's offset was committed),
      *         {@link FencedInstanceIdException},
      *         {@link TimeoutException} (after {@code default.api.timeout.ms}), {@link KafkaProtocolException}
-     *         (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED), {@link ConfigException} when the
+     *         (non-retriable broker error; {@link GroupAuthorizationException} when the ACLs refuse the group),
+     *         {@link AuthenticationException}, {@link ConfigException} when the
      *         consumer has no {@code group.id} (as {@link KafkaFluxConsumer#commit()}), or
      *         {@link IllegalStateException} when the record was not created by a consumer. After the consumer was
      *         closed nothing is sent: it completes when the commit made by {@code close()} covered this record, and

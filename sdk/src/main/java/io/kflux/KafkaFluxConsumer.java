@@ -71,13 +71,16 @@ public interface KafkaFluxConsumer<K, V> {
      *         {@link InvalidTopicException} (Metadata answered INVALID_TOPIC_EXCEPTION for a subscribed topic;
      *         names that break Kafka's naming rules are already refused by
      *         {@link ConsumerOptions#subscription(Collection)} and {@link ConsumerOptions#assignment}),
-     *         {@link KafkaProtocolException} (a non-retriable broker error, e.g. TOPIC_AUTHORIZATION_FAILED for a
-     *         subscribed topic or in a Fetch, or GROUP_AUTHORIZATION_FAILED),
+     *         {@link TopicAuthorizationException} (the ACLs refuse a subscribed or assigned topic, error 29),
+     *         {@link GroupAuthorizationException} (the ACLs refuse the group, error 30),
+     *         {@link KafkaProtocolException} (another non-retriable broker error),
+     *         {@link AuthenticationException} (SASL refused: wrong credentials, mechanism not enabled) and its
+     *         subclass {@link SslAuthenticationException} (TLS handshake failed: untrusted or expired certificate,
+     *         host name mismatch, client certificate refused), at once, whichever connection met it,
      *         {@link UnsupportedVersionException} (with a group subscription, a broker lacks an API version the group
      *         member needs), {@link TimeoutException} (with a manual assignment, no bootstrap broker answered within
      *         {@code default.api.timeout.ms}; a broker lacking a needed API version shows up this way there too),
      *         {@link IllegalStateException} (a concurrent subscription, or the consumer was closed).
-     *         {@link AuthenticationException} is not raised yet: TLS and SASL are not implemented
      */
     Flux<ConsumerRecord<K, V>> receive();
 
@@ -104,10 +107,12 @@ public interface KafkaFluxConsumer<K, V> {
      * @return completes when the coordinator accepted the commit (immediately when there is nothing to commit);
      *         errors with {@link CommitFailedException} (the group rebalanced and a partition moved),
      *         {@link FencedInstanceIdException}, {@link TimeoutException} (after {@code default.api.timeout.ms}),
-     *         {@link KafkaProtocolException} (non-retriable broker error, e.g. GROUP_AUTHORIZATION_FAILED or
-     *         OFFSET_METADATA_TOO_LARGE), or {@link ConfigException} without {@code group.id}. After
-     *         {@link #close()} nothing is sent and it errors with {@link CommitFailedException} (not
-     *         {@code IllegalStateException}: pipelines still running at close handle it as any refused commit)
+     *         {@link GroupAuthorizationException} / {@link TopicAuthorizationException} (the ACLs refuse),
+     *         {@link AuthenticationException} (the coordinator's connection could not authenticate),
+     *         {@link KafkaProtocolException} (another non-retriable broker error, e.g. OFFSET_METADATA_TOO_LARGE),
+     *         or {@link ConfigException} without {@code group.id}. After {@link #close()} nothing is sent and it
+     *         errors with {@link CommitFailedException} (not {@code IllegalStateException}: pipelines still running
+     *         at close handle it as any refused commit)
      */
     Mono<Void> commit();
 
@@ -131,8 +136,10 @@ public interface KafkaFluxConsumer<K, V> {
      * @return the committed offset, metadata and leader epoch (empty when none was stored) per partition;
      *         partitions without a committed offset are absent.
      *         Errors with {@link TimeoutException} after {@code default.api.timeout.ms},
-     *         {@link KafkaProtocolException} for non-retriable broker errors, {@link ConfigException} without
-     *         {@code group.id}, and {@link IllegalStateException} after close
+     *         {@link GroupAuthorizationException} when the ACLs refuse the group, {@link AuthenticationException}
+     *         when the connection could not authenticate, {@link KafkaProtocolException} for other non-retriable
+     *         broker errors, {@link ConfigException} without {@code group.id}, and {@link IllegalStateException}
+     *         after close
      */
     Mono<Map<TopicPartition, OffsetAndMetadata>> committed(Set<TopicPartition> partitions);
 

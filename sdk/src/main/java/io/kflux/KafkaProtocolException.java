@@ -3,8 +3,9 @@ package io.kflux;
 /**
  * A broker answered with an error code that kflux does not turn into a more specific exception (or that it
  * could not handle by retrying). Carries the code and name from the protocol's error table
- * (see "Error Codes" in the Kafka protocol guide), e.g. 29 {@code TOPIC_AUTHORIZATION_FAILED} or 30
- * {@code GROUP_AUTHORIZATION_FAILED}.
+ * (see "Error Codes" in the Kafka protocol guide), e.g. 10 {@code MESSAGE_TOO_LARGE}. Codes 29
+ * {@code TOPIC_AUTHORIZATION_FAILED} and 30 {@code GROUP_AUTHORIZATION_FAILED} always come as the subclasses
+ * {@link TopicAuthorizationException} and {@link GroupAuthorizationException}.
  */
 public class KafkaProtocolException extends KafkaFluxException {
 

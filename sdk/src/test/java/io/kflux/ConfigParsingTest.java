@@ -1,5 +1,6 @@
 package io.kflux;
 
+import io.kflux.internal.security.ConnectionSecurities;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -251,9 +252,11 @@ class ConfigParsingTest {
     void rejectedKeysFailWhenSet() {
         assertThatThrownBy(() -> parse("ssl.engine.factory.class", "com.example.Engine"))
             .isInstanceOf(ConfigException.class).hasMessageContaining("ssl.engine.factory.class");
-        assertThatThrownBy(() -> parse("ssl.keystore.key", "-----BEGIN PRIVATE KEY-----"))
+        // KIP-651 in-line PEM is honoured, but only complete and with ssl.keystore.type=PEM; never quoted
+        assertThatThrownBy(() -> ConnectionSecurities.from(parse("security.protocol", "SSL",
+                                                                 "ssl.keystore.key", "-----BEGIN PRIVATE KEY-----"), null, null))
             .isInstanceOf(ConfigException.class)
-            .hasMessageContaining("ssl.keystore.key")
+            .hasMessageContaining("ssl.keystore")
             .hasMessageNotContaining("BEGIN");
     }
 
@@ -308,21 +311,30 @@ class ConfigParsingTest {
         });
         assertThat(c.toString()).doesNotContain("s3cr").contains(Password.HIDDEN);
 
-        // default mechanism GSSAPI is not implemented
-        assertThatThrownBy(() -> parse("security.protocol", "SASL_PLAINTEXT", "sasl.jaas.config", jaas))
+        // mechanisms are checked with the mechanisms: the default GSSAPI is not built in
+        assertThatThrownBy(() -> security("security.protocol", "SASL_PLAINTEXT", "sasl.jaas.config", jaas))
             .isInstanceOf(ConfigException.class).hasMessageContaining("sasl.mechanism").hasMessageContaining("GSSAPI");
-        assertThatThrownBy(() -> parse("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN"))
+        assertThatThrownBy(() -> security("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN"))
             .isInstanceOf(ConfigException.class).hasMessageContaining("sasl.jaas.config");
         String noPassword = "x.PlainLoginModule required username=\"alice\";";
-        assertThatThrownBy(() -> parse("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
-                                       "sasl.jaas.config", noPassword))
+        assertThatThrownBy(() -> security("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
+                                          "sasl.jaas.config", noPassword))
             .isInstanceOf(ConfigException.class).hasMessageContaining("password is missing");
+        assertThatThrownBy(() -> security("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "OAUTHBEARER",
+                                          "sasl.jaas.config", "x.OAuthBearerLoginModule required clientSecret=\"hush\";"))
+            .isInstanceOf(ConfigException.class).hasMessageContaining("OAUTHBEARER").hasMessageNotContaining("hush");
+        assertThat(security("security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512", "sasl.jaas.config", jaas)
+                       .toString()).doesNotContain("s3cr").contains("SCRAM-SHA-512");
         String broken = "x.PlainLoginModule required username=\"alice\" password=\"topsecret";
         assertThatThrownBy(() -> parse("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
                                        "sasl.jaas.config", broken))
             .isInstanceOf(ConfigException.class).hasMessageNotContaining("topsecret").hasMessageContaining(Password.HIDDEN);
         // not using SASL: no checks
         assertThat(parse("sasl.jaas.config", "garbage").saslJaasConfig()).isEmpty();
+    }
+
+    private static io.kflux.network.ConnectionSecurity security(Object... kv) {
+        return ConnectionSecurities.from(parse(kv), null, null);
     }
 
     @Test

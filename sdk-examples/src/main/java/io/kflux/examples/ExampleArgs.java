@@ -1,8 +1,13 @@
 package io.kflux.examples;
 
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.function.Consumer;
 
 /**
@@ -26,6 +31,27 @@ final class ExampleArgs {
             options.put(args[i], args[++i]);
         }
         return options;
+    }
+
+    /**
+     * The client properties of {@code --command-config FILE}, a properties file as the Kafka CLI tools take it
+     * (e.g. {@code security.protocol}, {@code sasl.*}, {@code ssl.*}), for kflux and the official Admin alike;
+     * empty without the option. An unreadable file goes to {@code usage}.
+     */
+    static Map<String, Object> commandConfig(Map<String, String> options, Consumer<String> usage) {
+        String file = options.get("--command-config");
+        Map<String, Object> out = new HashMap<>();
+        if (file == null) {
+            return out;
+        }
+        Properties props = new Properties();
+        try (Reader in = Files.newBufferedReader(Path.of(file))) {
+            props.load(in);
+        } catch (IOException e) {
+            usage.accept("cannot read --command-config " + file + ": " + e.getMessage());
+        }
+        props.forEach((k, v) -> out.put((String) k, v));
+        return out;
     }
 
     /** Option {@code name} as a number, {@code defaultValue} when absent; not a number goes to {@code usage}. */

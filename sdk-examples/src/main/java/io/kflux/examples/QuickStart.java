@@ -8,6 +8,7 @@ import io.kflux.TopicPartition;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.examples.broker.SampleData;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -21,8 +22,10 @@ import reactor.core.publisher.Flux;
  * <ul>
  *   <li>No arguments: starts a real Kafka broker (a forked JVM), writes 100,000 sample records to an
  *       8-partition topic with the official producer, reads them back with kflux, and stops the broker.</li>
- *   <li>{@code --bootstrap-servers host:port --topic t}: reads every partition of an existing topic from the
- *       beginning until no record arrived for {@value #IDLE_SECONDS} seconds.</li>
+ *   <li>{@code --bootstrap-servers host:port --topic t [--command-config FILE]}: reads every partition of an
+ *       existing topic from the beginning until no record arrived for {@value #IDLE_SECONDS} seconds. FILE holds
+ *       client properties as for the Kafka CLI tools (TLS, SASL: {@code security.protocol}, {@code ssl.*},
+ *       {@code sasl.*}).</li>
  * </ul>
  */
 public final class QuickStart {
@@ -35,7 +38,8 @@ public final class QuickStart {
     }
 
     public static void main(String[] args) {
-        Map<String, String> options = ExampleArgs.parse(args, List.of("--bootstrap-servers", "--topic"), QuickStart::usage);
+        Map<String, String> options = ExampleArgs.parse(args, List.of("--bootstrap-servers", "--topic", "--command-config"),
+                QuickStart::usage);
         String bootstrapServers = options.get("--bootstrap-servers");
         if (bootstrapServers == null) {
             runAgainstEmbeddedBroker();
@@ -44,8 +48,10 @@ public final class QuickStart {
             if (topic == null) {
                 usage("--topic is required with --bootstrap-servers");
             }
+            Map<String, Object> client = ExampleArgs.commandConfig(options, QuickStart::usage);
+            client.put("bootstrap.servers", bootstrapServers);
             System.out.printf("Reading topic %s at %s from the beginning%n", topic, bootstrapServers);
-            consume(bootstrapServers, partitionsOf(bootstrapServers, topic), Long.MAX_VALUE);
+            consume(client, partitionsOf(client, topic), Long.MAX_VALUE);
         }
     }
 
@@ -60,16 +66,17 @@ public final class QuickStart {
             SampleData.produce(kafka.bootstrapServers(), topic, SAMPLE_RECORDS);
             List<TopicPartition> partitions = IntStream.range(0, SAMPLE_PARTITIONS)
                     .mapToObj(p -> new TopicPartition(topic, p)).toList();
-            consume(kafka.bootstrapServers(), partitions, SAMPLE_RECORDS);
+            consume(Map.of("bootstrap.servers", kafka.bootstrapServers()), partitions, SAMPLE_RECORDS);
             System.out.println("Stopping the broker.");
         }
     }
 
     /** The heart of the example: read the given partitions from the start with kflux. */
-    private static void consume(String bootstrapServers, List<TopicPartition> partitions, long expected) {
-        ConsumerOptions<String, String> options = ConsumerOptions.create(
-                        Map.of("bootstrap.servers", bootstrapServers, "auto.offset.reset", "earliest"),
-                        Deserializers.string(), Deserializers.string())
+    private static void consume(Map<String, Object> client, List<TopicPartition> partitions, long expected) {
+        Map<String, Object> props = new HashMap<>(client);
+        props.put("auto.offset.reset", "earliest");
+        ConsumerOptions<String, String> options = ConsumerOptions.create(props, Deserializers.string(),
+                        Deserializers.string())
                 .assignment(partitions);
         KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(options);
 
@@ -85,13 +92,14 @@ public final class QuickStart {
     }
 
     /** Every partition of a topic, asked of the cluster with the official Admin client. */
-    private static List<TopicPartition> partitionsOf(String bootstrapServers, String topic) {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+    private static List<TopicPartition> partitionsOf(Map<String, Object> client, String topic) {
+        try (Admin admin = Admin.create(client)) {
             int count = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
             return IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
         } catch (Exception e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            System.err.printf("Cannot describe topic %s at %s: %s%n", topic, bootstrapServers, cause.getMessage());
+            System.err.printf("Cannot describe topic %s at %s: %s%n", topic, client.get("bootstrap.servers"),
+                    cause.getMessage());
             System.exit(1);
             return List.of();
         }
@@ -131,7 +139,7 @@ public final class QuickStart {
     private static void usage(String problem) {
         System.err.println(problem);
         System.err.println("usage: QuickStart                                    (embedded broker, sample data)");
-        System.err.println("       QuickStart --bootstrap-servers host:port --topic t");
+        System.err.println("       QuickStart --bootstrap-servers host:port --topic t [--command-config client.properties]");
         System.exit(2);
     }
 }

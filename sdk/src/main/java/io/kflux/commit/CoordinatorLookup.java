@@ -1,5 +1,6 @@
 package io.kflux.commit;
 
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.KafkaProtocolException;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.Node;
@@ -67,8 +68,8 @@ public final class CoordinatorLookup {
                         return Mono.error(error == Errors.COORDINATOR_NOT_AVAILABLE || error == Errors.COORDINATOR_LOAD_IN_PROGRESS
                                 || error == Errors.NOT_COORDINATOR
                                 ? new OffsetCommitter.RetriableCommitException("no coordinator for group " + groupId + ": " + error, false)
-                                : new KafkaProtocolException(coordinator.errorCode(), Errors.nameOf(coordinator.errorCode()),
-                                error.retriable(), "FindCoordinator for group " + groupId + " failed: " + error));
+                                : BrokerErrors.of(coordinator.errorCode(), "FindCoordinator for group " + groupId + " failed: "
+                                + error, null, groupId));
                     }
                     return connections.connection(coordinator.nodeId(), coordinator.host(), coordinator.port());
                 }));

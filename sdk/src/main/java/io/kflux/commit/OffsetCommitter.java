@@ -1,5 +1,6 @@
 package io.kflux.commit;
 
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.CommitFailedException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TimeoutException;
@@ -223,8 +224,8 @@ public final class OffsetCommitter {
                                 + " (generation " + id.generationId() + ", member '" + id.memberId()
                                 + "'): the group rebalanced and this member no longer owns it"));
                     default:
-                        return Mono.error(new KafkaProtocolException(p.errorCode(), Errors.nameOf(p.errorCode()),
-                                error.retriable(), "offset commit of " + tp + " failed: " + Errors.nameOf(p.errorCode())));
+                        return Mono.error(BrokerErrors.of(p.errorCode(), "offset commit of " + tp + " failed: "
+                                + Errors.nameOf(p.errorCode()), tp.topic(), group.groupId()));
                 }
             }
         }
@@ -328,8 +329,8 @@ public final class OffsetCommitter {
             case COORDINATOR_LOAD_IN_PROGRESS -> new RetriableCommitException("coordinator loading", false);
             case UNKNOWN_TOPIC_ID -> RetriableCommitException.unknownTopicId("reading committed offsets");
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> new RetriableCommitException(error.name(), true);
-            default -> new KafkaProtocolException(code, Errors.nameOf(code), error.retriable(),
-                    "reading committed offsets failed: " + Errors.nameOf(code));
+            default -> BrokerErrors.of(code, "reading committed offsets failed: " + Errors.nameOf(code), null,
+                    group.groupId());
         };
     }
 }

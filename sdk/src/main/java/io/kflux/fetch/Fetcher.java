@@ -1,5 +1,7 @@
 package io.kflux.fetch;
 
+import io.kflux.metadata.BrokerErrors;
+import io.kflux.metadata.TopicInfo;
 import io.kflux.CorruptRecordException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.LogTruncationException;
@@ -263,6 +265,13 @@ public final class Fetcher {
                         position > resumeAt ? "; offsets " + resumeAt + " to " + (position - 1)
                                 + " were emitted already and are read again from the new log" : "");
             }
+            TopicInfo topic = cluster.topic(ps.topicPartition().topic());
+            if (topic != null && topic.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
+                // as the official consumer's poll() throws it: waiting for the ACLs to change would hang silently
+                sink.fail(BrokerErrors.of(topic.errorCode(), "Metadata for assigned partition " + ps.topicPartition()
+                        + " failed: TOPIC_AUTHORIZATION_FAILED", topic.name(), null));
+                return;
+            }
             if (!ps.hasPosition()) {
                 needReset |= ps.isAwaitingReset();
                 continue;
@@ -481,9 +490,9 @@ public final class Fetcher {
                     sink.fail(new CorruptRecordException(ps.topicPartition(), target.fetchOffset(),
                             "the broker reported corrupt data for " + ps.topicPartition(), null));
                 } else {
-                    sink.fail(new KafkaProtocolException(pd.errorCode(), Errors.nameOf(pd.errorCode()), error.retriable(),
-                            "Fetch of " + ps.topicPartition() + " at offset " + target.fetchOffset() + " failed: "
-                                    + Errors.nameOf(pd.errorCode())));
+                    sink.fail(BrokerErrors.of(pd.errorCode(), "Fetch of " + ps.topicPartition() + " at offset "
+                            + target.fetchOffset() + " failed: " + Errors.nameOf(pd.errorCode()), ps.topicPartition().topic(),
+                            null));
                 }
             }
         }
@@ -664,8 +673,8 @@ public final class Fetcher {
                 refresh |= OffsetLookup.isLeaderError(error);
                 retry.add(ps);
             } else {
-                sink.fail(new KafkaProtocolException(answer.errorCode(), Errors.nameOf(answer.errorCode()), false,
-                        "OffsetForLeaderEpoch for " + ps.topicPartition() + " failed: " + Errors.nameOf(answer.errorCode())));
+                sink.fail(BrokerErrors.of(answer.errorCode(), "OffsetForLeaderEpoch for " + ps.topicPartition() + " failed: "
+                        + Errors.nameOf(answer.errorCode()), ps.topicPartition().topic(), null));
                 return;
             }
         }

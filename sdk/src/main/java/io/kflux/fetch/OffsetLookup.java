@@ -1,5 +1,6 @@
 package io.kflux.fetch;
 
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
 import io.kflux.metadata.Cluster;
@@ -111,8 +112,8 @@ public final class OffsetLookup {
                     if (isLeaderError(error)) {
                         throw new LeaderMissingException("ListOffsets for " + tp + ": " + Errors.nameOf(p.errorCode()));
                     }
-                    throw new KafkaProtocolException(p.errorCode(), Errors.nameOf(p.errorCode()), error.retriable(),
-                            "ListOffsets for " + tp + " failed: " + Errors.nameOf(p.errorCode()));
+                    throw BrokerErrors.of(p.errorCode(), "ListOffsets for " + tp + " failed: " + Errors.nameOf(p.errorCode()),
+                            tp.topic(), null);
                 }
                 out.put(tp, new ListedOffset(p.offset(), p.timestamp(), p.leaderEpoch()));
             }

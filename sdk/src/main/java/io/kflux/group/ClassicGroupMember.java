@@ -1,5 +1,7 @@
 package io.kflux.group;
 
+import io.kflux.TopicAuthorizationException;
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.util.Backoff;
 
 import io.kflux.FencedInstanceIdException;
@@ -1406,9 +1408,8 @@ public final class ClassicGroupMember {
             return false;
         }
         if (!unauthorized.isEmpty()) {
-            fail(new KafkaProtocolException(Errors.TOPIC_AUTHORIZATION_FAILED.code(),
-                    Errors.TOPIC_AUTHORIZATION_FAILED.name(), false, "not authorized to describe subscribed topics "
-                    + unauthorized + " (group " + config.groupId() + ")"));
+            fail(new TopicAuthorizationException("not authorized to describe subscribed topics (group "
+                    + config.groupId() + ")", unauthorized));
             return false;
         }
         return true;
@@ -1533,8 +1534,7 @@ public final class ClassicGroupMember {
     }
 
     private KafkaProtocolException protocolError(Errors error, String what) {
-        return new KafkaProtocolException(error.code(), error.name(), error.retriable(),
-                what + " (group " + config.groupId() + ")");
+        return BrokerErrors.of(error.code(), what + " (group " + config.groupId() + ")", null, config.groupId());
     }
 
     @Override

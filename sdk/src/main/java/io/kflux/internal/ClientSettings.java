@@ -5,6 +5,7 @@ import io.kflux.fetch.OffsetResetStrategy;
 import io.kflux.internal.config.AutoOffsetReset;
 import io.kflux.internal.config.ConsumerConfig;
 import io.kflux.internal.config.HostAndPort;
+import io.kflux.network.ConnectionSecurity;
 import io.kflux.network.NetworkOptions;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -22,12 +23,7 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
         return new io.kflux.util.LogContext(clientId, groupId);
     }
 
-    static ClientSettings from(ConsumerConfig c, long maxBufferedBytes) {
-        if (c.securityProtocol() != io.kflux.internal.config.SecurityProtocol.PLAINTEXT) {
-            // Refused rather than silently connecting in plain text.
-            throw new io.kflux.ConfigException("security.protocol", c.securityProtocol().name(),
-                    "PLAINTEXT (TLS and SASL are not supported by this version of kflux yet)");
-        }
+    static ClientSettings from(ConsumerConfig c, long maxBufferedBytes, ConnectionSecurity security) {
         // Each valid alone in the official definitions, but a connection cannot work with them.
         if (c.requestTimeoutMs() <= 0) {
             throw new io.kflux.ConfigException("request.timeout.ms", c.requestTimeoutMs(), "a timeout > 0 ms");
@@ -37,14 +33,14 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                     "a timeout > 0 ms");
         }
         try {
-            return build(c, maxBufferedBytes);
+            return build(c, maxBufferedBytes, security);
         } catch (IllegalArgumentException e) {
             // Values each valid alone that the network layer refuses together (e.g. a zero timeout).
             throw new io.kflux.ConfigException("(network settings)", null, e.getMessage(), e);
         }
     }
 
-    private static ClientSettings build(ConsumerConfig c, long maxBufferedBytes) {
+    private static ClientSettings build(ConsumerConfig c, long maxBufferedBytes, ConnectionSecurity security) {
         List<InetSocketAddress> bootstrap = c.bootstrapServers().stream().map(HostAndPort::toUnresolvedAddress).toList();
         AutoOffsetReset reset = c.autoOffsetReset();
         OffsetResetStrategy strategy = switch (reset.strategy()) {
@@ -61,7 +57,8 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                 .withClientId(c.clientId())
                 .withRequestTimeoutMs(c.requestTimeoutMs())
                 .withConnectionSetupTimeoutMs(c.socketConnectionSetupTimeoutMs())
-                .withReconnectBackoff(c.reconnectBackoffMs(), Math.max(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs()));
+                .withReconnectBackoff(c.reconnectBackoffMs(), Math.max(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs()))
+                .withSecurity(security);
         return new ClientSettings(bootstrap, c.clientId(), c.groupId().orElse(null), strategy, durationMs,
                 c.defaultApiTimeoutMs(), c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.retryBackoffMs(),
                 c.retryBackoffMaxMs(), c.reconnectBackoffMs(), c.reconnectBackoffMaxMs(), c.allowAutoCreateTopics(),

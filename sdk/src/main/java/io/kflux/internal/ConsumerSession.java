@@ -61,6 +61,8 @@ final class ConsumerSession<K, V> implements FetchSink {
     private Disposable autoCommitLoop;
     private Disposable heldBackWatch;
     private Disposable pollIntervalLoop;
+    /** TLS and SASL refusals end the subscription whichever loop met them (never a silent reconnect loop). */
+    private final Disposable authenticationFailures;
     private ClassicGroupMember member;
     private boolean pollExpired;
     private final io.kflux.util.LogContext logContext;
@@ -110,6 +112,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer,
                 consumer.options().deserializationErrorHandler(), ackHandle,
                 settings.fetch().checkCrcs(), returns, this::stop, worker, progress, logContext);
+        this.authenticationFailures = resources.connections().onAuthenticationFailure(e -> loop.execute(() -> fail(e)));
     }
 
     RecordEmitter<K, V> emitter() {
@@ -383,6 +386,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (pollIntervalLoop != null) {
             pollIntervalLoop.dispose();
         }
+        authenticationFailures.dispose();
         // Leave and close the fetch sessions first (both need the connections), then release everything. In
         // parallel: each may wait for a broker (a Fetch still long-polling answers before the close).
         Mono.when(leaveGroup("the consumer stopped"), closeFetchSessions()).then(onLoop(() -> {

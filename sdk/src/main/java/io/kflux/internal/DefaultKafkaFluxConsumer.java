@@ -9,6 +9,7 @@ import io.kflux.OffsetAndTimestamp;
 import io.kflux.PartitionFlux;
 import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
+import io.kflux.internal.security.ConnectionSecurities;
 import io.kflux.commit.CommitOffset;
 import io.kflux.commit.OffsetCommitter;
 import io.kflux.fetch.FetchRequestListener;
@@ -66,7 +67,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     public DefaultKafkaFluxConsumer(ConsumerOptions<K, V> options) {
         this.options = Objects.requireNonNull(options, "options");
-        this.settings = ClientSettings.from(options.config(), options.maxBufferedBytes());
+        this.settings = ClientSettings.from(options.config(), options.maxBufferedBytes(), ConnectionSecurities.from(
+                options.config(), options.oauthBearerTokenProvider().orElse(null), options.saslMechanism().orElse(null)));
         this.groupContext = settings.groupId() == null ? null
                 : new ConsumerGroupContext(settings.groupId(), this::resources, options.assignedPartitions());
         this.commits = groupContext == null ? null : new CommitManager(

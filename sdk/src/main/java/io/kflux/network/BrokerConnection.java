@@ -6,20 +6,36 @@ import io.kflux.protocol.MessageSpec;
 import io.kflux.protocol.message.ApiVersionsRequest;
 import io.kflux.protocol.message.ApiVersionsResponse;
 import io.kflux.protocol.message.ApiVersionsResponse.ApiVersion;
+import io.kflux.AuthenticationException;
+import io.kflux.SslAuthenticationException;
 import io.netty.channel.ChannelOption;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpClient;
 
 /**
- * One TCP connection to one broker, ready for requests: {@link #connect} resolves only after the
- * ApiVersions negotiation, so every exchange can pick the highest version that both kflux and the
- * broker support.
+ * One TCP connection to one broker, ready for requests: {@link #connect} resolves only after the TLS
+ * handshake (when {@link NetworkOptions#security()} has TLS), the ApiVersions negotiation, so every exchange
+ * can pick the highest version that both kflux and the broker support, and the SASL authentication (when it
+ * has SASL), in this order, as the official client does.
+ *
+ * <p><b>Re-authentication (KIP-368).</b> When SaslAuthenticate grants a session lifetime, the connection
+ * authenticates again at 85-95% of it: requests submitted meanwhile are held back until the ones in flight are
+ * answered and the new SASL exchange has ended, then written in order; nothing in flight is dropped and the
+ * connection (with its fetch sessions) stays. A failed re-authentication closes the connection with the
+ * {@link AuthenticationException} as the close cause.
  *
  * <p><b>Pipelining.</b> Any number of requests may be in flight, from any threads. Each gets the
  * next correlation id; Kafka answers in order on a connection, so each response frame must carry
@@ -50,14 +66,18 @@ public final class BrokerConnection {
     private final Connection connection;
     private final InetSocketAddress address;
     private final NetworkOptions options;
+    private static final Logger log = LoggerFactory.getLogger(BrokerConnection.class);
+
     private final ConnectionHandler handler;
+    private final String broker;
     private volatile BrokerApiVersions versions = BrokerApiVersions.of(List.of());
+    private volatile int reauthentications;
 
     private BrokerConnection(Connection connection, InetSocketAddress address, NetworkOptions options) {
         this.connection = connection;
         this.address = address;
         this.options = options;
-        String broker = address.getHostString() + ":" + address.getPort();
+        this.broker = address.getHostString() + ":" + address.getPort();
         this.handler = new ConnectionHandler(connection.channel(), broker, options);
         connection.addHandlerLast("kflux.frames", new ResponseFrameDecoder(options.maxFrameBytes()));
         connection.addHandlerLast("kflux.protocol", handler);
@@ -82,7 +102,9 @@ public final class BrokerConnection {
      * when the TCP connect fails or takes longer than {@code connectionSetupTimeoutMs}, or when the
      * negotiation fails (its cause: {@link RequestTimeoutException} after {@code requestTimeoutMs},
      * {@link DisconnectedException}, {@link UnsupportedVersionException}, a malformed answer, or an
-     * error code). Cancelling closes a half-set-up connection.
+     * error code); with {@link SslAuthenticationException} when the TLS handshake fails or the broker refuses
+     * the client certificate, and with {@link AuthenticationException} when SASL authentication is refused
+     * (neither is wrapped: they are not retriable). Cancelling closes a half-set-up connection.
      */
     public static Mono<BrokerConnection> connect(InetSocketAddress address, NetworkOptions options) {
         return connect(address, options, IoLoops.shared());
@@ -103,19 +125,103 @@ public final class BrokerConnection {
         if (options.receiveBufferBytes() > 0) {
             client = client.option(ChannelOption.SO_RCVBUF, options.receiveBufferBytes());
         }
+        ConnectionSecurity security = options.security();
+        if (security.tls() != null) {
+            client = client.secure(spec -> spec.sslContext(security.tls())
+                    .handshakeTimeout(Duration.ofMillis(options.connectionSetupTimeoutMs())));
+        }
         String target = address.getHostString() + ":" + address.getPort();
         return client.connect()
-                .onErrorMap(e -> new ConnectionFailedException(address, "could not connect to " + target + ": " + e, e))
+                .onErrorMap(e -> {
+                    SSLException tls = tlsFailure(e);
+                    return tls != null ? new SslAuthenticationException("TLS handshake with broker " + target
+                            + " failed: " + tls.getMessage(), tls)
+                            : new ConnectionFailedException(address, "could not connect to " + target + ": " + e, e);
+                })
                 .flatMap(c -> {
                     BrokerConnection bc = new BrokerConnection(c, address, options);
-                    // The cancel hook sits on the negotiation only: a downstream that cancels after
+                    // The cancel hook sits on the setup only: a downstream that cancels after
                     // receiving the connection (e.g. next()) must not close it.
                     return bc.negotiate()
+                            .onErrorMap(e -> !(e instanceof AuthenticationException), e -> {
+                                SSLException tls = tlsFailure(e);
+                                return tls != null ? new SslAuthenticationException("broker " + target
+                                        + " refused the TLS session (e.g. the client certificate): " + tls.getMessage(), tls)
+                                        : new ConnectionFailedException(address, "could not negotiate API versions with "
+                                        + target + ": " + e.getMessage(), e);
+                            })
+                            .then(Mono.defer(bc::authenticate))
                             .doOnCancel(() -> bc.handler.close("closed: connecting was cancelled"))
-                            .onErrorResume(e -> bc.close().then(Mono.error(new ConnectionFailedException(address,
-                                    "could not negotiate API versions with " + target + ": " + e.getMessage(), e))))
+                            .onErrorResume(e -> bc.close().then(Mono.error(e)))
+                            .doOnSuccess(v -> log.debug("connected to {} ({})", target, security))
                             .thenReturn(bc);
                 });
+    }
+
+    /**
+     * The TLS error behind a failed connect or first exchange, or null. A handshake that merely timed out is
+     * a connection failure (retriable), not a verdict on certificates.
+     */
+    private static SSLException tlsFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SslHandshakeTimeoutException) {
+                return null;
+            }
+            if (t instanceof SSLException ssl) {
+                return ssl;
+            }
+        }
+        return null;
+    }
+
+    /** SASL, when configured: the first authentication, and the timer for the next one (KIP-368). */
+    private Mono<Void> authenticate() {
+        SaslAuthenticator sasl = options.security().sasl();
+        if (sasl == null) {
+            return Mono.empty();
+        }
+        return SaslSession.authenticate(this, sasl)
+                .onErrorMap(e -> !(e instanceof AuthenticationException), e -> new ConnectionFailedException(address,
+                        "SASL authentication with " + broker + " did not complete: " + e.getMessage(), e))
+                .doOnNext(this::scheduleReauthentication)
+                .then();
+    }
+
+    /** As the official client: at a random point between 85% and 95% of the session lifetime. */
+    private void scheduleReauthentication(long sessionLifetimeMs) {
+        if (sessionLifetimeMs <= 0) {
+            return;
+        }
+        long delayMs = (long) (sessionLifetimeMs * (0.85 + 0.10 * ThreadLocalRandom.current().nextDouble()));
+        connection.channel().eventLoop().schedule(() -> handler.holdForReauthentication(this::reauthenticate),
+                delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void reauthenticate() {
+        SaslAuthenticator sasl = options.security().sasl();
+        SaslSession.authenticate(this, sasl).subscribe(lifetime -> {
+            reauthentications++;
+            log.debug("re-authenticated to {} with {}; next session lifetime {} ms", broker, sasl.mechanism(), lifetime);
+            handler.reauthenticated();
+            scheduleReauthentication(lifetime);
+        }, e -> handler.close("closed: re-authentication with " + sasl.mechanism() + " failed (" + e.getMessage() + ")",
+                e));
+    }
+
+    /** How many times this connection re-authenticated (KIP-368). */
+    public int reauthentications() {
+        return reauthentications;
+    }
+
+    /** Sends one request of a SASL exchange, past requests held back for re-authentication. */
+    <R> Mono<R> sendAuthentication(ApiRequest<R> request) {
+        return Mono.defer(() -> {
+            short version = versions.highestCommon(request.spec());
+            if (version < 0) {
+                return Mono.error(unsupported(request.spec()));
+            }
+            return send(request, version, options.requestTimeoutMs(), true);
+        });
     }
 
     private Mono<Void> negotiate() {
@@ -141,7 +247,7 @@ public final class BrokerConnection {
 
     private Mono<ApiVersionsResponse> apiVersions(short version) {
         return send(new ApiVersionsRequest(options.clientSoftwareName(), options.clientSoftwareVersion()), version,
-                options.requestTimeoutMs());
+                options.requestTimeoutMs(), true);
     }
 
     private Mono<Void> accept(ApiVersionsResponse response, short version) {
@@ -185,7 +291,7 @@ public final class BrokerConnection {
             if (version < 0) {
                 return Mono.error(unsupported(spec));
             }
-            return send(request, version, timeoutMs);
+            return send(request, version, timeoutMs, false);
         });
     }
 
@@ -217,7 +323,7 @@ public final class BrokerConnection {
                 return Mono.error(unsupported(spec));
             }
             return send(version == brokerMax ? probe : requestForVersion.apply(version), version,
-                    options.requestTimeoutMs());
+                    options.requestTimeoutMs(), false);
         });
     }
 
@@ -227,9 +333,9 @@ public final class BrokerConnection {
                 + address.getPort() + ")", spec.apiKey());
     }
 
-    private <R> Mono<R> send(ApiRequest<R> request, short version, long timeoutMs) {
+    private <R> Mono<R> send(ApiRequest<R> request, short version, long timeoutMs, boolean authentication) {
         return Mono.create(sink -> {
-            InFlightRequest<R> inFlight = new InFlightRequest<>(request, version, sink, timeoutMs);
+            InFlightRequest<R> inFlight = new InFlightRequest<>(request, version, sink, timeoutMs, authentication);
             sink.onCancel(() -> inFlight.cancelled = true);
             handler.submit(inFlight);
         });

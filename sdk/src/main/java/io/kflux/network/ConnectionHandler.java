@@ -26,8 +26,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
 
     /**
-     * Correlation ids wrap before the top of the int range: the official client keeps the last
-     * few ids for SASL's own requests, and kflux will need them when SASL arrives.
+     * Correlation ids wrap before the top of the int range, as the official client's do (it keeps the
+     * last few ids for SASL's own requests; kflux numbers SASL requests like any other).
      */
     private static final int MAX_CORRELATION_ID = Integer.MAX_VALUE - 8;
 
@@ -35,6 +35,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final String broker;
     private final NetworkOptions options;
     private final ArrayDeque<InFlightRequest<?>> inFlight = new ArrayDeque<>();
+    /** Requests submitted while re-authentication is due or running, written when it ends. */
+    private final ArrayDeque<InFlightRequest<?>> held = new ArrayDeque<>();
+    private AuthState authState = AuthState.READY;
+    private Runnable whenDrained;
     private int nextCorrelationId;
 
     /** Why the connection ended; null while open. Written on the event loop, read anywhere. */
@@ -58,11 +62,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     void submit(InFlightRequest<?> request) {
         EventLoop loop = channel.eventLoop();
         if (loop.inEventLoop()) {
-            send(request);
+            sendOrHold(request);
             return;
         }
         try {
-            loop.execute(() -> send(request));
+            loop.execute(() -> sendOrHold(request));
         } catch (RejectedExecutionException e) {
             request.fail(new DisconnectedException("connection to " + broker + " is closed (its event loop is shut down); "
                     + request.describe() + " was not sent", e));
@@ -71,16 +75,61 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** Closes the connection from any thread, failing every request in flight with {@code reason}. */
     void close(String reason) {
+        close(reason, null);
+    }
+
+    /** As {@link #close(String)}, with the error that made the connection unusable (the close cause's cause). */
+    void close(String reason, Throwable cause) {
         EventLoop loop = channel.eventLoop();
         if (loop.inEventLoop()) {
-            closeWith(reason, null);
+            closeWith(reason, cause);
             return;
         }
         try {
-            loop.execute(() -> closeWith(reason, null));
+            loop.execute(() -> closeWith(reason, cause));
         } catch (RejectedExecutionException e) {
             channel.close();
         }
+    }
+
+    /**
+     * Starts re-authentication (KIP-368): requests submitted from now on are held back; once the ones in
+     * flight are answered, {@code authenticate} runs on the event loop and must end with
+     * {@link #reauthenticated()} or by closing the connection. Runs on the event loop.
+     */
+    void holdForReauthentication(Runnable authenticate) {
+        if (closeCause != null) {
+            return;
+        }
+        authState = authState.moveTo(AuthState.DRAINING);
+        whenDrained = authenticate;
+        maybeDrained();
+    }
+
+    private void maybeDrained() {
+        if (authState == AuthState.DRAINING && inFlight.isEmpty() && closeCause == null) {
+            authState = authState.moveTo(AuthState.AUTHENTICATING);
+            Runnable run = whenDrained;
+            whenDrained = null;
+            run.run();
+        }
+    }
+
+    /** Ends re-authentication: the held requests are written, in the order they came. Runs on the event loop. */
+    void reauthenticated() {
+        authState = authState.moveTo(AuthState.READY);
+        InFlightRequest<?> next;
+        while (authState == AuthState.READY && (next = held.pollFirst()) != null) {
+            send(next);
+        }
+    }
+
+    private void sendOrHold(InFlightRequest<?> request) {
+        if (authState != AuthState.READY && !request.authentication && closeCause == null) {
+            held.addLast(request);
+            return;
+        }
+        send(request);
     }
 
     private void send(InFlightRequest<?> request) {
@@ -127,6 +176,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         } finally {
             frame.release();
         }
+        maybeDrained();
     }
 
     private void onFrame(ByteBuf frame) {
@@ -240,6 +290,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         InFlightRequest<?> request;
         while ((request = inFlight.pollFirst()) != null) {
             request.fail(new DisconnectedException(why.getMessage() + "; " + request.describe() + " got no response",
+                    why.getCause()));
+        }
+        while ((request = held.pollFirst()) != null) {
+            request.fail(new DisconnectedException(why.getMessage() + "; " + request.describe() + " was not sent",
                     why.getCause()));
         }
         channel.close();

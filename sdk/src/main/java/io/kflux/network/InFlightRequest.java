@@ -28,8 +28,12 @@ final class InFlightRequest<R> {
     /** How long the response may take after the request was written, in ms. */
     final long timeoutMs;
 
-    InFlightRequest(ApiRequest<R> request, short version, MonoSink<R> sink, long timeoutMs) {
+    /** Part of a SASL exchange: written even while other requests are held back for re-authentication. */
+    final boolean authentication;
+
+    InFlightRequest(ApiRequest<R> request, short version, MonoSink<R> sink, long timeoutMs, boolean authentication) {
         this.timeoutMs = timeoutMs;
+        this.authentication = authentication;
         this.request = request;
         this.version = version;
         this.sink = sink;

@@ -21,12 +21,14 @@ import java.util.regex.Pattern;
  * @param receiveBufferBytes     {@code receive.buffer.bytes}: SO_RCVBUF, or -1 for the OS default
  * @param clientSoftwareName     sent in ApiVersions v3+ (KIP-511); letters, digits, '.' and '-'
  * @param clientSoftwareVersion  sent in ApiVersions v3+ (KIP-511); letters, digits, '.' and '-'
+ * @param security               TLS and SASL of every connection ({@code security.protocol} and the
+ *                               {@code ssl.*} / {@code sasl.*} keys); not null
  * <p>The canonical constructor throws {@code IllegalArgumentException} when a value is out of range.
  */
 public record NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
                              long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
                              int sendBufferBytes, int receiveBufferBytes, String clientSoftwareName,
-                             String clientSoftwareVersion) {
+                             String clientSoftwareVersion, ConnectionSecurity security) {
 
     /** The official consumer's default {@code request.timeout.ms}. */
     public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -55,6 +57,7 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
 
     public NetworkOptions {
         Objects.requireNonNull(clientId, "clientId");
+        Objects.requireNonNull(security, "security");
         if (clientId.length() > Short.MAX_VALUE) {
             throw new IllegalArgumentException("clientId is longer than " + Short.MAX_VALUE);
         }
@@ -83,6 +86,16 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
         checkSoftware("clientSoftwareVersion", clientSoftwareVersion);
     }
 
+    /** Options for plain TCP connections (no TLS, no SASL). */
+    public NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
+                          long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
+                          int sendBufferBytes, int receiveBufferBytes, String clientSoftwareName,
+                          String clientSoftwareVersion) {
+        this(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion,
+                ConnectionSecurity.PLAINTEXT);
+    }
+
     /** The official client's defaults, with client id "kflux". */
     public static NetworkOptions defaults() {
         return new NetworkOptions("kflux", DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_CONNECTION_SETUP_TIMEOUT_MS,
@@ -94,32 +107,39 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
     public NetworkOptions withClientId(String id) {
         return new NetworkOptions(id, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
-                clientSoftwareVersion);
+                clientSoftwareVersion, security);
     }
 
     /** A copy with another {@code request.timeout.ms}, in milliseconds. */
     public NetworkOptions withRequestTimeoutMs(long ms) {
         return new NetworkOptions(clientId, ms, connectionSetupTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
-                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion);
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security);
     }
 
     /** A copy with another {@code socket.connection.setup.timeout.ms}, in milliseconds. */
     public NetworkOptions withConnectionSetupTimeoutMs(long ms) {
         return new NetworkOptions(clientId, requestTimeoutMs, ms, reconnectBackoffMs, reconnectBackoffMaxMs,
-                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion);
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security);
     }
 
     /** A copy with another reconnect backoff range, in milliseconds. */
     public NetworkOptions withReconnectBackoff(long backoffMs, long backoffMaxMs) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, backoffMs, backoffMaxMs,
-                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion);
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security);
     }
 
     /** A copy with another response frame limit, in bytes. */
     public NetworkOptions withMaxFrameBytes(int bytes) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, bytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
-                clientSoftwareVersion);
+                clientSoftwareVersion, security);
+    }
+
+    /** A copy with other TLS and SASL settings. */
+    public NetworkOptions withSecurity(ConnectionSecurity connectionSecurity) {
+        return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
+                reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
+                clientSoftwareVersion, connectionSecurity);
     }
 
     private static void checkSoftware(String name, String value) {

@@ -1,5 +1,6 @@
 package io.kflux.network;
 
+import io.kflux.AuthenticationException;
 import io.kflux.util.Backoff;
 import io.kflux.util.LogContext;
 
@@ -8,6 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import reactor.core.Disposable;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -23,6 +27,11 @@ import reactor.netty.resources.LoopResources;
  * to {@code reconnect.backoff.max.ms}, +/-20% jitter; a successful connect resets it. A caller
  * asking during the backoff gets a Mono that waits it out rather than an immediate error.
  *
+ * <p><b>Authentication failures</b> ({@link AuthenticationException}, including
+ * {@link io.kflux.SslAuthenticationException}) are not retriable: besides failing the caller's Mono, each is
+ * told to every {@link #onAuthenticationFailure listener}, so the consumer ends at once whichever of its
+ * loops (metadata, fetch, group, commit) happened to connect, instead of each retrying on its own.
+ *
  * <p>Thread-safe. All connections run on the JVM-wide {@link IoLoops}.
  */
 public final class NodeConnections {
@@ -33,6 +42,7 @@ public final class NodeConnections {
     private final ConnectionSlot bootstrap;
     private final AtomicInteger bootstrapStart = new AtomicInteger();
     private final ConnectFailureLog failureLog;
+    private final List<Consumer<AuthenticationException>> authenticationListeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     /**
@@ -77,6 +87,17 @@ public final class NodeConnections {
     }
 
     /**
+     * Tells {@code listener} of every authentication failure of a connect, from the thread that saw it.
+     *
+     * @return disposing it removes the listener
+     */
+    public Disposable onAuthenticationFailure(Consumer<AuthenticationException> listener) {
+        Objects.requireNonNull(listener, "listener");
+        authenticationListeners.add(listener);
+        return () -> authenticationListeners.remove(listener);
+    }
+
+    /**
      * A connection to any of {@code addresses}, tried one after the other, starting with the one
      * that worked last time. The connection is kept and handed out again while it is open and the
      * list is the same; a caller done with it may close it.
@@ -109,6 +130,12 @@ public final class NodeConnections {
                 }, 0)
                 .next()
                 .switchIfEmpty(Mono.error(() -> {
+                    // A refused authentication is the answer, not one failure among others.
+                    for (Throwable e : errors) {
+                        if (e instanceof AuthenticationException auth) {
+                            return auth;
+                        }
+                    }
                     ConnectionFailedException e = new ConnectionFailedException(null,
                             "could not connect to any bootstrap server of " + list, null);
                     errors.forEach(e::addSuppressed);
@@ -119,6 +146,7 @@ public final class NodeConnections {
     /** A connect whose failure is reported (WARN, rate-limited per address) where reconnects are handled. */
     private Mono<BrokerConnection> reported(String destination, InetSocketAddress address) {
         return BrokerConnection.connect(address, options, loops)
+                .doOnError(AuthenticationException.class, e -> authenticationListeners.forEach(l -> l.accept(e)))
                 .doOnNext(c -> failureLog.connected(destination, address))
                 .doOnError(e -> {
                     if (!closed) {

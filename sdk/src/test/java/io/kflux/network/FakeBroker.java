@@ -216,6 +216,8 @@ final class FakeBroker implements AutoCloseable {
             case API_VERSIONS -> ApiVersionsRequest.SPEC;
             case HEARTBEAT -> PingRequest.SPEC;
             case FETCH -> BlobRequest.SPEC;
+            case SASL_HANDSHAKE -> io.kflux.protocol.message.SaslHandshakeRequest.SPEC;
+            case SASL_AUTHENTICATE -> io.kflux.protocol.message.SaslAuthenticateRequest.SPEC;
             case OFFSET_COMMIT -> io.kflux.protocol.message.OffsetCommitRequest.SPEC;
             case OFFSET_FETCH -> io.kflux.protocol.message.OffsetFetchRequest.SPEC;
             default -> throw new IllegalArgumentException("the fake broker does not speak " + key);

@@ -29,8 +29,16 @@ public final class LogCapture implements AutoCloseable {
     private final AbstractAppender appender;
     private final LoggerConfig config;
 
-    /** Starts recording what the loggers under {@code prefix} (e.g. {@code io.kflux}) log. */
+    /** Starts recording what the loggers under {@code prefix} (e.g. {@code io.kflux}) log at INFO and up. */
     public LogCapture(String prefix) {
+        this(prefix, Level.INFO);
+    }
+
+    /**
+     * Starts recording what the loggers under {@code prefix} log at {@code level} and up; the logger's own level must
+     * let such lines through (see {@code Configurator.setLevel}).
+     */
+    public LogCapture(String prefix, Level level) {
         LoggerContext context = (LoggerContext) LogManager.getContext(false);
         config = context.getConfiguration().getLoggerConfig(prefix);
         appender = new AbstractAppender("capture-" + System.nanoTime(), null, null, true, Property.EMPTY_ARRAY) {
@@ -44,18 +52,18 @@ public final class LogCapture implements AutoCloseable {
             }
         };
         appender.start();
-        config.addAppender(appender, Level.INFO, null);
+        config.addAppender(appender, level, null);
         context.updateLoggers();
-    }
-
-    /** The lines so far whose message matches. */
-    public List<Line> matching(Predicate<String> message) {
-        return lines.stream().filter(l -> message.test(l.message())).toList();
     }
 
     /** Every line so far. */
     public List<Line> lines() {
         return List.copyOf(lines);
+    }
+
+    /** The lines so far whose message matches. */
+    public List<Line> matching(Predicate<String> message) {
+        return lines.stream().filter(l -> message.test(l.message())).toList();
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,10 +29,13 @@ final class BrokerNode {
     private final int port;
     private final int controllerPort;
     private final Path dir;
+    /** Extra listeners (name to port), e.g. SASL_SSL, besides PLAINTEXT and CONTROLLER. */
+    private final Map<String, Integer> listenerPorts;
     private volatile Process process;
     private volatile boolean paused;
 
-    BrokerNode(int nodeId, int port, int controllerPort, Path dir) {
+    BrokerNode(int nodeId, int port, int controllerPort, Path dir, Map<String, Integer> listenerPorts) {
+        this.listenerPorts = Map.copyOf(listenerPorts);
         this.nodeId = nodeId;
         this.port = port;
         this.controllerPort = controllerPort;
@@ -52,6 +56,11 @@ final class BrokerNode {
 
     String address() {
         return "127.0.0.1:" + port;
+    }
+
+    /** Extra listener names to their ports. */
+    Map<String, Integer> listenerPorts() {
+        return listenerPorts;
     }
 
     Path dir() {
@@ -84,9 +93,10 @@ final class BrokerNode {
     }
 
     /** Starts {@code kafka.tools.StorageTool format}; the caller waits so nodes format in parallel. */
-    Process startFormat(JavaLauncher launcher, String clusterId) {
-        List<String> command = launcher.command(List.of("-Xmx256m"), "kafka.tools.StorageTool",
-                List.of("format", "-t", clusterId, "-c", serverProperties().toString()));
+    Process startFormat(JavaLauncher launcher, String clusterId, List<String> extraArgs) {
+        List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", serverProperties().toString()));
+        args.addAll(extraArgs);
+        List<String> command = launcher.command(List.of("-Xmx256m"), "kafka.tools.StorageTool", args);
         return fork(command, dir.resolve("format.log"));
     }
 
@@ -168,7 +178,18 @@ final class BrokerNode {
 
     BrokerStartException failure(String what, Path log, Throwable cause) {
         return new BrokerStartException("Kafka node " + nodeId + " (" + dir + "): " + what
+                + "\n--- first errors in " + log + " ---\n" + firstErrors(log)
                 + "\n--- last lines of " + log + " ---\n" + tail(log), cause);
+    }
+
+    /** The first ERROR lines: a broker that refuses its configuration says why long before its shutdown ends. */
+    static String firstErrors(Path file) {
+        try (java.util.stream.Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
+            return String.join("\n", lines.filter(l -> l.contains("] ERROR ") || l.contains("] FATAL ")).limit(10)
+                    .toList());
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return "(cannot read log: " + e + ")";
+        }
     }
 
     /** Asks for a clean shutdown; a frozen JVM is thawed first or it would never see the signal. */

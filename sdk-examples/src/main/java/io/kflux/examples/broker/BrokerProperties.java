@@ -15,9 +15,11 @@ final class BrokerProperties {
      * Combined broker+controller nodes with a static voter set, which is what lets every node be
      * formatted independently with the same cluster id. Internal topics get replication 3 (or the
      * node count if smaller) and {@code min.insync.replicas} 2 from three nodes on, so that one
-     * node can fail without making acks=all or the group coordinator unavailable.
+     * node can fail without making acks=all or the group coordinator unavailable. Extra listeners (name to
+     * security protocol) are listed and advertised after PLAINTEXT, which stays the inter-broker listener.
      */
-    static String server(BrokerNode node, List<BrokerNode> cluster, Map<String, String> overrides) {
+    static String server(BrokerNode node, List<BrokerNode> cluster, Map<String, String> listenerProtocols,
+                         Map<String, String> overrides) {
         int replication = Math.min(cluster.size(), 3);
         int minIsr = cluster.size() >= 3 ? 2 : 1;
         int internalPartitions = cluster.size() == 1 ? 1 : 2 * cluster.size();
@@ -29,9 +31,15 @@ final class BrokerProperties {
         props.put("process.roles", "broker,controller");
         props.put("node.id", Integer.toString(node.nodeId()));
         props.put("controller.quorum.voters", voters);
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + node.port() + ",CONTROLLER://127.0.0.1:" + node.controllerPort());
-        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port());
-        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        StringBuilder listeners = new StringBuilder("PLAINTEXT://127.0.0.1:" + node.port());
+        StringBuilder protocols = new StringBuilder("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        node.listenerPorts().forEach((name, port) -> {
+            listeners.append(',').append(name).append("://127.0.0.1:").append(port);
+            protocols.append(',').append(name).append(':').append(listenerProtocols.get(name));
+        });
+        props.put("listeners", listeners + ",CONTROLLER://127.0.0.1:" + node.controllerPort());
+        props.put("advertised.listeners", listeners.toString());
+        props.put("listener.security.protocol.map", protocols.toString());
         props.put("controller.listener.names", "CONTROLLER");
         props.put("inter.broker.listener.name", "PLAINTEXT");
         props.put("log.dirs", node.logDirs().toString());

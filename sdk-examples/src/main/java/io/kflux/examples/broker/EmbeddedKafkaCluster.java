@@ -61,6 +61,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     private final Duration startupTimeout;
     private final Duration stopTimeout;
     private final List<String> jvmArgs;
+    private final List<String> formatArgs;
     private Admin admin;
     private volatile boolean closed;
 
@@ -68,18 +69,25 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         this.startupTimeout = builder.startupTimeout;
         this.stopTimeout = builder.stopTimeout;
         this.jvmArgs = List.copyOf(builder.jvmArgs);
+        this.formatArgs = List.copyOf(builder.formatArgs);
         String classpath = builder.classpath != null ? builder.classpath : KafkaClasspath.resolve();
         this.root = Files.createTempDirectory("kflux-kafka-");
         this.launcher = new JavaLauncher(classpath, root);
-        List<Integer> ports = FreePorts.pick(2 * builder.nodes);
+        int perNode = 2 + builder.listeners.size();
+        List<Integer> ports = FreePorts.pick(perNode * builder.nodes);
         for (int i = 0; i < builder.nodes; i++) {
             int nodeId = i + 1;
             Path dir = Files.createDirectories(root.resolve("node-" + nodeId));
-            nodes.add(new BrokerNode(nodeId, ports.get(2 * i), ports.get(2 * i + 1), dir));
+            Map<String, Integer> extra = new LinkedHashMap<>();
+            int next = perNode * i + 2;
+            for (String name : builder.listeners.keySet()) {
+                extra.put(name, ports.get(next++));
+            }
+            nodes.add(new BrokerNode(nodeId, ports.get(perNode * i), ports.get(perNode * i + 1), dir, extra));
         }
         for (BrokerNode node : nodes) {
-            Files.writeString(node.serverProperties(), BrokerProperties.server(node, nodes, builder.brokerProperties),
-                    StandardCharsets.UTF_8);
+            Files.writeString(node.serverProperties(), BrokerProperties.server(node, nodes, builder.listeners,
+                    builder.brokerProperties), StandardCharsets.UTF_8);
             Files.writeString(node.log4jProperties(), BrokerProperties.log4j(), StandardCharsets.UTF_8);
         }
     }
@@ -102,7 +110,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         BrokerShutdownHook.register(this);
         Instant deadline = ClusterProbe.deadline(startupTimeout);
         // all nodes format and then start together: a controller quorum needs a majority to elect
-        List<Process> formats = nodes.stream().map(node -> node.startFormat(launcher, clusterId)).toList();
+        List<Process> formats = nodes.stream().map(node -> node.startFormat(launcher, clusterId, formatArgs)).toList();
         for (int i = 0; i < nodes.size(); i++) {
             nodes.get(i).awaitFormatted(formats.get(i), startupTimeout);
         }
@@ -129,6 +137,18 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     /** @return the PLAINTEXT addresses of all nodes, running or not, comma separated */
     public String bootstrapServers() {
         return nodes.stream().map(BrokerNode::address).collect(Collectors.joining(","));
+    }
+
+    /**
+     * @param listener the name of a listener added with {@link Builder#listener}
+     * @return the addresses of that listener on all nodes, comma separated
+     * @throws IllegalArgumentException if there is no such listener
+     */
+    public String bootstrapServers(String listener) {
+        if (!nodes.get(0).listenerPorts().containsKey(listener)) {
+            throw new IllegalArgumentException("no listener " + listener + "; listeners: " + nodes.get(0).listenerPorts().keySet());
+        }
+        return nodes.stream().map(n -> "127.0.0.1:" + n.listenerPorts().get(listener)).collect(Collectors.joining(","));
     }
 
     /**
@@ -387,6 +407,8 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
         private String classpath;
         private final List<String> jvmArgs = new ArrayList<>();
+        private final Map<String, String> listeners = new LinkedHashMap<>();
+        private final List<String> formatArgs = new ArrayList<>();
         private Duration startupTimeout = Duration.ofMinutes(2);
         private Duration stopTimeout = Duration.ofSeconds(15);
 
@@ -414,6 +436,36 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
          */
         public Builder brokerProperty(String key, String value) {
             brokerProperties.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
+            return this;
+        }
+
+        /**
+         * Adds a listener on a port of its own on every node, e.g. {@code listener("SASL_SSL", "SASL_SSL")}; its
+         * settings go in with {@link #brokerProperty} ({@code listener.name.<name lower-cased>.*}). PLAINTEXT
+         * stays the inter-broker listener and the one {@link #admin()} uses.
+         *
+         * @param name             listener name (upper case, not PLAINTEXT or CONTROLLER)
+         * @param securityProtocol PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
+         * @return this builder
+         */
+        public Builder listener(String name, String securityProtocol) {
+            if (name.equals("PLAINTEXT") || name.equals("CONTROLLER")) {
+                throw new IllegalArgumentException(name + " is already a listener");
+            }
+            listeners.put(Objects.requireNonNull(name), Objects.requireNonNull(securityProtocol));
+            return this;
+        }
+
+        /**
+         * Adds arguments to {@code kafka-storage format}, e.g. {@code --add-scram SCRAM-SHA-256=[name=alice,password=...]}.
+         *
+         * @param args the arguments
+         * @return this builder
+         */
+        public Builder formatArgs(String... args) {
+            for (String arg : args) {
+                formatArgs.add(Objects.requireNonNull(arg));
+            }
             return this;
         }
 

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -23,8 +22,6 @@ public final class ConsumerConfig {
 
     /** Assignor names of the classic protocol that kflux implements, as sent in JoinGroup. */
     public static final List<String> BUILT_IN_ASSIGNORS = List.of("range", "roundrobin", "sticky", "cooperative-sticky");
-    /** SASL mechanisms kflux implements. */
-    public static final List<String> SASL_MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
     /** Prefix of generated client ids. */
     public static final String CLIENT_ID_PREFIX = "kflux-consumer-";
 
@@ -55,7 +52,6 @@ public final class ConsumerConfig {
     private final Map<String, ?> originals;
 
     private final List<HostAndPort> bootstrapServers;
-    private final ClientDnsLookup clientDnsLookup;
     private final String clientId;
     private final String clientRack;
     private final SecurityProtocol securityProtocol;
@@ -73,7 +69,6 @@ public final class ConsumerConfig {
         this.originals = originals;
         this.parsed = p;
         this.bootstrapServers = parseBootstrap(p.get(BOOTSTRAP_SERVERS));
-        this.clientDnsLookup = ClientDnsLookup.valueOf(p.<String>get(CLIENT_DNS_LOOKUP).toUpperCase(Locale.ROOT));
         String cid = p.get(CLIENT_ID);
         this.clientId = cid.isEmpty() ? CLIENT_ID_PREFIX + CLIENT_IDS.incrementAndGet() : cid;
         this.clientRack = p.get(CLIENT_RACK);
@@ -132,26 +127,16 @@ public final class ConsumerConfig {
                 }
             }
         }
+        // Which mechanism, and whether its JAAS options suffice, is checked with the mechanisms themselves
+        // (io.kflux.internal.security), where programmatic token providers and plugged-in mechanisms are known.
         JaasConfig jaas = null;
-        if (securityProtocol.usesSasl()) {
-            String mechanism = saslMechanism();
-            if (!SASL_MECHANISMS.contains(mechanism)) {
-                throw new ConfigException(SASL_MECHANISM, mechanism, "one of " + SASL_MECHANISMS + " with security.protocol="
-                                          + securityProtocol + " (GSSAPI and OAUTHBEARER are not implemented)");
-            }
-            Password text = p.get(SASL_JAAS_CONFIG);
-            String need = "a JAAS entry such as '<LoginModule class> required username=\"...\" password=\"...\";' for "
-                          + mechanism;
-            if (text == null) {
-                throw new ConfigException(SASL_JAAS_CONFIG, null, need);
-            }
+        Password text = p.get(SASL_JAAS_CONFIG);
+        if (securityProtocol.usesSasl() && text != null) {
             try {
                 jaas = JaasConfig.parse(text.value());
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(SASL_JAAS_CONFIG, Password.HIDDEN, need + "; " + e.getMessage());
-            }
-            if (jaas.option("username") == null || jaas.option("password") == null) {
-                throw new ConfigException(SASL_JAAS_CONFIG, Password.HIDDEN, need + "; username or password is missing");
+                throw new ConfigException(SASL_JAAS_CONFIG, Password.HIDDEN, "a JAAS entry such as '<LoginModule class> "
+                                          + "required name=\"value\" ...;'; " + e.getMessage());
             }
         }
         this.jaasConfig = jaas;
@@ -202,15 +187,6 @@ public final class ConsumerConfig {
         return parsed.explicit().contains(name);
     }
 
-    /**
-     * Names of the properties the user set.
-     *
-     * @return an unmodifiable set
-     */
-    public Set<String> explicitlySet() {
-        return parsed.explicit();
-    }
-
     // ---------------------------------------------------------------- connection
 
     /**
@@ -220,15 +196,6 @@ public final class ConsumerConfig {
      */
     public List<HostAndPort> bootstrapServers() {
         return bootstrapServers;
-    }
-
-    /**
-     * {@code client.dns.lookup}.
-     *
-     * @return the lookup mode
-     */
-    public ClientDnsLookup clientDnsLookup() {
-        return clientDnsLookup;
     }
 
     /**
@@ -548,24 +515,6 @@ public final class ConsumerConfig {
         return parsed.<Boolean>get(EXCLUDE_INTERNAL_TOPICS);
     }
 
-    /**
-     * {@code key.deserializer} as given.
-     *
-     * @return the class name, empty when not set
-     */
-    public Optional<String> keyDeserializerClass() {
-        return Optional.ofNullable(parsed.get(KEY_DESERIALIZER));
-    }
-
-    /**
-     * {@code value.deserializer} as given.
-     *
-     * @return the class name, empty when not set
-     */
-    public Optional<String> valueDeserializerClass() {
-        return Optional.ofNullable(parsed.get(VALUE_DESERIALIZER));
-    }
-
     // ---------------------------------------------------------------- security
 
     /**
@@ -578,8 +527,7 @@ public final class ConsumerConfig {
     }
 
     /**
-     * {@code sasl.mechanism}, upper-cased. Only meaningful when {@link SecurityProtocol#usesSasl()}; then it is
-     * one of {@link #SASL_MECHANISMS}.
+     * {@code sasl.mechanism}, upper-cased. Only meaningful when {@link SecurityProtocol#usesSasl()}.
      *
      * @return the mechanism name
      */
@@ -588,8 +536,7 @@ public final class ConsumerConfig {
     }
 
     /**
-     * The parsed {@code sasl.jaas.config}, present exactly when {@link SecurityProtocol#usesSasl()}; its
-     * {@code username} and {@code password} options are guaranteed present.
+     * The parsed {@code sasl.jaas.config}, present when it is set and {@link SecurityProtocol#usesSasl()}.
      *
      * @return the login module entry
      */

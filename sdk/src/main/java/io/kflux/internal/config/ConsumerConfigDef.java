@@ -126,6 +126,14 @@ public final class ConsumerConfigDef {
     public static final String SSL_ENDPOINT_IDENTIFICATION_ALGORITHM = "ssl.endpoint.identification.algorithm";
     /** {@value}. */
     public static final String SSL_SECURE_RANDOM_IMPLEMENTATION = "ssl.secure.random.implementation";
+    /** {@value} (KIP-651). */
+    public static final String SSL_TRUSTSTORE_CERTIFICATES = "ssl.truststore.certificates";
+    /** {@value} (KIP-651). */
+    public static final String SSL_KEYSTORE_CERTIFICATE_CHAIN = "ssl.keystore.certificate.chain";
+    /** {@value} (KIP-651). */
+    public static final String SSL_KEYSTORE_KEY = "ssl.keystore.key";
+
+    private static final String OAUTH_UNUSED = "kflux's OAUTHBEARER has no jwt-bearer grant; JWKS and validation are the broker's";
 
     /** The definitions. */
     public static final ConfigDef DEF = build();
@@ -228,9 +236,29 @@ public final class ConsumerConfigDef {
 
         // --- SASL
         h(d, SASL_MECHANISM, ConfigType.STRING, "GSSAPI", null,
-          "SASL mechanism for SASL_* protocols; kflux implements PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512.");
+          "SASL mechanism for SASL_* protocols: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or a plugged-in one.");
         h(d, SASL_JAAS_CONFIG, ConfigType.PASSWORD, null, null,
-          "JAAS login module entry holding username and password for SASL_* protocols.");
+          "JAAS login module entry with the mechanism's options (username/password, OAUTHBEARER's token settings).");
+        h(d, "sasl.oauthbearer.token.endpoint.url", ConfigType.STRING, null, null,
+          "OAUTHBEARER: OAuth token endpoint for the client credentials grant (KIP-768).");
+        h(d, "sasl.oauthbearer.scope", ConfigType.STRING, null, null,
+          "OAUTHBEARER: scope asked for when the JAAS entry has none.");
+        h(d, "sasl.oauthbearer.sub.claim.name", ConfigType.STRING, "sub", null,
+          "OAUTHBEARER: the token claim naming the principal.");
+        h(d, "sasl.oauthbearer.client.credentials.client.id", ConfigType.STRING, null, null,
+          "OAUTHBEARER: client id when the JAAS entry has no clientId.");
+        h(d, "sasl.oauthbearer.client.credentials.client.secret", ConfigType.PASSWORD, null, null,
+          "OAUTHBEARER: client secret when the JAAS entry has no clientSecret.");
+        h(d, "sasl.login.connect.timeout.ms", ConfigType.INT, null, null,
+          "OAUTHBEARER: connect timeout to the token endpoint, in ms (10000 when unset).");
+        h(d, "sasl.login.read.timeout.ms", ConfigType.INT, null, null,
+          "OAUTHBEARER: response timeout of the token endpoint, in ms (10000 when unset).");
+        h(d, "sasl.login.callback.handler.class", ConfigType.CLASS, null,
+          Validator.oneOf("org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+                          "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler"),
+          "OAUTHBEARER: the official client-credentials handler is accepted (kflux has it built in); others are refused.");
+        h(d, "sasl.login.refresh.window.factor", ConfigType.DOUBLE, 0.8, null,
+          "OAUTHBEARER: a token is replaced once this fraction of its lifetime has passed.");
 
         // --- TLS
         h(d, SSL_PROTOCOL, ConfigType.STRING, "TLSv1.3", null,
@@ -246,13 +274,19 @@ public final class ConsumerConfigDef {
         h(d, SSL_TRUSTSTORE_PASSWORD, ConfigType.PASSWORD, null, null,
           "Password of the trust store file.");
         h(d, SSL_TRUSTSTORE_TYPE, ConfigType.STRING, "JKS", null,
-          "Format of the trust store file (JKS, PKCS12).");
+          "Format of the trust store (JKS, PKCS12, PEM).");
+        h(d, SSL_TRUSTSTORE_CERTIFICATES, ConfigType.PASSWORD, null, null,
+          "Trusted certificates as PEM text, with ssl.truststore.type=PEM (KIP-651).");
+        h(d, SSL_KEYSTORE_CERTIFICATE_CHAIN, ConfigType.PASSWORD, null, null,
+          "Client certificate chain as PEM text, with ssl.keystore.type=PEM and ssl.keystore.key (KIP-651).");
+        h(d, SSL_KEYSTORE_KEY, ConfigType.PASSWORD, null, null,
+          "Client private key as PKCS#8 PEM text, encrypted with ssl.key.password or not (KIP-651).");
         h(d, SSL_KEYSTORE_LOCATION, ConfigType.STRING, null, null,
           "Key store file with this client's certificate and private key, for TLS client authentication.");
         h(d, SSL_KEYSTORE_PASSWORD, ConfigType.PASSWORD, null, null,
           "Password of the key store file.");
         h(d, SSL_KEYSTORE_TYPE, ConfigType.STRING, "JKS", null,
-          "Format of the key store file (JKS, PKCS12).");
+          "Format of the key store (JKS, PKCS12, PEM).");
         h(d, SSL_KEY_PASSWORD, ConfigType.PASSWORD, null, null,
           "Password of the private key inside the key store, when it differs from the store password.");
         h(d, SSL_KEYMANAGER_ALGORITHM, ConfigType.STRING, "SunX509", null,
@@ -286,55 +320,42 @@ public final class ConsumerConfigDef {
         ig(d, "sasl.kerberos.min.time.before.relogin", ConfigType.LONG, 60000L, "GSSAPI is not supported");
         ig(d, "sasl.kerberos.ticket.renew.jitter", ConfigType.DOUBLE, 0.05, "GSSAPI is not supported");
         ig(d, "sasl.kerberos.ticket.renew.window.factor", ConfigType.DOUBLE, 0.8, "GSSAPI is not supported");
-        ig(d, "sasl.login.connect.timeout.ms", ConfigType.INT, null, "only used by OAUTHBEARER, not supported");
-        ig(d, "sasl.login.read.timeout.ms", ConfigType.INT, null, "only used by OAUTHBEARER, not supported");
-        ig(d, "sasl.login.refresh.buffer.seconds", ConfigType.SHORT, (short) 300, "credential refresh is not supported");
-        ig(d, "sasl.login.refresh.min.period.seconds", ConfigType.SHORT, (short) 60, "credential refresh is not supported");
-        ig(d, "sasl.login.refresh.window.factor", ConfigType.DOUBLE, 0.8, "credential refresh is not supported");
-        ig(d, "sasl.login.refresh.window.jitter", ConfigType.DOUBLE, 0.05, "credential refresh is not supported");
-        ig(d, "sasl.login.retry.backoff.ms", ConfigType.LONG, 100L, "only used by OAUTHBEARER, not supported");
-        ig(d, "sasl.login.retry.backoff.max.ms", ConfigType.LONG, 10000L, "only used by OAUTHBEARER, not supported");
+        ig(d, "sasl.login.refresh.buffer.seconds", ConfigType.SHORT, (short) 300, "tokens are refreshed by sasl.login.refresh.window.factor");
+        ig(d, "sasl.login.refresh.min.period.seconds", ConfigType.SHORT, (short) 60, "tokens are refreshed by sasl.login.refresh.window.factor");
+        ig(d, "sasl.login.refresh.window.jitter", ConfigType.DOUBLE, 0.05, "tokens are refreshed by sasl.login.refresh.window.factor");
+        ig(d, "sasl.login.retry.backoff.ms", ConfigType.LONG, 100L, "kflux does not retry token requests");
+        ig(d, "sasl.login.retry.backoff.max.ms", ConfigType.LONG, 10000L, "kflux does not retry token requests");
         for (String k : List.of("sasl.oauthbearer.assertion.algorithm", "sasl.oauthbearer.assertion.claim.aud",
                                 "sasl.oauthbearer.assertion.claim.iss", "sasl.oauthbearer.assertion.claim.sub",
                                 "sasl.oauthbearer.assertion.file", "sasl.oauthbearer.assertion.private.key.file",
                                 "sasl.oauthbearer.assertion.template.file",
-                                "sasl.oauthbearer.client.credentials.client.id", "sasl.oauthbearer.expected.issuer",
-                                "sasl.oauthbearer.jwks.endpoint.url", "sasl.oauthbearer.scope",
-                                "sasl.oauthbearer.scope.claim.name", "sasl.oauthbearer.sub.claim.name",
-                                "sasl.oauthbearer.token.endpoint.url")) {
-            ig(d, k, ConfigType.STRING, null, "OAUTHBEARER is not supported");
+                                "sasl.oauthbearer.expected.issuer",
+                                "sasl.oauthbearer.jwks.endpoint.url", "sasl.oauthbearer.scope.claim.name")) {
+            ig(d, k, ConfigType.STRING, null, OAUTH_UNUSED);
         }
         for (String k : List.of("sasl.oauthbearer.assertion.claim.exp.seconds",
                                 "sasl.oauthbearer.assertion.claim.nbf.seconds", "sasl.oauthbearer.clock.skew.seconds")) {
-            ig(d, k, ConfigType.INT, null, "OAUTHBEARER is not supported");
+            ig(d, k, ConfigType.INT, null, OAUTH_UNUSED);
         }
         for (String k : List.of("sasl.oauthbearer.jwks.endpoint.refresh.ms",
                                 "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms",
                                 "sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms")) {
-            ig(d, k, ConfigType.LONG, null, "OAUTHBEARER is not supported");
+            ig(d, k, ConfigType.LONG, null, OAUTH_UNUSED);
         }
         for (String k : List.of("sasl.oauthbearer.assertion.claim.jti.include", "sasl.oauthbearer.header.urlencode")) {
-            ig(d, k, ConfigType.BOOLEAN, null, "OAUTHBEARER is not supported");
+            ig(d, k, ConfigType.BOOLEAN, null, OAUTH_UNUSED);
         }
-        ig(d, "sasl.oauthbearer.expected.audience", ConfigType.LIST, null, "OAUTHBEARER is not supported");
-        ig(d, "sasl.oauthbearer.jwt.retriever.class", ConfigType.CLASS, null, "OAUTHBEARER is not supported");
-        ig(d, "sasl.oauthbearer.jwt.validator.class", ConfigType.CLASS, null, "OAUTHBEARER is not supported");
+        ig(d, "sasl.oauthbearer.expected.audience", ConfigType.LIST, null, OAUTH_UNUSED);
+        ig(d, "sasl.oauthbearer.jwt.retriever.class", ConfigType.CLASS, null, OAUTH_UNUSED);
+        ig(d, "sasl.oauthbearer.jwt.validator.class", ConfigType.CLASS, null, OAUTH_UNUSED);
         ig(d, "sasl.oauthbearer.assertion.private.key.passphrase", ConfigType.PASSWORD, null,
-           "OAUTHBEARER is not supported");
-        ig(d, "sasl.oauthbearer.client.credentials.client.secret", ConfigType.PASSWORD, null,
-           "OAUTHBEARER is not supported");
+           OAUTH_UNUSED);
 
         // --- would change security behaviour if silently ignored
         rj(d, "sasl.client.callback.handler.class", ConfigType.CLASS, "custom SASL callback handlers");
-        rj(d, "sasl.login.callback.handler.class", ConfigType.CLASS, "custom SASL login callback handlers");
         rj(d, "sasl.login.class", ConfigType.CLASS, "custom SASL login classes");
         rj(d, "ssl.engine.factory.class", ConfigType.CLASS, "custom SSL engine factories");
         rj(d, "security.providers", ConfigType.STRING, "custom security provider creators");
-        rj(d, "ssl.keystore.key", ConfigType.PASSWORD, "inline PEM private keys; use ssl.keystore.location");
-        rj(d, "ssl.keystore.certificate.chain", ConfigType.PASSWORD,
-           "inline PEM certificate chains; use ssl.keystore.location");
-        rj(d, "ssl.truststore.certificates", ConfigType.PASSWORD,
-           "inline PEM trusted certificates; use ssl.truststore.location");
         return d;
     }
 
