@@ -7,7 +7,7 @@ import io.kflux.InvalidTopicException;
 import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
-import io.kflux.group.GroupIo.CoordinatorChannel;
+import io.kflux.group.CoordinatorIo.CoordinatorChannel;
 import io.kflux.group.assignor.Assignment;
 import io.kflux.group.assignor.ClusterTopics;
 import io.kflux.group.assignor.GroupAssignment;
@@ -19,12 +19,10 @@ import io.kflux.group.assignor.Subscription;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.TopicInfo;
-import io.kflux.network.BrokerConnection;
 import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
 import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.Errors;
-import io.kflux.protocol.message.FindCoordinatorResponse;
 import io.kflux.protocol.message.HeartbeatRequest;
 import io.kflux.protocol.message.HeartbeatResponse;
 import io.kflux.protocol.message.JoinGroupRequest;
@@ -119,6 +117,7 @@ public final class ClassicGroupMember {
 
     private final GroupConfig config;
     private final GroupIo io;
+    private final CoordinatorManager coordinators;
     private final Executor loop;
     private final GroupListener listener;
     private final Scheduler scheduler;
@@ -154,11 +153,10 @@ public final class ClassicGroupMember {
     private Map<String, Integer> assignmentSnapshot;
     private Cluster lastCheckedCluster;
 
-    private boolean discovering;
-    private int discoveryFailures;
+    /** The member's wait for {@link #coordinators}; null when none is pending. */
     private Disposable discoveryCall;
-    private Disposable coordinatorWatch;
-    private final List<MonoSink<CoordinatorChannel>> coordinatorWaiters = new ArrayList<>();
+    /** Tells this member of coordinator losses others found (commits, the manager's connection watch). */
+    private Disposable lostWatch;
 
     private Disposable heartbeatTimer;
     private Disposable heartbeatCall;
@@ -182,23 +180,30 @@ public final class ClassicGroupMember {
     /**
      * A member that uses the consumer's connections and metadata.
      *
-     * @param config      the group settings and assignors
-     * @param connections the consumer's broker connections; the coordinator gets a connection of its own
-     * @param metadata    the consumer's metadata; the member sets its interest to the subscribed topics (all topics
-     *                    for a pattern subscription; the leader adds every member's topics), so the consumer must not
-     *                    narrow it while the member runs
+     * @param config       the group settings and assignors
+     * @param connections  the consumer's broker connections
+     * @param metadata     the consumer's metadata; the member sets its interest to the subscribed topics (all topics
+     *                     for a pattern subscription; the leader adds every member's topics), so the consumer must not
+     *                     narrow it while the member runs
+     * @param coordinators the consumer's coordinator manager for {@code config.groupId()}, shared with commits
      * @param loop        the consumer's event loop ({@link io.kflux.util.SerialExecutor}); tasks must not block
      * @param listener    told of revoked, assigned and lost partitions and of fatal errors, always on {@code loop}
      * @throws io.kflux.ConfigException when the assignors have no rebalance protocol in common
      */
     public ClassicGroupMember(GroupConfig config, NodeConnections connections, MetadataManager metadata,
-                              Executor loop, GroupListener listener) {
-        this(config, new NetworkGroupIo(connections, metadata), loop, listener, Schedulers.parallel());
+                              CoordinatorManager coordinators, Executor loop, GroupListener listener) {
+        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, Schedulers.parallel());
     }
 
-    ClassicGroupMember(GroupConfig config, GroupIo io, Executor loop, GroupListener listener, Scheduler scheduler) {
+    ClassicGroupMember(GroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,
+                       GroupListener listener, Scheduler scheduler) {
         this.config = Objects.requireNonNull(config, "config");
         this.io = Objects.requireNonNull(io, "io");
+        this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
+        if (!coordinators.groupId().equals(config.groupId())) {
+            throw new IllegalArgumentException("the coordinator manager is for group " + coordinators.groupId()
+                    + ", the member for " + config.groupId());
+        }
         this.loop = Objects.requireNonNull(loop, "loop");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -253,12 +258,10 @@ public final class ClassicGroupMember {
             }
             started = true;
             needsJoin = true;
+            lostWatch = coordinators.onLost(ch -> onLoop(() -> coordinatorLost(ch, "reported to the coordinator manager")));
             updateInterest();
-            long every = config.metadataMaxAgeMs();
-            metadataLoop = Flux.interval(Duration.ofMillis(every), Duration.ofMillis(every), scheduler)
-                    .onBackpressureDrop()
-                    .concatMap(t -> io.refreshMetadata().onErrorResume(e -> Mono.empty()), 1)
-                    .subscribe(c -> onLoop(() -> checkMetadata(c)));
+            // The consumer refreshes metadata (metadata.max.age.ms, fetch errors); the member looks at every snapshot.
+            metadataLoop = io.metadataUpdates().subscribe(c -> onLoop(() -> checkMetadata(c)));
             if (pattern != null) {
                 refreshAndCheckMetadata();
             }
@@ -325,16 +328,8 @@ public final class ClassicGroupMember {
     }
 
     /**
-     * The commit layer got NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or a dropped connection from the coordinator:
-     * the member looks for the coordinator again (keeping its assignment). Ignored while no coordinator is known.
-     */
-    public void coordinatorUnavailable() {
-        onLoop(() -> coordinatorLost(null, "reported by a coordinator request"));
-    }
-
-    /**
      * Stops every loop and timer and abandons requests in flight, without LeaveGroup (see {@link #leave}) and without
-     * listener calls; pending {@link #coordinator()} calls fail. Connections belong to the consumer and stay open.
+     * listener calls. Connections and the coordinator manager belong to the consumer and stay open.
      * Idempotent.
      */
     public void close() {
@@ -343,7 +338,7 @@ public final class ClassicGroupMember {
                 return;
             }
             closed = true;
-            cleanup(new IllegalStateException("the group member is closed"));
+            cleanup();
         });
     }
 
@@ -375,33 +370,6 @@ public final class ClassicGroupMember {
     /** The partitions the member owns now (an immutable snapshot); any thread. */
     public Set<TopicPartition> assignment() {
         return owned;
-    }
-
-    /**
-     * The connection to the group coordinator, for OffsetCommit and OffsetFetch. While the coordinator is being
-     * discovered or rediscovered the Mono <b>waits</b> (and starts discovery when none runs); bound it with a
-     * timeout. It fails with {@link IllegalStateException} before {@link #start()}, after {@link #close()} and after
-     * a fatal error.
-     */
-    public Mono<BrokerConnection> coordinator() {
-        return coordinatorChannel().flatMap(ch -> ch.connection() != null ? Mono.just(ch.connection())
-                : Mono.error(new IllegalStateException("the coordinator channel has no broker connection")));
-    }
-
-    Mono<CoordinatorChannel> coordinatorChannel() {
-        return Mono.create(sink -> onLoop(() -> {
-            if (terminal()) {
-                sink.error(new IllegalStateException("the group member is " + (closed ? "closed" : "failed"), fatal));
-            } else if (coordinator != null) {
-                sink.success(coordinator);
-            } else if (!started) {
-                sink.error(new IllegalStateException("the group member is not started"));
-            } else {
-                coordinatorWaiters.add(sink);
-                sink.onCancel(() -> loop.execute(() -> coordinatorWaiters.remove(sink)));
-                discover();
-            }
-        }));
     }
 
     // ------------------------------------------------------------------------------------------------ the machine
@@ -519,7 +487,7 @@ public final class ClassicGroupMember {
         }
         log.error("{}group member stops: {}", logPrefix, error.toString());
         fatal = error;
-        cleanup(error);
+        cleanup();
         publishState();
         try {
             listener.onFatalError(error);
@@ -528,25 +496,21 @@ public final class ClassicGroupMember {
         }
     }
 
-    private void cleanup(Throwable waitersError) {
+    private void cleanup() {
         flowEpoch++;
         dispose(joinCall);
         dispose(heartbeatTimer);
         dispose(heartbeatCall);
         dispose(discoveryCall);
-        dispose(coordinatorWatch);
+        dispose(lostWatch);
         dispose(metadataLoop);
         dispose(missingTopicsRefresh);
         dispose(listenerCall);
-        joinCall = heartbeatTimer = heartbeatCall = discoveryCall = coordinatorWatch = metadataLoop = listenerCall = null;
+        joinCall = heartbeatTimer = heartbeatCall = discoveryCall = lostWatch = metadataLoop = listenerCall = null;
         missingTopicsRefresh = null;
         listenerQueue.clear();
         listenerBusy = false;
         coordinator = null;
-        discovering = false;
-        List<MonoSink<CoordinatorChannel>> waiters = new ArrayList<>(coordinatorWaiters);
-        coordinatorWaiters.clear();
-        waiters.forEach(w -> w.error(waitersError));
         List<MonoSink<Void>> leavers = new ArrayList<>(leaveWaiters);
         leaveWaiters.clear();
         leavers.forEach(MonoSink::success);
@@ -568,75 +532,25 @@ public final class ClassicGroupMember {
 
     // ------------------------------------------------------------------------------------------------ discovery
 
+    /** Asks the coordinator manager for the coordinator (once; it retries lookups itself) unless one is known. */
     private void discover() {
-        if (discovering || terminal() || coordinator != null) {
+        if (discoveryCall != null || terminal() || coordinator != null) {
             return;
         }
-        discovering = true;
-        long delay = discoveryFailures == 0 ? 0 : backoff.delayMs(discoveryFailures);
-        Mono<CoordinatorChannel> find = Mono.defer(() -> io.findCoordinator(config.groupId())).flatMap(answer -> {
-            Errors error = Errors.forCode(answer.errorCode());
-            if (error != Errors.NONE) {
-                return Mono.error(new LookupFailed(error, answer));
-            }
-            return io.connectCoordinator(answer.nodeId(), answer.host(), answer.port());
-        });
-        if (delay > 0) {
-            find = Mono.delay(Duration.ofMillis(delay), scheduler).then(find);
-        }
-        discoveryCall = find.subscribe(ch -> onLoop(() -> onCoordinatorFound(ch)),
-                e -> onLoop(() -> onDiscoveryFailed(e)));
-    }
-
-    /** A FindCoordinator answer with an error code. */
-    private static final class LookupFailed extends RuntimeException {
-        final Errors error;
-
-        LookupFailed(Errors error, FindCoordinatorResponse.Coordinator answer) {
-            super("FindCoordinator answered " + error + (answer.errorMessage() == null || answer.errorMessage().isEmpty()
-                    ? "" : ": " + answer.errorMessage()), null, false, false);
-            this.error = error;
-        }
-    }
-
-    private void onDiscoveryFailed(Throwable e) {
-        discovering = false;
-        discoveryCall = null;
-        if (terminal()) {
-            return;
-        }
-        if (e instanceof LookupFailed lf && !lf.error.retriable()) {
-            fail(protocolError(lf.error, "FindCoordinator for group " + config.groupId()));
-            return;
-        }
-        if (e instanceof UnsupportedVersionException) {
-            fail(unsupported(e));
-            return;
-        }
-        discoveryFailures++;
-        log.debug("{}coordinator lookup failed ({}), retrying", logPrefix, e.toString());
-        discover();
+        discoveryCall = coordinators.channel().subscribe(ch -> onLoop(() -> onCoordinatorFound(ch)),
+                e -> onLoop(() -> {
+                    discoveryCall = null;
+                    fail(e); // only what no retry can change: FindCoordinator errors, versions, closed resources
+                }));
     }
 
     private void onCoordinatorFound(CoordinatorChannel ch) {
-        discovering = false;
         discoveryCall = null;
         if (terminal()) {
             return;
         }
-        discoveryFailures = 0;
         coordinator = ch;
-        log.info("{}discovered group coordinator (node {})", logPrefix, ch.nodeId());
         lastHeartbeatReceivedMs = now();
-        coordinatorWatch = ch.onClose().subscribe(null,
-                e -> onLoop(() -> coordinatorLost(ch, "the coordinator connection failed: " + e)),
-                () -> onLoop(() -> coordinatorLost(ch, "the coordinator connection closed")));
-        List<MonoSink<CoordinatorChannel>> waiters = new ArrayList<>(coordinatorWaiters);
-        coordinatorWaiters.clear();
-        waiters.forEach(w -> w.success(ch));
-        if (coordinator != ch) {
-            return; // the connection closed at once
-        }
         ensureHeartbeat();
         proceed();
     }
@@ -654,8 +568,7 @@ public final class ClassicGroupMember {
         log.info("{}group coordinator (node {}) is unavailable: {}; looking for it again", logPrefix,
                 current.nodeId(), reason);
         coordinator = null;
-        dispose(coordinatorWatch);
-        coordinatorWatch = null;
+        coordinators.markUnavailable(current, reason);
         stopHeartbeat();
         if (phase == Phase.JOINING || phase == Phase.SYNCING) {
             abortFlow();

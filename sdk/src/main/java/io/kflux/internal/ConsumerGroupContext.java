@@ -51,18 +51,14 @@ final class ConsumerGroupContext implements GroupContext {
 
     @Override
     public Mono<BrokerConnection> coordinator() {
-        ClassicGroupMember m = member;
-        return m != null ? m.coordinator() : resources.get().coordinator().coordinator();
+        // One coordinator manager serves the member and commits, with or without membership: the member learns of
+        // a loss a commit found through it.
+        return Mono.defer(() -> resources.get().coordinator().connection());
     }
 
     @Override
     public void coordinatorUnavailable() {
-        ClassicGroupMember m = member;
-        if (m != null) {
-            m.coordinatorUnavailable();
-        } else {
-            resources.get().coordinator().invalidate();
-        }
+        resources.get().coordinator().markUnavailable("reported by a coordinator request of the commit layer");
     }
 
     @Override

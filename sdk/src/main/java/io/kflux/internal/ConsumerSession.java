@@ -175,12 +175,13 @@ final class ConsumerSession<K, V> implements FetchSink {
                 Thread.currentThread().getContextClassLoader());
         GroupConfig config = new GroupConfig(settings.groupId(), c.groupInstanceId().orElse(null), c.sessionTimeoutMs(),
                 c.heartbeatIntervalMs(), c.maxPollIntervalMs(), c.retryBackoffMs(), c.retryBackoffMaxMs(),
-                c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.clientRack(), c.excludeInternalTopics(),
+                c.requestTimeoutMs(), c.clientRack(), c.excludeInternalTopics(),
                 ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
         GroupRebalanceHandler<K, V> handler = new GroupRebalanceHandler<>(this, options.rebalanceListener(),
                 consumer.commits(), Duration.ofMillis(c.maxPollIntervalMs()),
                 Duration.ofMillis(settings.defaultApiTimeoutMs()));
-        member = new ClassicGroupMember(config, resources.connections(), resources.metadata(), loop, handler);
+        member = new ClassicGroupMember(config, resources.connections(), resources.metadata(), resources.coordinator(), loop,
+                handler);
         handler.member(member);
         consumer.groupContext().member(member);
         if (options.subscriptionType() == ConsumerOptions.SubscriptionType.PATTERN) {
@@ -198,9 +199,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         pollIntervalLoop = Flux.interval(Duration.ofMillis(Math.min(1000, Math.max(10, c.maxPollIntervalMs() / 10))))
                 .onBackpressureDrop()
                 .subscribe(t -> loop.execute(() -> checkPollInterval(maxPollNanos)));
-        metadataRefreshLoop = Flux.interval(Duration.ofMillis(settings.metadataMaxAgeMs()))
-                .onBackpressureDrop()
-                .concatMap(t -> resources.metadata().refresh().onErrorResume(e -> Mono.empty()))
+        metadataRefreshLoop = resources.metadata().refreshEvery(Duration.ofMillis(settings.metadataMaxAgeMs()))
                 .subscribe(cl -> loop.execute(fetcher::plan));
     }
 
@@ -246,9 +245,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (consumer.commits() != null && settings.enableAutoCommit()) {
             autoCommitLoop = consumer.commits().startAutoCommit(Duration.ofMillis(settings.autoCommitIntervalMs()));
         }
-        metadataRefreshLoop = Flux.interval(Duration.ofMillis(settings.metadataMaxAgeMs()))
-                .onBackpressureDrop()
-                .concatMap(t -> resources.metadata().refresh().onErrorResume(e -> Mono.empty()))
+        metadataRefreshLoop = resources.metadata().refreshEvery(Duration.ofMillis(settings.metadataMaxAgeMs()))
                 .subscribe(c -> loop.execute(fetcher::plan));
     }
 

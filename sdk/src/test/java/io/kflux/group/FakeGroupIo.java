@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -46,6 +47,8 @@ final class FakeGroupIo implements GroupIo {
     /** When set, refreshes wait for the test (see {@link #answerRefresh}); else they answer {@link #cluster}. */
     boolean holdRefreshes;
     final Deque<Sinks.One<Cluster>> refreshes = new ArrayDeque<>();
+    /** What {@link #metadataUpdates()} emits: each answered refresh, and {@link #publish()}. */
+    final Sinks.Many<Cluster> updates = Sinks.many().multicast().directBestEffort();
     /** Answer to heartbeats; null leaves them pending. */
     Function<HeartbeatRequest, Object> heartbeatAnswer = h -> new HeartbeatResponse(0, (short) 0);
 
@@ -107,11 +110,21 @@ final class FakeGroupIo implements GroupIo {
     public Mono<Cluster> refreshMetadata() {
         refreshCount++;
         if (!holdRefreshes) {
-            return Mono.fromSupplier(() -> cluster);
+            return Mono.fromSupplier(() -> cluster).doOnNext(updates::tryEmitNext);
         }
         Sinks.One<Cluster> sink = Sinks.one();
         refreshes.add(sink);
-        return sink.asMono();
+        return sink.asMono().doOnNext(updates::tryEmitNext);
+    }
+
+    @Override
+    public Flux<Cluster> metadataUpdates() {
+        return updates.asFlux();
+    }
+
+    /** A refresh someone else made (the consumer's periodic one) produced {@link #cluster}. */
+    void publish() {
+        updates.tryEmitNext(cluster);
     }
 
     void answerRefresh() {
