@@ -81,11 +81,11 @@ import reactor.core.scheduler.Schedulers;
  * <p><b>Why one class past 500 lines.</b> What is left here is the member's state machine ({@link MemberState}, which
  * every step checks and moves through checked transitions) and the JoinGroup/SyncGroup flow, whose every answer
  * decides the next state from the generation, the flow epoch and the owned partitions: split apart, each half would
- * read and write the other's fields. The separable concerns live beside it: {@link CoordinatorManager}
- * (coordinator), {@link ClassicHeartbeat} (heartbeat loop), {@link LeaderAssignment} (the leader's assignment),
- * {@link ListenerCalls} (listener calls).
+ * read and write the other's fields. The separable concerns live beside it: {@link CoordinatorManager} (the
+ * coordinator, shared with commits), {@link CoordinatorLink} (this member's hold on it), {@link ClassicHeartbeat}
+ * (heartbeat loop), {@link LeaderAssignment} (the leader's assignment), {@link ListenerCalls} (listener calls).
  */
-public final class ClassicGroupMember {
+public final class ClassicGroupMember implements GroupMember {
     private static final Logger log = LoggerFactory.getLogger(ClassicGroupMember.class);
 
     /** The broker holds a JoinGroup for up to the rebalance timeout: allow this much more for the answer. */
@@ -122,7 +122,6 @@ public final class ClassicGroupMember {
     private volatile MemberState state = MemberState.UNJOINED;
     private volatile Generation generation = Generation.NONE;
     private volatile Set<TopicPartition> owned = Set.of();
-    private volatile CoordinatorChannel coordinator;
     private volatile boolean everJoined;
 
     // Loop-only state.
@@ -139,10 +138,7 @@ public final class ClassicGroupMember {
     private final LeaderAssignment leaderAssignment;
     private Cluster lastCheckedCluster;
 
-    /** The member's wait for {@link #coordinators}; null when none is pending. */
-    private Disposable discoveryCall;
-    /** Tells this member of coordinator losses others found (commits, the manager's connection watch). */
-    private Disposable lostWatch;
+    private final CoordinatorLink link;
 
     private final ClassicHeartbeat heartbeat;
 
@@ -192,6 +188,8 @@ public final class ClassicGroupMember {
         this.logPrefix = "[group " + config.groupId() + (config.groupInstanceId() == null ? "" : ", instance "
                 + config.groupInstanceId()) + "] ";
         this.leaderAssignment = new LeaderAssignment(logPrefix);
+        this.link = new CoordinatorLink(coordinators, this::onLoop, logPrefix, this::onCoordinatorFound, this::fail,
+                this::onCoordinatorLost);
         this.heartbeat = new ClassicHeartbeat(this, config, logPrefix);
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.maxPollIntervalMs(), logPrefix, this::onLoop,
                 this::proceed);
@@ -203,6 +201,7 @@ public final class ClassicGroupMember {
      * Subscribes to exactly these topics. Before {@link #start()} it sets what the first JoinGroup carries; later a
      * change makes the member rejoin (cooperative: the partitions of dropped topics are revoked first).
      */
+    @Override
     public void subscribe(Collection<String> topics) {
         Set<String> copy = new TreeSet<>(topics);
         onLoop(() -> {
@@ -218,6 +217,7 @@ public final class ClassicGroupMember {
      * {@code exclude.internal.topics}). Matching runs on every metadata snapshot the member sees (at least every
      * {@code metadata.max.age.ms}); a new match or a topic gone makes the member rejoin.
      */
+    @Override
     public void subscribe(Pattern pattern) {
         Objects.requireNonNull(pattern, "pattern");
         onLoop(() -> {
@@ -235,6 +235,7 @@ public final class ClassicGroupMember {
      * Starts the loops: coordinator discovery, then JoinGroup / SyncGroup, heartbeats and the metadata check.
      * Idempotent; does nothing after {@link #close()}, a fatal error or {@link #leave}.
      */
+    @Override
     public void start() {
         onLoop(() -> {
             if (started() || terminal()) {
@@ -242,7 +243,7 @@ public final class ClassicGroupMember {
             }
             unjoined = null;
             needsJoin = true;
-            lostWatch = coordinators.onLost(ch -> onLoop(() -> coordinatorLost(ch, "reported to the coordinator manager")));
+            link.start();
             updateInterest();
             // The consumer refreshes metadata (metadata.max.age.ms, fetch errors); the member looks at every snapshot.
             metadataLoop = io.metadataUpdates().subscribe(c -> onLoop(() -> checkMetadata(c)));
@@ -263,6 +264,7 @@ public final class ClassicGroupMember {
      * @return completes when LeaveGroup was answered or failed (bounded by {@code request.timeout.ms}), at once when
      * there is nothing to leave; never fails
      */
+    @Override
     public Mono<Void> leave(String reason) {
         return Mono.create(sink -> onLoop(() -> doLeave(reason, sink)));
     }
@@ -274,6 +276,7 @@ public final class ClassicGroupMember {
      * them to others right away, so committing them is no longer possible; the official client reports them lost
      * on its next poll, kflux at once so fetching stops). The member stays UNJOINED until {@link #pollResumed()}.
      */
+    @Override
     public void pollTimeoutExpired() {
         onLoop(() -> {
             if (!state.isActive()) {
@@ -283,7 +286,7 @@ public final class ClassicGroupMember {
                     + "after records were emitted; leaving the group until demand returns.", logPrefix,
                     POLL_TIMEOUT_REASON, config.maxPollIntervalMs());
             Generation g = generation;
-            CoordinatorChannel ch = coordinator;
+            CoordinatorChannel ch = coordinatorChannel();
             if (config.groupInstanceId() == null && ch != null && !g.memberId().isEmpty()) {
                 sendLeaveGroup(ch, g, POLL_TIMEOUT_REASON).subscribe();
             }
@@ -299,6 +302,7 @@ public final class ClassicGroupMember {
     }
 
     /** Downstream demand returned after {@link #pollTimeoutExpired()}: the member joins the group again. */
+    @Override
     public void pollResumed() {
         onLoop(() -> {
             if (state != MemberState.UNJOINED || unjoined != Unjoined.POLL_EXPIRED) {
@@ -316,6 +320,7 @@ public final class ClassicGroupMember {
      * listener calls. Connections and the coordinator manager belong to the consumer and stay open.
      * Idempotent.
      */
+    @Override
     public void close() {
         onLoop(() -> {
             if (terminal()) {
@@ -331,27 +336,48 @@ public final class ClassicGroupMember {
         return state;
     }
 
+    @Override
+    public boolean isStable() {
+        return state == MemberState.STABLE;
+    }
+
+    @Override
+    public boolean isOut() {
+        MemberState s = state;
+        return s == MemberState.UNJOINED || s == MemberState.LEAVING || s.isTerminal();
+    }
+
+    @Override
+    public String stateName() {
+        return state.name();
+    }
+
     /** The generation of the last successful JoinGroup, -1 when the member has none; any thread. */
+    @Override
     public int generationId() {
         return generation.generationId();
     }
 
     /** The member id the coordinator gave, {@code ""} when none; any thread. For OffsetCommit. */
+    @Override
     public String memberId() {
         return generation.memberId();
     }
 
     /** {@code group.instance.id} (static membership), for OffsetCommit; empty for a dynamic member. */
+    @Override
     public Optional<String> groupInstanceId() {
         return config.instanceId();
     }
 
     /** True once a JoinGroup succeeded, whatever happened since; any thread. */
+    @Override
     public boolean everJoined() {
         return everJoined;
     }
 
     /** The partitions the member owns now (an immutable snapshot); any thread. */
+    @Override
     public Set<TopicPartition> assignment() {
         return owned;
     }
@@ -394,7 +420,7 @@ public final class ClassicGroupMember {
 
     /** From UNJOINED (start, poll resumed) into the group: look for the coordinator, or join at once. */
     private void activate() {
-        if (coordinator == null) {
+        if (coordinatorChannel() == null) {
             awaitCoordinator();
         } else {
             prepareJoin();
@@ -416,7 +442,7 @@ public final class ClassicGroupMember {
         if (inactive() || state == MemberState.JOINING || state == MemberState.SYNCING) {
             return;
         }
-        if (coordinator == null) {
+        if (coordinatorChannel() == null) {
             awaitCoordinator();
             return;
         }
@@ -489,13 +515,11 @@ public final class ClassicGroupMember {
         flowEpoch++;
         dispose(joinCall);
         heartbeat.cancel();
-        dispose(discoveryCall);
-        dispose(lostWatch);
+        link.cancel();
         dispose(metadataLoop);
         dispose(missingTopicsRefresh);
-        joinCall = discoveryCall = lostWatch = metadataLoop = missingTopicsRefresh = null;
+        joinCall = metadataLoop = missingTopicsRefresh = null;
         listenerCalls.cancel();
-        coordinator = null;
         List<MonoSink<Void>> leavers = new ArrayList<>(leaveWaiters);
         leaveWaiters.clear();
         leavers.forEach(MonoSink::success);
@@ -519,41 +543,33 @@ public final class ClassicGroupMember {
 
     /** Asks the coordinator manager for the coordinator (once; it retries lookups itself) unless one is known. */
     private void discover() {
-        if (discoveryCall != null || terminal() || coordinator != null) {
-            return;
+        if (!terminal()) {
+            link.ensure();
         }
-        discoveryCall = coordinators.channel().subscribe(ch -> onLoop(() -> onCoordinatorFound(ch)),
-                e -> onLoop(() -> {
-                    discoveryCall = null;
-                    fail(e); // only what no retry can change: FindCoordinator errors, versions, closed resources
-                }));
     }
 
     private void onCoordinatorFound(CoordinatorChannel ch) {
-        discoveryCall = null;
         if (terminal()) {
             return;
         }
-        coordinator = ch;
         heartbeat.sessionStarts();
         proceed();
         heartbeat.ensure();
     }
 
     /**
-     * Marks the coordinator unknown (when {@code ch} is the current one, or {@code ch} is null) and starts
-     * rediscovery; the member keeps its generation and partitions. A JoinGroup/SyncGroup under way is abandoned and
-     * sent again to the new coordinator.
+     * Forgets the coordinator when {@code ch} is the current one (null: whichever is current); the member keeps its
+     * generation and partitions and looks for it again.
      */
     void coordinatorLost(CoordinatorChannel ch, String reason) {
-        CoordinatorChannel current = coordinator;
-        if (current == null || (ch != null && ch != current) || terminal()) {
+        link.lose(ch, reason);
+    }
+
+    /** The coordinator is gone: a JoinGroup/SyncGroup under way is abandoned and sent again to the new one. */
+    private void onCoordinatorLost(CoordinatorChannel gone, String reason) {
+        if (terminal()) {
             return;
         }
-        log.info("{}group coordinator (node {}) is unavailable: {}; looking for it again", logPrefix,
-                current.nodeId(), reason);
-        coordinator = null;
-        coordinators.markUnavailable(current, reason);
         heartbeat.stop();
         if (state == MemberState.JOINING || state == MemberState.SYNCING) {
             abortFlow();
@@ -567,7 +583,7 @@ public final class ClassicGroupMember {
 
     /** Whether {@link ClassicHeartbeat} may send now: a coordinator, a generation, and a state that heartbeats. */
     boolean heartbeatAllowed() {
-        return coordinator != null && generation.valid() && (state == MemberState.STABLE
+        return coordinatorChannel() != null && generation.valid() && (state == MemberState.STABLE
                 || state == MemberState.SYNCING || state == MemberState.REJOINING);
     }
 
@@ -576,7 +592,7 @@ public final class ClassicGroupMember {
     }
 
     CoordinatorChannel coordinatorChannel() {
-        return coordinator;
+        return link.current();
     }
 
     /** What a Heartbeat answer (from the current coordinator, for {@code sent}) means for the member. */
@@ -654,7 +670,7 @@ public final class ClassicGroupMember {
             prepareJoin(); // the generation was reset while the listener ran: what is still owned is lost
             return;
         }
-        if (state != MemberState.REJOINING || coordinator == null) {
+        if (state != MemberState.REJOINING || coordinatorChannel() == null) {
             // The coordinator moved while the listener ran: the join is sent once it is found again (proceed).
             needsJoin = true;
             proceed();
@@ -675,7 +691,7 @@ public final class ClassicGroupMember {
             }
         }
         long epoch = flowEpoch;
-        CoordinatorChannel ch = coordinator;
+        CoordinatorChannel ch = coordinatorChannel();
         Generation current = generation;
         joinedTopics = Set.copyOf(subscribedTopics);
         JoinGroupRequest request = new JoinGroupRequest(config.groupId(), config.sessionTimeoutMs(),
@@ -765,7 +781,7 @@ public final class ClassicGroupMember {
         transitionTo(MemberState.JOINING);
         joinCall = schedule(delay, () -> {
             if (epoch == flowEpoch && !inactive()) {
-                if (coordinator == null) {
+                if (coordinatorChannel() == null) {
                     needsJoin = true;
                     awaitCoordinator();
                 } else {
@@ -842,7 +858,7 @@ public final class ClassicGroupMember {
 
     private void sendSync(List<SyncGroupRequestAssignment> assignments) {
         long epoch = flowEpoch;
-        CoordinatorChannel ch = coordinator;
+        CoordinatorChannel ch = coordinatorChannel();
         Generation sent = generation;
         SyncGroupRequest request = new SyncGroupRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId(), config.protocolType(), sent.protocolName(), assignments);
@@ -993,7 +1009,7 @@ public final class ClassicGroupMember {
         listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, () -> owned, dropped -> {
             removeOwned(dropped);
             Generation g = generation;
-            CoordinatorChannel ch = coordinator;
+            CoordinatorChannel ch = coordinatorChannel();
             Runnable done = () -> {
                 generation = Generation.NONE;
                 resetLeader();

@@ -3,8 +3,7 @@ package io.kflux.internal;
 import io.kflux.TopicPartition;
 import io.kflux.commit.GroupContext;
 import io.kflux.commit.MemberIdentity;
-import io.kflux.group.ClassicGroupMember;
-import io.kflux.group.MemberState;
+import io.kflux.group.GroupMember;
 import io.kflux.network.BrokerConnection;
 import java.time.Duration;
 import java.util.Collection;
@@ -25,7 +24,7 @@ final class ConsumerGroupContext implements GroupContext {
     private final String groupId;
     private final Supplier<ClientResources> resources;
     private final Set<TopicPartition> manualAssignment;
-    private volatile ClassicGroupMember member;
+    private volatile GroupMember member;
 
     /** @param resources the consumer's current connections (created on demand) */
     ConsumerGroupContext(String groupId, Supplier<ClientResources> resources, Collection<TopicPartition> manualAssignment) {
@@ -34,11 +33,11 @@ final class ConsumerGroupContext implements GroupContext {
         this.manualAssignment = Set.copyOf(manualAssignment);
     }
 
-    void member(ClassicGroupMember member) {
+    void member(GroupMember member) {
         this.member = member;
     }
 
-    void memberGone(ClassicGroupMember gone) {
+    void memberGone(GroupMember gone) {
         if (member == gone) {
             member = null;
         }
@@ -63,19 +62,19 @@ final class ConsumerGroupContext implements GroupContext {
 
     @Override
     public MemberIdentity identity() {
-        ClassicGroupMember m = member;
+        GroupMember m = member;
         return m == null ? MemberIdentity.NONE
                 : new MemberIdentity(m.generationId(), m.memberId(), m.groupInstanceId().orElse(null));
     }
 
     @Override
     public Mono<Void> awaitStable() {
-        ClassicGroupMember m = member;
-        if (m == null || m.state() == MemberState.STABLE) {
+        GroupMember m = member;
+        if (m == null || m.isStable()) {
             return Mono.empty();
         }
         // The member's state changes on the consumer's loop; polling it keeps this layer free of callbacks.
-        return Flux.interval(STABLE_POLL).filter(t -> m.state() == MemberState.STABLE || member != m).next().then();
+        return Flux.interval(STABLE_POLL).filter(t -> m.isStable() || member != m).next().then();
     }
 
     @Override
@@ -85,16 +84,16 @@ final class ConsumerGroupContext implements GroupContext {
 
     @Override
     public String notOwnedReason() {
-        ClassicGroupMember m = member;
+        GroupMember m = member;
         if (m == null) {
             return "they are not in the manual assignment";
         }
-        MemberState s = m.state();
+        String s = m.stateName();
         if (!m.everJoined()) {
             return "this consumer never joined the group (member state " + s + "), so it owns no partitions; "
                     + "partitions can be committed by their owner once the group assigned them";
         }
-        if (s == MemberState.UNJOINED || s == MemberState.LEAVING || s.isTerminal()) {
+        if (m.isOut()) {
             return "this consumer left the group (member state " + s + ") and owns no partitions any more";
         }
         return "this member does not own them in generation " + m.generationId() + " (it owns " + m.assignment()
@@ -103,7 +102,7 @@ final class ConsumerGroupContext implements GroupContext {
 
     @Override
     public Set<TopicPartition> owned() {
-        ClassicGroupMember m = member;
+        GroupMember m = member;
         return m == null ? manualAssignment : m.assignment();
     }
 }

@@ -149,6 +149,17 @@ final class FakeGroupIo implements GroupIo {
         return Cluster.from(r, Cluster.EMPTY, false, System.nanoTime());
     }
 
+    /** A snapshot with broker 1 and these topics (name -> topic id), each with 2 partitions. */
+    static Cluster clusterWithIds(Map<String, UUID> topics) {
+        List<MetadataResponseTopic> list = new ArrayList<>();
+        topics.forEach((name, id) -> list.add(new MetadataResponseTopic((short) 0, name, id, false, List.of(
+                new MetadataResponsePartition((short) 0, 0, 1, 0, List.of(1), List.of(1), List.of()),
+                new MetadataResponsePartition((short) 0, 1, 1, 0, List.of(1), List.of(1), List.of())), 0)));
+        MetadataResponse r = new MetadataResponse(0, List.of(new MetadataResponseBroker(1, "broker1", 9092, null)),
+                "cluster", 1, list, 0, (short) 0);
+        return Cluster.from(r, Cluster.EMPTY, false, System.nanoTime());
+    }
+
     /** A snapshot with broker 1 where each of these topics has only its topic-level error and no partitions. */
     static Cluster clusterWithErrors(Map<String, Errors> topics) {
         List<MetadataResponseTopic> list = new ArrayList<>();
