@@ -14,19 +14,23 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** One kflux member of a group consumes a topic through the group coordinator. */
+/** One kflux member of a group consumes a topic through the group coordinator, under either group protocol. */
 @KafkaCluster(nodes = 1)
 class GroupSmokeTest {
 
-    @Test
-    void aSingleMemberGetsEveryPartitionAndConsumesEverything(EmbeddedKafkaCluster kafka) {
-        kafka.createTopic("grp", 4, 1);
-        SampleData.produce(kafka.bootstrapServers(), "grp", 400);
-        Map<String, Object> props = Kflux.props(kafka.bootstrapServers(), "group.id", "g1");
+    @ParameterizedTest(name = "group.protocol={0}")
+    @ValueSource(strings = {"classic", "consumer"})
+    void aSingleMemberGetsEveryPartitionAndConsumesEverything(String protocol, EmbeddedKafkaCluster kafka) {
+        String topic = "grp-" + protocol;
+        kafka.createTopic(topic, 4, 1);
+        SampleData.produce(kafka.bootstrapServers(), topic, 400);
+        Map<String, Object> props = Kflux.props(kafka.bootstrapServers(), "group.id", "g1-" + protocol,
+                "group.protocol", protocol);
         KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(
-                ConsumerOptions.create(props, Deserializers.string(), Deserializers.string()).subscription(List.of("grp")));
+                ConsumerOptions.create(props, Deserializers.string(), Deserializers.string()).subscription(List.of(topic)));
         List<ConsumerRecord<String, String>> records = consumer.receive()
                 .doOnNext(ConsumerRecord::acknowledge)
                 .take(400).collectList().block(Duration.ofSeconds(60));
