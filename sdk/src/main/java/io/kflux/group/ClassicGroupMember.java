@@ -811,16 +811,9 @@ public final class ClassicGroupMember implements GroupMember {
             return;
         }
         updateInterest();
-        if (response.skipAssignment()) {
-            // KIP-814: a static leader that rejoined must not reassign; it keeps watching the group's topics.
-            log.info("{}leader of generation {} with skipAssignment: not reassigning", logPrefix,
-                    response.generationId());
-            leaderAssignment.skipAssignment(io.cluster());
-            sendSync(List.of());
-            return;
-        }
+        boolean skip = response.skipAssignment();
         PartitionAssignor assignor = assignor(response.protocolName());
-        if (assignor == null) {
+        if (assignor == null && !skip) {
             fail(new KafkaFluxException("the coordinator chose assignor '" + response.protocolName()
                     + "', which this member does not have"));
             return;
@@ -833,7 +826,20 @@ public final class ClassicGroupMember implements GroupMember {
                     return Mono.fromSupplier(io::cluster);
                 })
                 .subscribe(cluster -> onLoop(() -> {
-                    if (epoch == flowEpoch) {
+                    if (epoch != flowEpoch) {
+                        return;
+                    }
+                    if (skip) {
+                        // KIP-814: a static leader that rejoined must not reassign; it keeps watching the group's
+                        // topics, with counts from fresh metadata: a topic its snapshot did not know yet would
+                        // otherwise look new and make it rebalance the group for nothing.
+                        joinCall = null;
+                        log.info("{}leader of generation {} with skipAssignment: not reassigning", logPrefix,
+                                response.generationId());
+                        lastCheckedCluster = cluster;
+                        leaderAssignment.skipAssignment(cluster);
+                        sendSync(List.of());
+                    } else {
                         assignAndSync(assignor, subscriptions, cluster);
                     }
                 }));
