@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
@@ -71,6 +72,47 @@ class ConsumerGroupProtocolTest {
                 m.stop();
                 active.remove(m);
                 awaitBalanced(id, topic, active);
+            }
+            List<String> produced = producer.stop();
+            Tally tally = GroupKit.awaitAllConsumed(produced, all, Duration.ofSeconds(30));
+            System.out.printf("[%s] %s; duplicates: %s%n", id, tally, tally.duplicates());
+            all.forEach(m -> assertThat(m.error()).as(m.name() + " error").isNull());
+            assertThat(tally.missing()).as("records no member consumed").isEmpty();
+        } finally {
+            active.forEach(Member::stop);
+        }
+    }
+
+    /**
+     * Online migration (the broker's {@code group.consumer.migration.policy}, bidirectional by default since 4.0):
+     * kflux members of a classic group are replaced one by one with kflux members speaking {@code consumer} (the
+     * group becomes a consumer group once the first joins; the classic members keep their protocol meanwhile), then
+     * back. Records are produced all along and every one is consumed.
+     */
+    @Test
+    void aGroupMigratesOnlineFromClassicToConsumerAndBack(EmbeddedKafkaCluster kafka) {
+        String id = "kip848-migration";
+        String topic = id;
+        String group = id + "-group";
+        kafka.createTopic(topic, PARTITIONS, 1);
+        List<Member> all = new ArrayList<>();
+        List<Member> active = new ArrayList<>();
+        try (BackgroundProducer producer = new BackgroundProducer(kafka.bootstrapServers(), topic, 1000)) {
+            int n = 0;
+            for (String protocol : List.of("classic", "classic", "consumer", "consumer", "classic", "classic")) {
+                String name = protocol + "-" + n++;
+                Map<String, Object> props = protocol.equals("classic")
+                        ? GroupKit.props(kafka.bootstrapServers(), group, "cooperative-sticky", "client.id", name)
+                        : GroupKit.consumerProtocolProps(kafka.bootstrapServers(), group, "client.id", name);
+                Member m = new KfluxMember(name, GroupKit.consumer(props, topic, null)).start();
+                all.add(m);
+                active.add(m);
+                awaitBalanced(id, topic, active);
+                if (active.size() > 2) {
+                    Member oldest = active.remove(0); // the oldest member of the other protocol leaves
+                    oldest.stop();
+                    awaitBalanced(id, topic, active);
+                }
             }
             List<String> produced = producer.stop();
             Tally tally = GroupKit.awaitAllConsumed(produced, all, Duration.ofSeconds(30));
