@@ -123,6 +123,8 @@ public final class ConsumerGroupMember implements GroupMember {
     /** In ACKNOWLEDGING: a heartbeat answer confirmed the owned partitions. */
     private boolean acknowledged;
     private int heartbeatFailures;
+    /** A join heartbeat (epoch 0) went out since the last join(): the coordinator may know this member already. */
+    private boolean joinSent;
     private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
     /** The metadata refresh (or its backoff timer) for assigned topic ids not known yet; null when none. */
     private Disposable unknownIdRefresh;
@@ -328,6 +330,7 @@ public final class ConsumerGroupMember implements GroupMember {
         out = null;
         memberEpoch = 0;
         target = null;
+        joinSent = false;
         heartbeatNow();
     }
 
@@ -446,6 +449,7 @@ public final class ConsumerGroupMember implements GroupMember {
         heartbeatInFlight = true;
         heartbeatSoon = false;
         ConsumerGroupHeartbeatRequest request = request(memberEpoch);
+        joinSent |= memberEpoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH;
         Set<TopicPartition> reported = owned;
         heartbeatCall = ch.send(request, config.requestTimeoutMs()).subscribe(
                 r -> onLoop(() -> onHeartbeatResponse(ch, request, reported, r)),
@@ -705,7 +709,10 @@ public final class ConsumerGroupMember implements GroupMember {
                 waiters.forEach(MonoSink::success);
             };
             CoordinatorChannel ch = link.current();
-            if (ch == null || memberEpoch <= 0 || state != ConsumerMemberState.LEAVING) {
+            // A join the coordinator may have taken is left too: else the member would hold partitions until the
+            // broker's session timeout. (Not after fencing: that membership is gone already.)
+            boolean member = memberEpoch > 0 || (joinSent && why != Out.POLL_EXPIRED);
+            if (ch == null || !member || state != ConsumerMemberState.LEAVING) {
                 log.info("{}leaving the group without a leave heartbeat (no coordinator or no membership)", logPrefix);
                 done.run();
                 return;

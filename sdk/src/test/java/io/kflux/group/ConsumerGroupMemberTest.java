@@ -337,6 +337,23 @@ class ConsumerGroupMemberTest {
     }
 
     @Test
+    void leavingWhileTheJoinIsUnansweredStillLeaves() {
+        create(null);
+        member.subscribe(List.of("t"));
+        member.start();
+        io.answerFind(1);
+        Pending<?> join = takeHeartbeat();
+        member.leave("closing").subscribe();
+        Pending<?> leave = takeHeartbeat();
+        assertThat(heartbeat(leave).memberEpoch()).isEqualTo(ConsumerGroupHeartbeatRequest.LEAVE_EPOCH);
+        assertThat(heartbeat(leave).memberId()).isEqualTo(heartbeat(join).memberId());
+        join.answer(answer(1, Map.of(t, List.of(0)))); // a late join answer changes nothing
+        leave.answer(answer(-1, null));
+        assertThat(listener.calls).isEmpty();
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.UNSUBSCRIBED);
+    }
+
+    @Test
     void aStaticMemberLeavesWithEpochMinusTwo() {
         create("pod-1");
         joinStable(Map.of(t, List.of(0)));

@@ -82,6 +82,16 @@ public final class GroupKit {
         return props;
     }
 
+    /**
+     * {@link #props} for {@code classic} (with {@code assignor}), {@link #consumerProtocolProps} for {@code consumer}
+     * (the broker assigns: {@code assignor} is not used), for tests that run under both group protocols.
+     */
+    public static Map<String, Object> protocolProps(String protocol, String bootstrap, String groupId, String assignor,
+                                                    Object... extra) {
+        return protocol.equals("consumer") ? consumerProtocolProps(bootstrap, groupId, extra)
+                : props(bootstrap, groupId, assignor, extra);
+    }
+
     public static KafkaFluxConsumer<String, String> consumer(Map<String, Object> props, String topic,
                                                              RebalanceListener listener) {
         ConsumerOptions<String, String> options = ConsumerOptions.create(props, Deserializers.string(),
