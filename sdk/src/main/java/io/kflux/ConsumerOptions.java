@@ -607,12 +607,21 @@ public final class ConsumerOptions<K, V> {
                                       "a group id to subscribe to topics (subscription(...)); use assignment(...) to"
                                       + " read partitions without a group");
         }
-        // Refused rather than silently speaking the classic protocol: the group would not be the one asked for.
-        if ((subscriptionType == SubscriptionType.TOPICS || subscriptionType == SubscriptionType.PATTERN)
-            && config.groupProtocol() == GroupProtocol.CONSUMER) {
-            throw new ConfigException(ConsumerConfigDef.GROUP_PROTOCOL, "consumer",
-                                      "classic: the consumer group protocol (KIP-848) is not supported by this"
-                                      + " version of kflux yet");
+        // KIP-848: the broker evaluates the pattern with RE2J, whose syntax is not Java's (no look-around, no
+        // back-references, no flags): refuse here what the broker could not run the same way.
+        if (subscriptionType == SubscriptionType.PATTERN && config.groupProtocol() == GroupProtocol.CONSUMER) {
+            // flags() also reports inline flags such as (?i), which RE2J takes: only flags given to compile() are lost
+            if (pattern.flags() != Pattern.compile(pattern.pattern()).flags()) {
+                throw new ConfigException("subscription pattern", pattern.pattern(), "a pattern without Java flags "
+                        + "(flags " + pattern.flags() + " given): with group.protocol=consumer the broker evaluates it"
+                        + " as an RE2J regular expression (KIP-848); write flags inline, e.g. (?i)");
+            }
+            try {
+                com.google.re2j.Pattern.compile(pattern.pattern());
+            } catch (com.google.re2j.PatternSyntaxException e) {
+                throw new ConfigException("subscription pattern", pattern.pattern(), "a regular expression in RE2J "
+                        + "syntax: with group.protocol=consumer the broker evaluates it (KIP-848): " + e.getMessage(), e);
+            }
         }
     }
 

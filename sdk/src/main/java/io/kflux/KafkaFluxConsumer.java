@@ -36,8 +36,9 @@ public interface KafkaFluxConsumer<K, V> {
      * @return the consumer
      * @throws NullPointerException     if {@code options} is {@code null}
      * @throws IllegalArgumentException if the options have neither a subscription nor an assignment
-     * @throws ConfigException          if they subscribe to topics or a pattern without {@code group.id} or with
-     *                                  {@code group.protocol=consumer} (KIP-848, not supported yet); if
+     * @throws ConfigException          if they subscribe to topics or a pattern without {@code group.id}; if they
+     *                                  subscribe to a pattern with {@code group.protocol=consumer} that RE2J (the
+     *                                  broker's regular expressions, KIP-848) cannot parse, or with Java flags; if
      *                                  {@code security.protocol} is not {@code PLAINTEXT} (TLS and SASL are not
      *                                  supported yet); if {@code request.timeout.ms} or
      *                                  {@code socket.connection.setup.timeout.ms} is 0

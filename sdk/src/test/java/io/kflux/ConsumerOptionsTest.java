@@ -102,17 +102,24 @@ class ConsumerOptionsTest {
     }
 
     @Test
-    void theConsumerGroupProtocolIsRefusedForGroupSubscriptions() {
+    void theConsumerGroupProtocolTakesTopicsAndPatternsRe2jCanRun() {
         ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(PROPS).withProperty("group.protocol", "consumer");
-        assertThatThrownBy(() -> KafkaFluxConsumer.create(o.subscription(List.of("t"))))
-            .isInstanceOfSatisfying(ConfigException.class, e -> {
-                assertThat(e.key()).isEqualTo("group.protocol");
-                assertThat(e.getMessage()).contains("KIP-848");
-            });
-        assertThatThrownBy(() -> KafkaFluxConsumer.create(o.subscription(Pattern.compile("t.*"))))
-            .isInstanceOf(ConfigException.class);
-        // no group membership with a manual assignment: nothing to speak the protocol with
-        assertThat(KafkaFluxConsumer.create(o.assignment(List.of(new TopicPartition("t", 0))))).isNotNull();
+        assertThat(KafkaFluxConsumer.create(o.subscription(List.of("t")))).isNotNull();
+        assertThat(KafkaFluxConsumer.create(o.subscription(Pattern.compile("orders-(eu|us)\\..*")))).isNotNull();
+        assertThat(KafkaFluxConsumer.create(o.subscription(Pattern.compile("(?i)orders.*")))).isNotNull();
+        // Java look-ahead and back-references: the broker (RE2J) cannot evaluate them
+        for (String javaOnly : List.of("orders(?!-test).*", "(a)\\1")) {
+            assertThatThrownBy(() -> KafkaFluxConsumer.create(o.subscription(Pattern.compile(javaOnly))))
+                .isInstanceOfSatisfying(ConfigException.class, e -> {
+                    assertThat(e.key()).isEqualTo("subscription pattern");
+                    assertThat(e.getMessage()).contains("RE2J").contains(javaOnly);
+                });
+        }
+        assertThatThrownBy(() -> KafkaFluxConsumer.create(o.subscription(Pattern.compile("orders.*",
+                Pattern.CASE_INSENSITIVE)))).isInstanceOf(ConfigException.class).hasMessageContaining("(?i)");
+        // the classic protocol matches with java.util.regex on the client: anything Java takes is fine
+        assertThat(KafkaFluxConsumer.create(ConsumerOptions.create(PROPS)
+                .subscription(Pattern.compile("orders(?!-test).*")))).isNotNull();
     }
 
     @Test

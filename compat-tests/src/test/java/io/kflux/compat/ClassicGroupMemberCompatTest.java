@@ -7,6 +7,7 @@ import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.OfficialConsumers;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.group.ClassicGroupMember;
+import io.kflux.group.CoordinatorManager;
 import io.kflux.group.GroupConfig;
 import io.kflux.group.GroupListener;
 import io.kflux.group.MemberState;
@@ -42,15 +43,17 @@ class ClassicGroupMemberCompatTest {
         final SerialExecutor loop = new SerialExecutor(Throwable::printStackTrace);
         final List<String> events = new CopyOnWriteArrayList<>();
         final List<Throwable> fatal = new CopyOnWriteArrayList<>();
+        final CoordinatorManager coordinators;
         final ClassicGroupMember member;
 
         Member(String bootstrap, String groupId, String instanceId) {
             String[] hp = bootstrap.split(",")[0].split(":");
             metadata = new MetadataManager(connections, List.of(InetSocketAddress.createUnresolved(hp[0],
                     Integer.parseInt(hp[1]))), false);
-            GroupConfig config = new GroupConfig(groupId, instanceId, 10_000, 500, 60_000, 100, 1_000, 30_000, 300_000,
+            GroupConfig config = new GroupConfig(groupId, instanceId, 10_000, 500, 60_000, 100, 1_000, 30_000,
                     null, true, "consumer", List.of(new RangeAssignor()));
-            member = new ClassicGroupMember(config, connections, metadata, loop, new GroupListener() {
+            coordinators = CoordinatorManager.create(groupId, connections, metadata, 100, 1_000);
+            member = new ClassicGroupMember(config, connections, metadata, coordinators, loop, new GroupListener() {
                 @Override
                 public Mono<Void> onPartitionsRevoked(Set<TopicPartition> partitions) {
                     events.add("revoked " + partitions);
@@ -79,6 +82,7 @@ class ClassicGroupMemberCompatTest {
         @Override
         public void close() {
             member.close();
+            coordinators.close();
             connections.closeAll().block(Duration.ofSeconds(10));
         }
     }

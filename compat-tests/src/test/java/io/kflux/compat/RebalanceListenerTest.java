@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
@@ -35,7 +37,9 @@ import reactor.core.publisher.Mono;
  * The application's {@link RebalanceListener} in a real group: when it runs relative to the records emitted,
  * {@code RebalanceContext.seek} in {@code onPartitionsAssigned}, and listeners that fail.
  */
-@KafkaCluster(nodes = 1)
+// short consumer-protocol heartbeats so that KIP-848 rebalances settle as fast as classic ones here
+@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+        "group.consumer.min.heartbeat.interval.ms=500"})
 class RebalanceListenerTest {
 
     /** What one member saw, in the order it happened: records emitted and listener calls. */
@@ -103,15 +107,16 @@ class RebalanceListenerTest {
         }
     }
 
-    @Test
-    void revokeRunsAfterTheLastEmittedRecordAndAssignBeforeTheFirst(EmbeddedKafkaCluster kafka) {
-        String topic = "rl-order";
+    @ParameterizedTest(name = "group.protocol={0}")
+    @ValueSource(strings = {"classic", "consumer"})
+    void revokeRunsAfterTheLastEmittedRecordAndAssignBeforeTheFirst(String protocol, EmbeddedKafkaCluster kafka) {
+        String topic = "rl-order-" + protocol;
         kafka.createTopic(topic, 4, 1);
         SampleData.produce(kafka.bootstrapServers(), topic, 4000);
         Recorder a = new Recorder();
         Recorder b = new Recorder();
-        Map<String, Object> props = GroupKit.props(kafka.bootstrapServers(), "rl-order-group", "range",
-                "enable.auto.commit", false);
+        Map<String, Object> props = GroupKit.protocolProps(protocol, kafka.bootstrapServers(), "rl-order-group-"
+                + protocol, "range", "enable.auto.commit", false);
         KafkaFluxConsumer<String, String> ca = GroupKit.consumer(props, topic, a);
         KafkaFluxConsumer<String, String> cb = GroupKit.consumer(props, topic, b);
         AtomicReference<Throwable> errors = new AtomicReference<>();
@@ -221,9 +226,10 @@ class RebalanceListenerTest {
         assertThat(offsets.get(p2)).containsExactly(30L);
     }
 
-    @Test
-    void aFailingListenerIsLoggedAndTheRebalanceGoesOn(EmbeddedKafkaCluster kafka) {
-        String topic = "rl-fail";
+    @ParameterizedTest(name = "group.protocol={0}")
+    @ValueSource(strings = {"classic", "consumer"})
+    void aFailingListenerIsLoggedAndTheRebalanceGoesOn(String protocol, EmbeddedKafkaCluster kafka) {
+        String topic = "rl-fail-" + protocol;
         kafka.createTopic(topic, 4, 1);
         SampleData.produce(kafka.bootstrapServers(), topic, 400);
         AtomicInteger calls = new AtomicInteger();
@@ -245,7 +251,8 @@ class RebalanceListenerTest {
                 return Mono.error(new IllegalStateException("revoked listener fails"));
             }
         };
-        Map<String, Object> props = GroupKit.props(kafka.bootstrapServers(), "rl-fail-group", "range");
+        Map<String, Object> props = GroupKit.protocolProps(protocol, kafka.bootstrapServers(), "rl-fail-group-"
+                + protocol, "range");
         KfluxMember a = new KfluxMember("a", GroupKit.consumer(props, topic, failing)).start();
         KfluxMember b = null;
         try {

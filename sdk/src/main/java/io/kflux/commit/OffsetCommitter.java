@@ -217,9 +217,11 @@ public final class OffsetCommitter {
                         return Mono.error(RetriableCommitException.unknownTopicId("commit of " + tp));
                     case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE:
                         return Mono.error(new RetriableCommitException("commit of " + tp + ": " + error, true));
-                    case REBALANCE_IN_PROGRESS:
+                    case REBALANCE_IN_PROGRESS, STALE_MEMBER_EPOCH:
+                        // KIP-848: a stale epoch is one the member's next heartbeat replaces; as for a classic
+                        // rebalance, wait until it is settled, then commit what it still owns with the new epoch.
                         return Mono.error(new RebalanceInProgress());
-                    case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, STALE_MEMBER_EPOCH:
+                    case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID:
                         return Mono.error(new CommitFailedException("offset commit of " + tp + " refused: " + error
                                 + " (generation " + id.generationId() + ", member '" + id.memberId()
                                 + "'): the group rebalanced and this member no longer owns it"));

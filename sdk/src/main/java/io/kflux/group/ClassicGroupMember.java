@@ -3,16 +3,15 @@ package io.kflux.group;
 import io.kflux.TopicAuthorizationException;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.util.Backoff;
+import io.kflux.util.StateTransitions;
 
 import io.kflux.FencedInstanceIdException;
 import io.kflux.InvalidTopicException;
 import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
-import io.kflux.group.GroupIo.CoordinatorChannel;
+import io.kflux.group.CoordinatorIo.CoordinatorChannel;
 import io.kflux.group.assignor.Assignment;
-import io.kflux.group.assignor.ClusterTopics;
-import io.kflux.group.assignor.GroupAssignment;
 import io.kflux.group.assignor.PartitionAssignor;
 import io.kflux.group.assignor.Assignors;
 import io.kflux.group.assignor.ConsumerProtocolCodec;
@@ -21,31 +20,21 @@ import io.kflux.group.assignor.Subscription;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.TopicInfo;
-import io.kflux.network.BrokerConnection;
 import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
 import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.Errors;
-import io.kflux.protocol.message.FindCoordinatorResponse;
-import io.kflux.protocol.message.HeartbeatRequest;
-import io.kflux.protocol.message.HeartbeatResponse;
 import io.kflux.protocol.message.JoinGroupRequest;
 import io.kflux.protocol.message.JoinGroupRequest.JoinGroupRequestProtocol;
 import io.kflux.protocol.message.JoinGroupResponse;
-import io.kflux.protocol.message.JoinGroupResponse.JoinGroupResponseMember;
 import io.kflux.protocol.message.LeaveGroupRequest;
 import io.kflux.protocol.message.SyncGroupRequest;
 import io.kflux.protocol.message.SyncGroupRequest.SyncGroupRequestAssignment;
 import io.kflux.protocol.message.SyncGroupResponse;
-import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -54,13 +43,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
@@ -83,8 +69,9 @@ import reactor.core.scheduler.Schedulers;
  * (e.g. a commit) does not cost the membership.
  *
  * <p><b>Coordinator loss.</b> NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE answers, a dropped coordinator
- * connection, no heartbeat answer within {@code session.timeout.ms}, or {@link #coordinatorUnavailable()} send the
- * member back to FindCoordinator (retried with backoff) while it keeps its generation and assignment: ownership has
+ * connection, no heartbeat answer within {@code session.timeout.ms}, or a loss the commit layer reported to the shared
+ * {@link CoordinatorManager} send the member back to it (FindCoordinator retried with backoff) while it keeps its
+ * generation and assignment: ownership has
  * not changed, so nothing is revoked and fetching goes on. A JoinGroup or SyncGroup that was under way is sent again
  * to the new coordinator. If the member was expired meanwhile, the next heartbeat says UNKNOWN_MEMBER_ID and its
  * partitions are reported lost.
@@ -92,8 +79,15 @@ import reactor.core.scheduler.Schedulers;
  * <p><b>Listener calls</b> are made one at a time, in order, each bounded by {@code max.poll.interval.ms}: a call
  * that fails or times out is logged at WARN and the rebalance goes on (as with the official client, a listener
  * cannot veto a rebalance; the consumer may end itself from inside its listener if it wants).
+ *
+ * <p><b>Why one class past 500 lines.</b> What is left here is the member's state machine ({@link MemberState}, which
+ * every step checks and moves through checked transitions) and the JoinGroup/SyncGroup flow, whose every answer
+ * decides the next state from the generation, the flow epoch and the owned partitions: split apart, each half would
+ * read and write the other's fields. The separable concerns live beside it: {@link CoordinatorManager} (the
+ * coordinator, shared with commits), {@link CoordinatorLink} (this member's hold on it), {@link ClassicHeartbeat}
+ * (heartbeat loop), {@link LeaderAssignment} (the leader's assignment), {@link ListenerCalls} (listener calls).
  */
-public final class ClassicGroupMember {
+public final class ClassicGroupMember implements GroupMember {
     private static final Logger log = LoggerFactory.getLogger(ClassicGroupMember.class);
 
     /** The broker holds a JoinGroup for up to the rebalance timeout: allow this much more for the answer. */
@@ -102,16 +96,13 @@ public final class ClassicGroupMember {
     static final int MAX_REASON_LENGTH = 255;
     /** The reason sent in LeaveGroup when {@code max.poll.interval.ms} expired (the official client's words). */
     public static final String POLL_TIMEOUT_REASON = "consumer poll timeout has expired.";
-    private static final Comparator<TopicPartition> PARTITION_ORDER =
-            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+    private static final Comparator<TopicPartition> PARTITION_ORDER = ListenerCalls.PARTITION_ORDER;
 
-    /** The rebalance step the member is in; together with the coordinator it gives the {@link MemberState}. */
-    private enum Phase { NONE, PREPARING, JOINING, SYNCING, STABLE }
-
-    private enum Drop { REVOKED, LOST }
+    /** Why the member is {@link MemberState#UNJOINED}: what may bring it back. */
+    private enum Unjoined { NOT_STARTED, LEFT, POLL_EXPIRED }
 
     /** Generation, member id and protocol as the last JoinGroup gave them; replaced as a whole. */
-    private record Generation(int generationId, String memberId, String protocolName) {
+    record Generation(int generationId, String memberId, String protocolName) {
         static final Generation NONE = new Generation(-1, "", null);
 
         boolean valid() {
@@ -121,6 +112,7 @@ public final class ClassicGroupMember {
 
     private final GroupConfig config;
     private final GroupIo io;
+    private final CoordinatorManager coordinators;
     private final Executor loop;
     private final GroupListener listener;
     private final Scheduler scheduler;
@@ -132,17 +124,12 @@ public final class ClassicGroupMember {
     private volatile MemberState state = MemberState.UNJOINED;
     private volatile Generation generation = Generation.NONE;
     private volatile Set<TopicPartition> owned = Set.of();
-    private volatile CoordinatorChannel coordinator;
     private volatile boolean everJoined;
 
     // Loop-only state.
-    private Phase phase = Phase.NONE;
-    private boolean started;
-    private boolean closed;
+    /** Meaningful while {@link #state} is UNJOINED. */
+    private Unjoined unjoined = Unjoined.NOT_STARTED;
     private Throwable fatal;
-    private boolean leaving;
-    private boolean left;
-    private boolean pollExpired;
     private boolean needsJoin;
     private String rejoinReason = "";
     /** Bumped whenever a rebalance step is abandoned: answers and timers of an older epoch are ignored. */
@@ -150,31 +137,18 @@ public final class ClassicGroupMember {
     private Pattern pattern;
     private Set<String> subscribedTopics = new TreeSet<>();
     private Set<String> joinedTopics = Set.of();
-    private boolean leader;
-    private Set<String> groupSubscription = Set.of();
-    /** Partition counts of the group's topics when the leader assigned (null for followers). */
-    private Map<String, Integer> assignmentSnapshot;
+    private final LeaderAssignment leaderAssignment;
     private Cluster lastCheckedCluster;
 
-    private boolean discovering;
-    private int discoveryFailures;
-    private Disposable discoveryCall;
-    private Disposable coordinatorWatch;
-    private final List<MonoSink<CoordinatorChannel>> coordinatorWaiters = new ArrayList<>();
+    private final CoordinatorLink link;
 
-    private Disposable heartbeatTimer;
-    private Disposable heartbeatCall;
-    private long heartbeatSeq;
-    private long heartbeatInFlight = -1;
-    private long lastHeartbeatReceivedMs;
+    private final ClassicHeartbeat heartbeat;
 
     /** The JoinGroup, SyncGroup, leader metadata refresh or retry timer of the current rebalance step. */
     private Disposable joinCall;
     private int joinFailures;
 
-    private boolean listenerBusy;
-    private Disposable listenerCall;
-    private final ArrayDeque<Runnable> listenerQueue = new ArrayDeque<>();
+    private final ListenerCalls listenerCalls;
     private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
     private Disposable metadataLoop;
     /** The early refresh while a subscribed topic is missing from metadata; null when none is pending. */
@@ -184,23 +158,30 @@ public final class ClassicGroupMember {
     /**
      * A member that uses the consumer's connections and metadata.
      *
-     * @param config      the group settings and assignors
-     * @param connections the consumer's broker connections; the coordinator gets a connection of its own
-     * @param metadata    the consumer's metadata; the member sets its interest to the subscribed topics (all topics
-     *                    for a pattern subscription; the leader adds every member's topics), so the consumer must not
-     *                    narrow it while the member runs
+     * @param config       the group settings and assignors
+     * @param connections  the consumer's broker connections
+     * @param metadata     the consumer's metadata; the member sets its interest to the subscribed topics (all topics
+     *                     for a pattern subscription; the leader adds every member's topics), so the consumer must not
+     *                     narrow it while the member runs
+     * @param coordinators the consumer's coordinator manager for {@code config.groupId()}, shared with commits
      * @param loop        the consumer's event loop ({@link io.kflux.util.SerialExecutor}); tasks must not block
      * @param listener    told of revoked, assigned and lost partitions and of fatal errors, always on {@code loop}
      * @throws io.kflux.ConfigException when the assignors have no rebalance protocol in common
      */
     public ClassicGroupMember(GroupConfig config, NodeConnections connections, MetadataManager metadata,
-                              Executor loop, GroupListener listener) {
-        this(config, new NetworkGroupIo(connections, metadata), loop, listener, Schedulers.parallel());
+                              CoordinatorManager coordinators, Executor loop, GroupListener listener) {
+        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, Schedulers.parallel());
     }
 
-    ClassicGroupMember(GroupConfig config, GroupIo io, Executor loop, GroupListener listener, Scheduler scheduler) {
+    ClassicGroupMember(GroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,
+                       GroupListener listener, Scheduler scheduler) {
         this.config = Objects.requireNonNull(config, "config");
         this.io = Objects.requireNonNull(io, "io");
+        this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
+        if (!coordinators.groupId().equals(config.groupId())) {
+            throw new IllegalArgumentException("the coordinator manager is for group " + coordinators.groupId()
+                    + ", the member for " + config.groupId());
+        }
         this.loop = Objects.requireNonNull(loop, "loop");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -208,6 +189,12 @@ public final class ClassicGroupMember {
         this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
         this.logPrefix = "[group " + config.groupId() + (config.groupInstanceId() == null ? "" : ", instance "
                 + config.groupInstanceId()) + "] ";
+        this.leaderAssignment = new LeaderAssignment(logPrefix);
+        this.link = new CoordinatorLink(coordinators, this::onLoop, logPrefix, this::onCoordinatorFound, this::fail,
+                this::onCoordinatorLost);
+        this.heartbeat = new ClassicHeartbeat(this, config, logPrefix);
+        this.listenerCalls = new ListenerCalls(listener, scheduler, config.maxPollIntervalMs(), logPrefix, this::onLoop,
+                this::proceed);
     }
 
     // ------------------------------------------------------------------------------------------------ public API
@@ -216,6 +203,7 @@ public final class ClassicGroupMember {
      * Subscribes to exactly these topics. Before {@link #start()} it sets what the first JoinGroup carries; later a
      * change makes the member rejoin (cooperative: the partitions of dropped topics are revoked first).
      */
+    @Override
     public void subscribe(Collection<String> topics) {
         Set<String> copy = new TreeSet<>(topics);
         onLoop(() -> {
@@ -231,6 +219,7 @@ public final class ClassicGroupMember {
      * {@code exclude.internal.topics}). Matching runs on every metadata snapshot the member sees (at least every
      * {@code metadata.max.age.ms}); a new match or a topic gone makes the member rejoin.
      */
+    @Override
     public void subscribe(Pattern pattern) {
         Objects.requireNonNull(pattern, "pattern");
         onLoop(() -> {
@@ -238,7 +227,7 @@ public final class ClassicGroupMember {
             subscribedTopics = match(io.cluster());
             updateInterest();
             subscriptionMaybeChanged();
-            if (started) {
+            if (started()) {
                 refreshAndCheckMetadata();
             }
         });
@@ -248,23 +237,22 @@ public final class ClassicGroupMember {
      * Starts the loops: coordinator discovery, then JoinGroup / SyncGroup, heartbeats and the metadata check.
      * Idempotent; does nothing after {@link #close()}, a fatal error or {@link #leave}.
      */
+    @Override
     public void start() {
         onLoop(() -> {
-            if (started || terminal()) {
+            if (started() || terminal()) {
                 return;
             }
-            started = true;
+            unjoined = null;
             needsJoin = true;
+            link.start();
             updateInterest();
-            long every = config.metadataMaxAgeMs();
-            metadataLoop = Flux.interval(Duration.ofMillis(every), Duration.ofMillis(every), scheduler)
-                    .onBackpressureDrop()
-                    .concatMap(t -> io.refreshMetadata().onErrorResume(e -> Mono.empty()), 1)
-                    .subscribe(c -> onLoop(() -> checkMetadata(c)));
+            // The consumer refreshes metadata (metadata.max.age.ms, fetch errors); the member looks at every snapshot.
+            metadataLoop = io.metadataUpdates().subscribe(c -> onLoop(() -> checkMetadata(c)));
             if (pattern != null) {
                 refreshAndCheckMetadata();
             }
-            proceed();
+            activate();
         });
     }
 
@@ -278,6 +266,7 @@ public final class ClassicGroupMember {
      * @return completes when LeaveGroup was answered or failed (bounded by {@code request.timeout.ms}), at once when
      * there is nothing to leave; never fails
      */
+    @Override
     public Mono<Void> leave(String reason) {
         return Mono.create(sink -> onLoop(() -> doLeave(reason, sink)));
     }
@@ -289,63 +278,58 @@ public final class ClassicGroupMember {
      * them to others right away, so committing them is no longer possible; the official client reports them lost
      * on its next poll, kflux at once so fetching stops). The member stays UNJOINED until {@link #pollResumed()}.
      */
+    @Override
     public void pollTimeoutExpired() {
         onLoop(() -> {
-            if (!started || terminal() || pollExpired || left || leaving) {
+            if (!state.isActive()) {
                 return;
             }
             log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
                     + "after records were emitted; leaving the group until demand returns.", logPrefix,
                     POLL_TIMEOUT_REASON, config.maxPollIntervalMs());
-            pollExpired = true;
             Generation g = generation;
-            CoordinatorChannel ch = coordinator;
-            if (config.groupInstanceId() == null && ch != null && !g.memberId().isEmpty() && phase != Phase.NONE) {
+            CoordinatorChannel ch = coordinatorChannel();
+            if (config.groupInstanceId() == null && ch != null && !g.memberId().isEmpty()) {
                 sendLeaveGroup(ch, g, POLL_TIMEOUT_REASON).subscribe();
             }
             abortFlow();
-            stopHeartbeat();
-            phase = Phase.NONE;
+            heartbeat.stop();
+            transitionTo(MemberState.UNJOINED);
+            unjoined = Unjoined.POLL_EXPIRED;
             generation = Generation.NONE;
             resetLeader();
             needsJoin = true;
-            callListener(Drop.LOST, () -> owned, this::removeOwned);
+            listenerCalls.drop(ListenerCalls.Drop.LOST, () -> owned, this::removeOwned);
         });
     }
 
     /** Downstream demand returned after {@link #pollTimeoutExpired()}: the member joins the group again. */
+    @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (!pollExpired) {
+            if (state != MemberState.UNJOINED || unjoined != Unjoined.POLL_EXPIRED) {
                 return;
             }
-            pollExpired = false;
+            unjoined = null;
             needsJoin = true;
             rejoinReason = "consumer poll resumed";
-            proceed();
+            activate();
         });
     }
 
     /**
-     * The commit layer got NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or a dropped connection from the coordinator:
-     * the member looks for the coordinator again (keeping its assignment). Ignored while no coordinator is known.
-     */
-    public void coordinatorUnavailable() {
-        onLoop(() -> coordinatorLost(null, "reported by a coordinator request"));
-    }
-
-    /**
      * Stops every loop and timer and abandons requests in flight, without LeaveGroup (see {@link #leave}) and without
-     * listener calls; pending {@link #coordinator()} calls fail. Connections belong to the consumer and stay open.
+     * listener calls. Connections and the coordinator manager belong to the consumer and stay open.
      * Idempotent.
      */
+    @Override
     public void close() {
         onLoop(() -> {
-            if (closed) {
+            if (terminal()) {
                 return;
             }
-            closed = true;
-            cleanup(new IllegalStateException("the group member is closed"));
+            transitionTo(MemberState.CLOSED);
+            cleanup();
         });
     }
 
@@ -354,127 +338,130 @@ public final class ClassicGroupMember {
         return state;
     }
 
+    @Override
+    public boolean isStable() {
+        return state == MemberState.STABLE;
+    }
+
+    @Override
+    public boolean isOut() {
+        MemberState s = state;
+        return s == MemberState.UNJOINED || s == MemberState.LEAVING || s.isTerminal();
+    }
+
+    @Override
+    public String stateName() {
+        return state.name();
+    }
+
     /** The generation of the last successful JoinGroup, -1 when the member has none; any thread. */
+    @Override
     public int generationId() {
         return generation.generationId();
     }
 
     /** The member id the coordinator gave, {@code ""} when none; any thread. For OffsetCommit. */
+    @Override
     public String memberId() {
         return generation.memberId();
     }
 
     /** {@code group.instance.id} (static membership), for OffsetCommit; empty for a dynamic member. */
+    @Override
     public Optional<String> groupInstanceId() {
         return config.instanceId();
     }
 
     /** True once a JoinGroup succeeded, whatever happened since; any thread. */
+    @Override
     public boolean everJoined() {
         return everJoined;
     }
 
     /** The partitions the member owns now (an immutable snapshot); any thread. */
+    @Override
     public Set<TopicPartition> assignment() {
         return owned;
-    }
-
-    /**
-     * The connection to the group coordinator, for OffsetCommit and OffsetFetch. While the coordinator is being
-     * discovered or rediscovered the Mono <b>waits</b> (and starts discovery when none runs); bound it with a
-     * timeout. It fails with {@link IllegalStateException} before {@link #start()}, after {@link #close()} and after
-     * a fatal error.
-     */
-    public Mono<BrokerConnection> coordinator() {
-        return coordinatorChannel().flatMap(ch -> ch.connection() != null ? Mono.just(ch.connection())
-                : Mono.error(new IllegalStateException("the coordinator channel has no broker connection")));
-    }
-
-    Mono<CoordinatorChannel> coordinatorChannel() {
-        return Mono.create(sink -> onLoop(() -> {
-            if (terminal()) {
-                sink.error(new IllegalStateException("the group member is " + (closed ? "closed" : "failed"), fatal));
-            } else if (coordinator != null) {
-                sink.success(coordinator);
-            } else if (!started) {
-                sink.error(new IllegalStateException("the group member is not started"));
-            } else {
-                coordinatorWaiters.add(sink);
-                sink.onCancel(() -> loop.execute(() -> coordinatorWaiters.remove(sink)));
-                discover();
-            }
-        }));
     }
 
     // ------------------------------------------------------------------------------------------------ the machine
 
     /** Runs {@code task} on the loop; a bug in it makes the member fail rather than wedge. */
-    private void onLoop(Runnable task) {
+    void onLoop(Runnable task) {
         loop.execute(() -> {
             try {
                 task.run();
             } catch (RuntimeException e) {
                 fail(new KafkaFluxException("group member failed unexpectedly: " + e, e));
-            } finally {
-                publishState();
             }
         });
     }
 
+    /** Moves to {@code next}; staying where the member is is no move. */
+    private void transitionTo(MemberState next) {
+        MemberState from = state;
+        if (from == next) {
+            return;
+        }
+        state = StateTransitions.check(from, next);
+        log.debug("{}state {} -> {}", logPrefix, from, next);
+    }
+
     private boolean terminal() {
-        return closed || fatal != null;
+        return state.isTerminal();
     }
 
+    private boolean started() {
+        return state != MemberState.UNJOINED || unjoined != Unjoined.NOT_STARTED;
+    }
+
+    /** Not taking part in the group: not started, left, out after a poll timeout, leaving, or terminal. */
     private boolean inactive() {
-        return !started || terminal() || leaving || left || pollExpired;
+        return !state.isActive();
     }
 
-    private void publishState() {
-        MemberState s;
-        if (fatal != null) {
-            s = MemberState.FATAL;
-        } else if (closed) {
-            s = MemberState.CLOSED;
-        } else if (leaving) {
-            s = MemberState.LEAVING;
-        } else if (!started || left || pollExpired) {
-            s = MemberState.UNJOINED;
-        } else if (coordinator == null) {
-            s = generation.generationId() >= 0 || !owned.isEmpty() ? MemberState.REDISCOVERING_COORDINATOR
-                    : MemberState.DISCOVERING_COORDINATOR;
+    /** From UNJOINED (start, poll resumed) into the group: look for the coordinator, or join at once. */
+    private void activate() {
+        if (coordinatorChannel() == null) {
+            awaitCoordinator();
         } else {
-            s = switch (phase) {
-                case NONE -> MemberState.UNJOINED;
-                case PREPARING -> MemberState.REJOINING;
-                case JOINING -> MemberState.JOINING;
-                case SYNCING -> MemberState.SYNCING;
-                case STABLE -> MemberState.STABLE;
-            };
+            prepareJoin();
         }
-        if (s != state) {
-            log.debug("{}state {} -> {}", logPrefix, state, s);
-            state = s;
-        }
+    }
+
+    /** The coordinator is unknown: DISCOVERING without anything to keep, else REDISCOVERING (keeps its assignment). */
+    private void awaitCoordinator() {
+        transitionTo(generation.generationId() >= 0 || !owned.isEmpty() ? MemberState.REDISCOVERING_COORDINATOR
+                : MemberState.DISCOVERING_COORDINATOR);
+        discover();
     }
 
     /**
-     * Decides the next step when no rebalance step is under way: find the coordinator, (re)join, or be STABLE
-     * and heartbeat. Called after every step that ends.
+     * Decides the next step when no request of a rebalance step is under way: find the coordinator, (re)join, or be
+     * STABLE and heartbeat. Called after every step that ends.
      */
     private void proceed() {
-        if (inactive() || listenerBusy || phase == Phase.JOINING || phase == Phase.SYNCING) {
+        if (inactive() || state == MemberState.JOINING || state == MemberState.SYNCING) {
             return;
         }
-        if (coordinator == null) {
-            discover();
+        if (coordinatorChannel() == null) {
+            awaitCoordinator();
+            return;
+        }
+        if (listenerCalls.busy()) {
+            // A listener call of the step under way still runs; a coordinator found meanwhile resumes that step.
+            if (state.isDiscovering()) {
+                transitionTo(needsJoin || !generation.valid() ? MemberState.REJOINING : MemberState.STABLE);
+                heartbeat.ensure();
+            }
             return;
         }
         if (needsJoin || !generation.valid()) {
             prepareJoin();
             return;
         }
-        phase = Phase.STABLE;
-        ensureHeartbeat();
+        transitionTo(MemberState.STABLE);
+        heartbeat.ensure();
         checkMetadataIfChanged();
     }
 
@@ -492,8 +479,7 @@ public final class ClassicGroupMember {
         flowEpoch++;
         dispose(joinCall);
         joinCall = null;
-        if (phase == Phase.JOINING || phase == Phase.SYNCING) {
-            phase = Phase.PREPARING;
+        if (state == MemberState.JOINING || state == MemberState.SYNCING) {
             needsJoin = true;
         }
     }
@@ -507,10 +493,7 @@ public final class ClassicGroupMember {
     }
 
     private void resetLeader() {
-        leader = false;
-        assignmentSnapshot = null;
-        if (!groupSubscription.isEmpty()) {
-            groupSubscription = Set.of();
+        if (leaderAssignment.reset()) {
             updateInterest();
         }
     }
@@ -521,8 +504,8 @@ public final class ClassicGroupMember {
         }
         log.error("{}group member stops: {}", logPrefix, error.toString());
         fatal = error;
-        cleanup(error);
-        publishState();
+        transitionTo(MemberState.FATAL);
+        cleanup();
         try {
             listener.onFatalError(error);
         } catch (RuntimeException e) {
@@ -530,25 +513,15 @@ public final class ClassicGroupMember {
         }
     }
 
-    private void cleanup(Throwable waitersError) {
+    private void cleanup() {
         flowEpoch++;
         dispose(joinCall);
-        dispose(heartbeatTimer);
-        dispose(heartbeatCall);
-        dispose(discoveryCall);
-        dispose(coordinatorWatch);
+        heartbeat.cancel();
+        link.cancel();
         dispose(metadataLoop);
         dispose(missingTopicsRefresh);
-        dispose(listenerCall);
-        joinCall = heartbeatTimer = heartbeatCall = discoveryCall = coordinatorWatch = metadataLoop = listenerCall = null;
-        missingTopicsRefresh = null;
-        listenerQueue.clear();
-        listenerBusy = false;
-        coordinator = null;
-        discovering = false;
-        List<MonoSink<CoordinatorChannel>> waiters = new ArrayList<>(coordinatorWaiters);
-        coordinatorWaiters.clear();
-        waiters.forEach(w -> w.error(waitersError));
+        joinCall = metadataLoop = missingTopicsRefresh = null;
+        listenerCalls.cancel();
         List<MonoSink<Void>> leavers = new ArrayList<>(leaveWaiters);
         leaveWaiters.clear();
         leavers.forEach(MonoSink::success);
@@ -560,196 +533,88 @@ public final class ClassicGroupMember {
         }
     }
 
-    private Disposable schedule(long delayMs, Runnable task) {
+    Disposable schedule(long delayMs, Runnable task) {
         return scheduler.schedule(() -> onLoop(task), delayMs, TimeUnit.MILLISECONDS);
     }
 
-    private long now() {
+    long now() {
         return scheduler.now(TimeUnit.MILLISECONDS);
     }
 
     // ------------------------------------------------------------------------------------------------ discovery
 
+    /** Asks the coordinator manager for the coordinator (once; it retries lookups itself) unless one is known. */
     private void discover() {
-        if (discovering || terminal() || coordinator != null) {
-            return;
+        if (!terminal()) {
+            link.ensure();
         }
-        discovering = true;
-        long delay = discoveryFailures == 0 ? 0 : backoff.delayMs(discoveryFailures);
-        Mono<CoordinatorChannel> find = Mono.defer(() -> io.findCoordinator(config.groupId())).flatMap(answer -> {
-            Errors error = Errors.forCode(answer.errorCode());
-            if (error != Errors.NONE) {
-                return Mono.error(new LookupFailed(error, answer));
-            }
-            return io.connectCoordinator(answer.nodeId(), answer.host(), answer.port());
-        });
-        if (delay > 0) {
-            find = Mono.delay(Duration.ofMillis(delay), scheduler).then(find);
-        }
-        discoveryCall = find.subscribe(ch -> onLoop(() -> onCoordinatorFound(ch)),
-                e -> onLoop(() -> onDiscoveryFailed(e)));
-    }
-
-    /** A FindCoordinator answer with an error code. */
-    private static final class LookupFailed extends RuntimeException {
-        final Errors error;
-
-        LookupFailed(Errors error, FindCoordinatorResponse.Coordinator answer) {
-            super("FindCoordinator answered " + error + (answer.errorMessage() == null || answer.errorMessage().isEmpty()
-                    ? "" : ": " + answer.errorMessage()), null, false, false);
-            this.error = error;
-        }
-    }
-
-    private void onDiscoveryFailed(Throwable e) {
-        discovering = false;
-        discoveryCall = null;
-        if (terminal()) {
-            return;
-        }
-        if (e instanceof LookupFailed lf && !lf.error.retriable()) {
-            fail(protocolError(lf.error, "FindCoordinator for group " + config.groupId()));
-            return;
-        }
-        if (e instanceof UnsupportedVersionException) {
-            fail(unsupported(e));
-            return;
-        }
-        discoveryFailures++;
-        log.debug("{}coordinator lookup failed ({}), retrying", logPrefix, e.toString());
-        discover();
     }
 
     private void onCoordinatorFound(CoordinatorChannel ch) {
-        discovering = false;
-        discoveryCall = null;
         if (terminal()) {
             return;
         }
-        discoveryFailures = 0;
-        coordinator = ch;
-        log.info("{}discovered group coordinator (node {})", logPrefix, ch.nodeId());
-        lastHeartbeatReceivedMs = now();
-        coordinatorWatch = ch.onClose().subscribe(null,
-                e -> onLoop(() -> coordinatorLost(ch, "the coordinator connection failed: " + e)),
-                () -> onLoop(() -> coordinatorLost(ch, "the coordinator connection closed")));
-        List<MonoSink<CoordinatorChannel>> waiters = new ArrayList<>(coordinatorWaiters);
-        coordinatorWaiters.clear();
-        waiters.forEach(w -> w.success(ch));
-        if (coordinator != ch) {
-            return; // the connection closed at once
-        }
-        ensureHeartbeat();
+        heartbeat.sessionStarts();
         proceed();
+        heartbeat.ensure();
     }
 
     /**
-     * Marks the coordinator unknown (when {@code ch} is the current one, or {@code ch} is null) and starts
-     * rediscovery; the member keeps its generation and partitions. A JoinGroup/SyncGroup under way is abandoned and
-     * sent again to the new coordinator.
+     * Forgets the coordinator when {@code ch} is the current one (null: whichever is current); the member keeps its
+     * generation and partitions and looks for it again.
      */
-    private void coordinatorLost(CoordinatorChannel ch, String reason) {
-        CoordinatorChannel current = coordinator;
-        if (current == null || (ch != null && ch != current) || terminal()) {
-            return;
-        }
-        log.info("{}group coordinator (node {}) is unavailable: {}; looking for it again", logPrefix,
-                current.nodeId(), reason);
-        coordinator = null;
-        dispose(coordinatorWatch);
-        coordinatorWatch = null;
-        stopHeartbeat();
-        if (phase == Phase.JOINING || phase == Phase.SYNCING) {
-            abortFlow();
-        }
-        if (started) {
-            discover();
-        }
+    void coordinatorLost(CoordinatorChannel ch, String reason) {
+        link.lose(ch, reason);
     }
 
-    /** What a failed coordinator request means: the coordinator is gone, or a retry may help. */
-    private boolean isCoordinatorGone(Throwable e) {
-        return e instanceof NetworkException && !(e instanceof UnsupportedVersionException);
+    /** The coordinator is gone: a JoinGroup/SyncGroup under way is abandoned and sent again to the new one. */
+    private void onCoordinatorLost(CoordinatorChannel gone, String reason) {
+        if (terminal()) {
+            return;
+        }
+        heartbeat.stop();
+        if (state == MemberState.JOINING || state == MemberState.SYNCING) {
+            abortFlow();
+        }
+        if (state.isActive()) {
+            awaitCoordinator();
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ heartbeats
 
-    private boolean heartbeatAllowed() {
-        return coordinator != null && !inactive() && generation.valid()
-                && (phase == Phase.STABLE || phase == Phase.SYNCING || phase == Phase.PREPARING);
+    /** Whether {@link ClassicHeartbeat} may send now: a coordinator, a generation, and a state that heartbeats. */
+    boolean heartbeatAllowed() {
+        return coordinatorChannel() != null && generation.valid() && (state == MemberState.STABLE
+                || state == MemberState.SYNCING || state == MemberState.REJOINING);
     }
 
-    private void ensureHeartbeat() {
-        if (heartbeatTimer != null || !heartbeatAllowed()) {
-            return;
-        }
-        lastHeartbeatReceivedMs = now();
-        heartbeatTimer = schedule(config.heartbeatIntervalMs(), this::heartbeatTick);
+    Generation generation() {
+        return generation;
     }
 
-    private void stopHeartbeat() {
-        dispose(heartbeatTimer);
-        heartbeatTimer = null;
-        heartbeatInFlight = -1;
+    CoordinatorChannel coordinatorChannel() {
+        return link.current();
     }
 
-    private void heartbeatTick() {
-        heartbeatTimer = null;
-        if (!heartbeatAllowed()) {
-            return;
-        }
-        long now = now();
-        long silentMs = now - lastHeartbeatReceivedMs;
-        if (silentMs > config.sessionTimeoutMs()) {
-            coordinatorLost(coordinator, "no heartbeat answer within session.timeout.ms (" + config.sessionTimeoutMs()
-                    + " ms)");
-            return;
-        }
-        long untilSessionExpiry = config.sessionTimeoutMs() - silentMs + 1;
-        if (heartbeatInFlight >= 0) {
-            heartbeatTimer = schedule(Math.min(config.heartbeatIntervalMs(), untilSessionExpiry), this::heartbeatTick);
-            return;
-        }
-        sendHeartbeat();
-        heartbeatTimer = schedule(Math.min(config.heartbeatIntervalMs(), untilSessionExpiry), this::heartbeatTick);
-    }
-
-    private void sendHeartbeat() {
-        Generation sent = generation;
-        CoordinatorChannel ch = coordinator;
-        long seq = ++heartbeatSeq;
-        heartbeatInFlight = seq;
-        HeartbeatRequest request = new HeartbeatRequest(config.groupId(), sent.generationId(), sent.memberId(),
-                config.groupInstanceId());
-        heartbeatCall = ch.send(request, config.requestTimeoutMs()).subscribe(
-                r -> onLoop(() -> onHeartbeatResponse(ch, sent, seq, r)),
-                e -> onLoop(() -> onHeartbeatFailure(ch, seq, e)));
-    }
-
-    private void onHeartbeatResponse(CoordinatorChannel ch, Generation sent, long seq, HeartbeatResponse response) {
-        if (heartbeatInFlight == seq) {
-            heartbeatInFlight = -1;
-        }
-        if (ch != coordinator || terminal()) {
-            return;
-        }
-        Errors error = Errors.forCode(response.errorCode());
+    /** What a Heartbeat answer (from the current coordinator, for {@code sent}) means for the member. */
+    void onHeartbeatAnswer(CoordinatorChannel ch, Generation sent, Errors error) {
         switch (error) {
             case NONE -> {
-                lastHeartbeatReceivedMs = now();
+                heartbeat.answered();
                 checkMetadataIfChanged();
             }
             case REBALANCE_IN_PROGRESS -> {
-                lastHeartbeatReceivedMs = now();
+                heartbeat.answered();
                 // Heartbeats go on during a rebalance, whose answers all say so: only a STABLE member must act.
-                if (phase == Phase.STABLE && !pollExpired) {
+                if (state == MemberState.STABLE) {
                     requestRejoin("the group is rebalancing");
                 }
             }
             case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> {
-                lastHeartbeatReceivedMs = now();
+                heartbeat.answered();
                 // While a JoinGroup is under way its answer decides; a late heartbeat answer must not reset it.
-                if (sent == generation && phase != Phase.JOINING) {
+                if (sent == generation && state != MemberState.JOINING) {
                     resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
                     requestRejoin(error + " from Heartbeat");
                 }
@@ -763,32 +628,9 @@ public final class ClassicGroupMember {
             case GROUP_AUTHORIZATION_FAILED -> fail(protocolError(error, "Heartbeat"));
             default -> {
                 log.warn("{}Heartbeat failed with {}; retrying", logPrefix, error);
-                retryHeartbeatSoon();
+                heartbeat.retrySoon();
             }
         }
-    }
-
-    private void onHeartbeatFailure(CoordinatorChannel ch, long seq, Throwable e) {
-        if (heartbeatInFlight == seq) {
-            heartbeatInFlight = -1;
-        }
-        if (ch != coordinator || terminal()) {
-            return;
-        }
-        if (isCoordinatorGone(e)) {
-            coordinatorLost(ch, "Heartbeat failed: " + e.getMessage());
-        } else {
-            log.warn("{}Heartbeat failed ({}); retrying", logPrefix, e.toString());
-            retryHeartbeatSoon();
-        }
-    }
-
-    private void retryHeartbeatSoon() {
-        if (!heartbeatAllowed()) {
-            return;
-        }
-        dispose(heartbeatTimer);
-        heartbeatTimer = schedule(Math.min(config.retryBackoffMs(), config.heartbeatIntervalMs()), this::heartbeatTick);
     }
 
     // ------------------------------------------------------------------------------------------------ join / sync
@@ -799,12 +641,12 @@ public final class ClassicGroupMember {
      * cooperative: only partitions of topics no longer subscribed (the rest is kept and reported as owned).
      */
     private void prepareJoin() {
-        phase = Phase.PREPARING;
+        transitionTo(MemberState.REJOINING);
         long epoch = ++flowEpoch;
         Generation atStart = generation;
         boolean lost = !atStart.valid();
-        ensureHeartbeat();
-        callListener(lost ? Drop.LOST : Drop.REVOKED, () -> {
+        heartbeat.ensure();
+        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, () -> {
             Set<TopicPartition> current = owned;
             if (lost || protocol == RebalanceProtocol.EAGER) {
                 return current;
@@ -830,18 +672,19 @@ public final class ClassicGroupMember {
             prepareJoin(); // the generation was reset while the listener ran: what is still owned is lost
             return;
         }
-        if (coordinator == null) {
+        if (state != MemberState.REJOINING || coordinatorChannel() == null) {
+            // The coordinator moved while the listener ran: the join is sent once it is found again (proceed).
             needsJoin = true;
-            discover(); // the join is sent once the coordinator is found again (proceed)
+            proceed();
             return;
         }
         sendJoin();
     }
 
     private void sendJoin() {
-        phase = Phase.JOINING;
+        transitionTo(MemberState.JOINING);
         needsJoin = false;
-        stopHeartbeat(); // the broker holds the JoinGroup; heartbeats resume with the new generation
+        heartbeat.stop(); // the broker holds the JoinGroup; heartbeats resume with the new generation
         if (pattern != null) {
             Set<String> matched = match(io.cluster());
             if (!matched.equals(subscribedTopics)) {
@@ -850,7 +693,7 @@ public final class ClassicGroupMember {
             }
         }
         long epoch = flowEpoch;
-        CoordinatorChannel ch = coordinator;
+        CoordinatorChannel ch = coordinatorChannel();
         Generation current = generation;
         joinedTopics = Set.copyOf(subscribedTopics);
         JoinGroupRequest request = new JoinGroupRequest(config.groupId(), config.sessionTimeoutMs(),
@@ -899,8 +742,8 @@ public final class ClassicGroupMember {
                 generation = new Generation(response.generationId(), response.memberId(), response.protocolName());
                 log.info("{}joined generation {} as {} ({}, assignor {})", logPrefix, response.generationId(),
                         response.memberId(), response.isLeader() ? "leader" : "follower", response.protocolName());
-                phase = Phase.SYNCING;
-                ensureHeartbeat();
+                transitionTo(MemberState.SYNCING);
+                heartbeat.ensure();
                 if (response.isLeader()) {
                     onLeaderElected(response);
                 } else {
@@ -937,13 +780,12 @@ public final class ClassicGroupMember {
         long delay = backoff.delayMs(++joinFailures);
         log.info("{}JoinGroup failed ({}); retrying in {} ms", logPrefix, why, delay);
         long epoch = flowEpoch;
-        phase = Phase.JOINING;
+        transitionTo(MemberState.JOINING);
         joinCall = schedule(delay, () -> {
             if (epoch == flowEpoch && !inactive()) {
-                if (coordinator == null) {
-                    phase = Phase.PREPARING;
+                if (coordinatorChannel() == null) {
                     needsJoin = true;
-                    discover();
+                    awaitCoordinator();
                 } else {
                     sendJoin();
                 }
@@ -955,7 +797,7 @@ public final class ClassicGroupMember {
         joinCall = null;
         if (e instanceof UnsupportedVersionException) {
             fail(unsupported(e));
-        } else if (isCoordinatorGone(e)) {
+        } else if (e instanceof NetworkException) {
             coordinatorLost(ch, what + " failed: " + e.getMessage());
         } else {
             retryJoinLater(e.toString());
@@ -963,33 +805,17 @@ public final class ClassicGroupMember {
     }
 
     private void onLeaderElected(JoinGroupResponse response) {
-        leader = true;
-        Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-        Set<String> allTopics = new TreeSet<>(subscribedTopics);
-        for (JoinGroupResponseMember member : response.members()) {
-            Subscription s;
-            try {
-                s = ConsumerProtocolCodec.subscription(member.metadata(), member.groupInstanceId());
-            } catch (RuntimeException e) {
-                fail(new KafkaFluxException("the subscription of group member " + member.memberId()
-                        + " cannot be read: " + e.getMessage(), e));
-                return;
-            }
-            subscriptions.put(member.memberId(), s);
-            allTopics.addAll(s.topics());
-        }
-        groupSubscription = Collections.unmodifiableSet(allTopics);
-        updateInterest();
-        if (response.skipAssignment()) {
-            // KIP-814: a static leader that rejoined must not reassign; it keeps watching the group's topics.
-            log.info("{}leader of generation {} with skipAssignment: not reassigning", logPrefix,
-                    response.generationId());
-            assignmentSnapshot = partitionCounts(io.cluster(), allTopics, true);
-            sendSync(List.of());
+        Map<String, Subscription> subscriptions;
+        try {
+            subscriptions = leaderAssignment.elect(response.members(), subscribedTopics);
+        } catch (KafkaFluxException e) {
+            fail(e);
             return;
         }
+        updateInterest();
+        boolean skip = response.skipAssignment();
         PartitionAssignor assignor = assignor(response.protocolName());
-        if (assignor == null) {
+        if (assignor == null && !skip) {
             fail(new KafkaFluxException("the coordinator chose assignor '" + response.protocolName()
                     + "', which this member does not have"));
             return;
@@ -1002,7 +828,20 @@ public final class ClassicGroupMember {
                     return Mono.fromSupplier(io::cluster);
                 })
                 .subscribe(cluster -> onLoop(() -> {
-                    if (epoch == flowEpoch) {
+                    if (epoch != flowEpoch) {
+                        return;
+                    }
+                    if (skip) {
+                        // KIP-814: a static leader that rejoined must not reassign; it keeps watching the group's
+                        // topics, with counts from fresh metadata: a topic its snapshot did not know yet would
+                        // otherwise look new and make it rebalance the group for nothing.
+                        joinCall = null;
+                        log.info("{}leader of generation {} with skipAssignment: not reassigning", logPrefix,
+                                response.generationId());
+                        lastCheckedCluster = cluster;
+                        leaderAssignment.skipAssignment(cluster);
+                        sendSync(List.of());
+                    } else {
                         assignAndSync(assignor, subscriptions, cluster);
                     }
                 }));
@@ -1014,33 +853,20 @@ public final class ClassicGroupMember {
         if (!failOnTopicErrors(cluster)) {
             return;
         }
-        Map<String, Integer> counts = partitionCounts(cluster, groupSubscription, false);
-        GroupAssignment result;
+        List<SyncGroupRequestAssignment> assignments;
         try {
-            result = assignor.assign(ClusterTopics.of(counts), subscriptions);
-        } catch (RuntimeException e) {
-            fail(new KafkaFluxException("assignor '" + assignor.name() + "' failed: " + e, e));
+            assignments = leaderAssignment.assign(assignor, subscriptions, cluster);
+        } catch (KafkaFluxException e) {
+            fail(e);
             return;
         }
-        List<SyncGroupRequestAssignment> assignments = new ArrayList<>();
-        for (String memberId : subscriptions.keySet()) {
-            Assignment a = result.byMemberId().get(memberId);
-            if (a == null) {
-                log.warn("{}assignor '{}' gave nothing for member {}; sending it an empty assignment", logPrefix,
-                        assignor.name(), memberId);
-                a = new Assignment(List.of());
-            }
-            assignments.add(new SyncGroupRequestAssignment(memberId, ConsumerProtocolCodec.assignmentBytes(a)));
-        }
-        assignmentSnapshot = partitionCounts(cluster, groupSubscription, true);
-        log.debug("{}leader assigned {} members with '{}'", logPrefix, subscriptions.size(), assignor.name());
         sendSync(assignments);
         watchMissingTopics(cluster);
     }
 
     private void sendSync(List<SyncGroupRequestAssignment> assignments) {
         long epoch = flowEpoch;
-        CoordinatorChannel ch = coordinator;
+        CoordinatorChannel ch = coordinatorChannel();
         Generation sent = generation;
         SyncGroupRequest request = new SyncGroupRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId(), config.protocolType(), sent.protocolName(), assignments);
@@ -1121,7 +947,7 @@ public final class ClassicGroupMember {
         List<TopicPartition> assignedList = new ArrayList<>(assigned);
         assignedList.sort(PARTITION_ORDER);
         joinFailures = 0;
-        phase = Phase.STABLE;
+        transitionTo(MemberState.STABLE);
         log.info("{}generation {}: assigned {}", logPrefix, sent.generationId(), assignedList);
         Set<String> unexpected = new TreeSet<>();
         assigned.forEach(tp -> {
@@ -1154,8 +980,8 @@ public final class ClassicGroupMember {
             needsJoin = true;
             rejoinReason = "partitions were revoked; rejoining so they can be reassigned";
         }
-        ensureHeartbeat();
-        callListener(Drop.REVOKED, () -> revoked, dropped -> {
+        heartbeat.ensure();
+        listenerCalls.drop(ListenerCalls.Drop.REVOKED, () -> revoked, dropped -> {
             removeOwned(dropped);
             if (epoch != flowEpoch) {
                 return; // left, poll timeout or closed meanwhile: the new assignment is not taken
@@ -1164,7 +990,7 @@ public final class ClassicGroupMember {
             added.removeAll(owned);
             owned = Set.copyOf(assigned);
             Set<TopicPartition> whole = owned;
-            callAssigned(added, whole, () -> {
+            listenerCalls.assigned(added, whole, () -> {
                 if (epoch == flowEpoch) {
                     proceed();
                 }
@@ -1175,29 +1001,30 @@ public final class ClassicGroupMember {
     // ------------------------------------------------------------------------------------------------ leave
 
     private void doLeave(String reason, MonoSink<Void> sink) {
-        if (terminal() || !started || left) {
+        if (terminal() || !started() || (state == MemberState.UNJOINED && unjoined == Unjoined.LEFT)) {
             sink.success();
             return;
         }
         leaveWaiters.add(sink);
-        if (leaving) {
+        if (state == MemberState.LEAVING) {
             return;
         }
-        leaving = true;
-        boolean lost = !generation.valid() || phase != Phase.STABLE;
+        boolean lost = !generation.valid() || state != MemberState.STABLE;
         abortFlow();
-        stopHeartbeat();
+        transitionTo(MemberState.LEAVING);
+        heartbeat.stop();
         needsJoin = false;
-        callListener(lost ? Drop.LOST : Drop.REVOKED, () -> owned, dropped -> {
+        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, () -> owned, dropped -> {
             removeOwned(dropped);
             Generation g = generation;
-            CoordinatorChannel ch = coordinator;
+            CoordinatorChannel ch = coordinatorChannel();
             Runnable done = () -> {
                 generation = Generation.NONE;
-                phase = Phase.NONE;
                 resetLeader();
-                leaving = false;
-                left = true;
+                if (state == MemberState.LEAVING) {
+                    transitionTo(MemberState.UNJOINED);
+                    unjoined = Unjoined.LEFT;
+                }
                 List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
                 leaveWaiters.clear();
                 waiters.forEach(MonoSink::success);
@@ -1230,78 +1057,7 @@ public final class ClassicGroupMember {
                 .then();
     }
 
-    // ------------------------------------------------------------------------------------------------ listener
-
-    /**
-     * Calls the listener for the partitions {@code partitions} gives at the time of the call (calls run one at a
-     * time, in order), then runs {@code then} on the loop with that set. An empty set skips the listener.
-     */
-    private void callListener(Drop kind, Supplier<Set<TopicPartition>> partitions, Consumer<Set<TopicPartition>> then) {
-        Runnable invoke = () -> {
-            Set<TopicPartition> set = Set.copyOf(partitions.get());
-            if (set.isEmpty()) {
-                then.accept(set);
-                drainListenerQueue();
-                return;
-            }
-            if (log.isInfoEnabled()) {
-                List<TopicPartition> sorted = new ArrayList<>(set);
-                sorted.sort(PARTITION_ORDER);
-                log.info("{}partitions {}: {}", logPrefix, kind == Drop.LOST ? "lost" : "revoked", sorted);
-            }
-            invokeListener(kind == Drop.LOST ? "onPartitionsLost" : "onPartitionsRevoked",
-                    () -> kind == Drop.LOST ? listener.onPartitionsLost(set) : listener.onPartitionsRevoked(set),
-                    () -> then.accept(set));
-        };
-        if (listenerBusy) {
-            listenerQueue.add(invoke);
-        } else {
-            invoke.run();
-        }
-    }
-
-    private void callAssigned(Set<TopicPartition> added, Set<TopicPartition> assignment, Runnable then) {
-        Runnable invoke = () -> invokeListener("onPartitionsAssigned",
-                () -> listener.onPartitionsAssigned(Set.copyOf(added), assignment), then);
-        if (listenerBusy) {
-            listenerQueue.add(invoke);
-        } else {
-            invoke.run();
-        }
-    }
-
-    private void invokeListener(String what, Supplier<Mono<Void>> call, Runnable then) {
-        listenerBusy = true;
-        Mono<Void> mono;
-        try {
-            mono = Objects.requireNonNull(call.get(), what + " returned null");
-        } catch (RuntimeException e) {
-            mono = Mono.error(e);
-        }
-        listenerCall = mono
-                .timeout(Duration.ofMillis(config.maxPollIntervalMs()), scheduler)
-                .onErrorResume(e -> {
-                    log.warn("{}{} failed or took longer than max.poll.interval.ms; the rebalance goes on: {}",
-                            logPrefix, what, e.toString());
-                    return Mono.empty();
-                })
-                .subscribe(null, null, () -> onLoop(() -> {
-                    if (!listenerBusy) {
-                        return; // closed meanwhile
-                    }
-                    listenerBusy = false;
-                    listenerCall = null;
-                    then.run();
-                    drainListenerQueue();
-                    proceed();
-                }));
-    }
-
-    private void drainListenerQueue() {
-        while (!listenerBusy && !listenerQueue.isEmpty()) {
-            listenerQueue.poll().run();
-        }
-    }
+    // ------------------------------------------------------------------------------------------------ ownership
 
     private void removeOwned(Set<TopicPartition> dropped) {
         if (dropped.isEmpty()) {
@@ -1315,14 +1071,14 @@ public final class ClassicGroupMember {
     // ------------------------------------------------------------------------------------------------ metadata
 
     private void subscriptionMaybeChanged() {
-        if (started && phase != Phase.NONE && !inactive() && !subscribedTopics.equals(joinedTopics)) {
+        if (state.isActive() && state != MemberState.DISCOVERING_COORDINATOR && !subscribedTopics.equals(joinedTopics)) {
             requestRejoin("the subscription changed");
         }
     }
 
     private void updateInterest() {
         Set<String> topics = new TreeSet<>(subscribedTopics);
-        topics.addAll(groupSubscription);
+        topics.addAll(leaderAssignment.groupSubscription());
         io.interest(topics, pattern != null);
     }
 
@@ -1361,20 +1117,9 @@ public final class ClassicGroupMember {
         if (!inactive() && !failOnTopicErrors(cluster)) {
             return;
         }
-        if (leader && assignmentSnapshot != null && !inactive()) {
-            Map<String, Integer> now = partitionCounts(cluster, assignmentSnapshot.keySet(), true);
-            for (Map.Entry<String, Integer> e : now.entrySet()) {
-                Integer before = assignmentSnapshot.get(e.getKey());
-                Integer after = e.getValue();
-                // A topic unknown when assigning (null: e.g. still LEADER_NOT_AVAILABLE right after its creation)
-                // got no partitions then: once it has some, the group must be assigned again.
-                boolean changed = before == null ? after != null && after > 0 : after != null && !before.equals(after);
-                if (changed) {
-                    requestRejoin("the partitions of topic " + e.getKey() + " changed (" + (before == null ? "unknown"
-                            : before) + " -> " + after + ")");
-                    break;
-                }
-            }
+        String change = inactive() ? null : leaderAssignment.changeSinceAssignment(cluster);
+        if (change != null) {
+            requestRejoin(change);
         }
         watchMissingTopics(cluster);
     }
@@ -1427,7 +1172,7 @@ public final class ClassicGroupMember {
             return;
         }
         Set<String> wanted = new TreeSet<>(subscribedTopics);
-        wanted.addAll(groupSubscription);
+        wanted.addAll(leaderAssignment.groupSubscription());
         Set<String> missing = new TreeSet<>();
         for (String topic : wanted) {
             TopicInfo t = cluster.topic(topic);
@@ -1478,30 +1223,6 @@ public final class ClassicGroupMember {
             }
         }
         return matched;
-    }
-
-    /**
-     * Partition counts of {@code topics} in {@code cluster}. With {@code withUnknown}: a topic the broker said does
-     * not exist counts 0, one the snapshot does not cover (or with a passing error) maps to null, so it is not
-     * compared; without: only topics with partitions.
-     */
-    private static Map<String, Integer> partitionCounts(Cluster cluster, Set<String> topics, boolean withUnknown) {
-        Map<String, Integer> counts = new HashMap<>();
-        for (String topic : topics) {
-            TopicInfo t = cluster.topic(topic);
-            Integer count = null;
-            if (t != null && t.errorCode() == 0) {
-                count = t.partitions().size();
-            } else if (t != null && t.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code()) {
-                count = 0;
-            }
-            if (withUnknown) {
-                counts.put(topic, count);
-            } else if (count != null && count > 0) {
-                counts.put(topic, count);
-            }
-        }
-        return counts;
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

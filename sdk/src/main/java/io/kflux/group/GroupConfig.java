@@ -23,8 +23,6 @@ import java.util.Optional;
  *                            (+/-20% jitter); below {@code retryBackoffMs} means a fixed {@code retryBackoffMs}
  * @param requestTimeoutMs    {@code request.timeout.ms}: for every group request but JoinGroup, which may take up
  *                            to the rebalance timeout (+5 s); &gt; 0
- * @param metadataMaxAgeMs    {@code metadata.max.age.ms}: how often the member refreshes metadata to spot new topics
- *                            matching a pattern or added partitions; &gt; 0
  * @param clientRack          {@code client.rack}, sent in the subscription (v3, KIP-881); {@code null} or empty for none
  * @param excludeInternalTopics {@code exclude.internal.topics}: pattern subscriptions never match internal topics
  * @param protocolType        the JoinGroup protocol type, {@code "consumer"} for consumer groups
@@ -33,7 +31,7 @@ import java.util.Optional;
  */
 public record GroupConfig(String groupId, String groupInstanceId, int sessionTimeoutMs, int heartbeatIntervalMs,
                           int maxPollIntervalMs, long retryBackoffMs, long retryBackoffMaxMs, int requestTimeoutMs,
-                          long metadataMaxAgeMs, String clientRack, boolean excludeInternalTopics, String protocolType,
+                          String clientRack, boolean excludeInternalTopics, String protocolType,
                           List<PartitionAssignor> assignors) {
 
     /**
@@ -56,7 +54,6 @@ public record GroupConfig(String groupId, String groupInstanceId, int sessionTim
         positive("heartbeatIntervalMs", heartbeatIntervalMs);
         positive("maxPollIntervalMs", maxPollIntervalMs);
         positive("requestTimeoutMs", requestTimeoutMs);
-        positive("metadataMaxAgeMs", metadataMaxAgeMs);
         if (heartbeatIntervalMs >= sessionTimeoutMs) {
             throw new IllegalArgumentException("heartbeatIntervalMs (" + heartbeatIntervalMs
                     + ") must be below sessionTimeoutMs (" + sessionTimeoutMs + ")");
@@ -84,7 +81,7 @@ public record GroupConfig(String groupId, String groupInstanceId, int sessionTim
      * @return the configuration
      */
     public static GroupConfig defaults(String groupId, String groupInstanceId, List<PartitionAssignor> assignors) {
-        return new GroupConfig(groupId, groupInstanceId, 45_000, 3_000, 300_000, 100, 1_000, 30_000, 300_000, null,
+        return new GroupConfig(groupId, groupInstanceId, 45_000, 3_000, 300_000, 100, 1_000, 30_000, null,
                 true, ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
     }
 

@@ -1,20 +1,25 @@
 package io.kflux.group;
 
+import io.kflux.util.StateTransitions;
+import java.util.EnumSet;
+import java.util.Set;
+
 /**
- * Where a {@link ClassicGroupMember} is in the classic group protocol. The value is derived from what the member
- * knows (coordinator, generation, the rebalance step under way), so it is always consistent with them; read it
- * from any thread with {@link ClassicGroupMember#state()}.
+ * Where a {@link ClassicGroupMember} is in the classic group protocol. The state drives the member: every step
+ * checks it to decide what to do, and every move goes through {@link StateTransitions#check}, which refuses a move
+ * from a state not in the target's {@link #previousValidStates()} (a bug, raised at once). Read it from any thread
+ * with {@link ClassicGroupMember#state()}.
  *
  * <pre>
- * UNJOINED -> DISCOVERING_COORDINATOR -> JOINING -> SYNCING -> STABLE
+ * UNJOINED -> DISCOVERING_COORDINATOR -> REJOINING -> JOINING -> SYNCING -> STABLE
  * STABLE -> REJOINING -> JOINING          (rebalance: REBALANCE_IN_PROGRESS, a subscription or metadata change,
  *                                          ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID after the owned partitions were lost)
- * any member state -> REDISCOVERING_COORDINATOR -> (back where it was, a JoinGroup again when one was under way)
- * any -> LEAVING -> UNJOINED             (leave(), and max.poll.interval.ms expiry goes straight to UNJOINED)
+ * any member state -> REDISCOVERING_COORDINATOR -> (STABLE, or REJOINING when a JoinGroup/SyncGroup was under way)
+ * any -> LEAVING -> UNJOINED             (leave(); max.poll.interval.ms expiry goes straight to UNJOINED)
  * any -> FATAL | CLOSED                  (terminal)
  * </pre>
  */
-public enum MemberState {
+public enum MemberState implements StateTransitions<MemberState> {
     /** Not started, left the group, or out of it after {@code max.poll.interval.ms} expired: no membership, no heartbeats. */
     UNJOINED,
     /** Looking for the group coordinator (FindCoordinator) without owning anything yet. */
@@ -43,8 +48,48 @@ public enum MemberState {
     /** {@link ClassicGroupMember#close()} was called. */
     CLOSED;
 
+    private static final Set<MemberState> ACTIVE = EnumSet.of(DISCOVERING_COORDINATOR, REDISCOVERING_COORDINATOR,
+            REJOINING, JOINING, SYNCING, STABLE);
+
+    private Set<MemberState> previous;
+
+    static {
+        UNJOINED.previous = union(ACTIVE, EnumSet.of(LEAVING));
+        DISCOVERING_COORDINATOR.previous = union(ACTIVE, EnumSet.of(UNJOINED));
+        REDISCOVERING_COORDINATOR.previous = union(ACTIVE, EnumSet.of(UNJOINED));
+        REJOINING.previous = EnumSet.of(UNJOINED, DISCOVERING_COORDINATOR, REDISCOVERING_COORDINATOR, JOINING, SYNCING,
+                STABLE);
+        JOINING.previous = EnumSet.of(REJOINING, JOINING, SYNCING);
+        SYNCING.previous = EnumSet.of(JOINING);
+        STABLE.previous = EnumSet.of(SYNCING, REDISCOVERING_COORDINATOR);
+        LEAVING.previous = union(ACTIVE, EnumSet.of(UNJOINED));
+        FATAL.previous = union(ACTIVE, EnumSet.of(UNJOINED, LEAVING));
+        CLOSED.previous = union(ACTIVE, EnumSet.of(UNJOINED, LEAVING));
+    }
+
+    private static Set<MemberState> union(Set<MemberState> a, Set<MemberState> b) {
+        EnumSet<MemberState> all = EnumSet.copyOf(a);
+        all.addAll(b);
+        return all;
+    }
+
+    @Override
+    public Set<MemberState> previousValidStates() {
+        return previous;
+    }
+
     /** True for the states that never change again. */
     public boolean isTerminal() {
         return this == FATAL || this == CLOSED;
+    }
+
+    /** True while the member takes part in the group: looking for the coordinator, rebalancing or STABLE. */
+    public boolean isActive() {
+        return ACTIVE.contains(this);
+    }
+
+    /** True while the member waits for the coordinator to be found. */
+    boolean isDiscovering() {
+        return this == DISCOVERING_COORDINATOR || this == REDISCOVERING_COORDINATOR;
     }
 }

@@ -2,17 +2,14 @@ package io.kflux.group;
 
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
-import io.kflux.metadata.Node;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.MalformedMessageException;
 import io.kflux.protocol.message.FindCoordinatorRequest;
 import io.kflux.protocol.message.FindCoordinatorResponse;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** {@link GroupIo} over the consumer's {@link NodeConnections} and {@link MetadataManager}. */
@@ -27,23 +24,13 @@ final class NetworkGroupIo implements GroupIo {
 
     @Override
     public Mono<FindCoordinatorResponse.Coordinator> findCoordinator(String groupId) {
-        return Mono.defer(() -> {
-            Cluster known = metadata.current();
-            Mono<Cluster> cluster = known.nodes().isEmpty() ? metadata.refresh() : Mono.just(known);
-            return cluster.flatMap(c -> {
-                List<Node> nodes = new ArrayList<>(c.nodes().values());
-                if (nodes.isEmpty()) {
-                    return Mono.error(new MalformedMessageException("metadata lists no brokers"));
-                }
-                Node node = nodes.get(ThreadLocalRandom.current().nextInt(nodes.size()));
-                return connections.connection(node.id(), node.host(), node.port());
-            }).flatMap(conn -> conn.exchange(FindCoordinatorRequest.forGroup(groupId)).flatMap(response -> {
-                FindCoordinatorResponse.Coordinator answer =
-                        response.coordinatorFor(groupId, conn.version(FindCoordinatorRequest.SPEC));
-                return answer != null ? Mono.just(answer) : Mono.error(new MalformedMessageException(
-                        "FindCoordinator response from " + conn.address() + " has no entry for group " + groupId));
-            }));
-        });
+        return metadata.anyBroker().flatMap(conn -> conn.exchange(FindCoordinatorRequest.forGroup(groupId))
+                .flatMap(response -> {
+                    FindCoordinatorResponse.Coordinator answer =
+                            response.coordinatorFor(groupId, conn.version(FindCoordinatorRequest.SPEC));
+                    return answer != null ? Mono.just(answer) : Mono.error(new MalformedMessageException(
+                            "FindCoordinator response from " + conn.address() + " has no entry for group " + groupId));
+                }));
     }
 
     @Override
@@ -66,6 +53,11 @@ final class NetworkGroupIo implements GroupIo {
     @Override
     public Mono<Cluster> refreshMetadata() {
         return metadata.refresh();
+    }
+
+    @Override
+    public Flux<Cluster> metadataUpdates() {
+        return metadata.updates();
     }
 
     private record Channel(BrokerConnection connection, int nodeId) implements CoordinatorChannel {

@@ -1,19 +1,20 @@
 package io.kflux.internal;
 
-import io.kflux.commit.CoordinatorLookup;
 import io.kflux.fetch.OffsetLookup;
+import io.kflux.group.CoordinatorManager;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.network.NodeConnections;
 import reactor.core.publisher.Mono;
 
 /**
  * The connections and metadata one consumer shares between its subscription and its one-off
- * calls; with a {@code group.id} also the coordinator lookup ({@code coordinator} is null without one).
+ * calls; with a {@code group.id} also the group's one coordinator manager, shared by the group member and commits
+ * ({@code coordinator} is null without a group id).
  * Released when the consumer is idle; acknowledgements and commits outlive it (see
  * {@link DefaultKafkaFluxConsumer}).
  */
 record ClientResources(NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
-                       CoordinatorLookup coordinator) {
+                       CoordinatorManager coordinator) {
 
     static ClientResources create(ClientSettings settings) {
         NodeConnections connections = new NodeConnections(settings.network(), settings.logContext());
@@ -21,12 +22,16 @@ record ClientResources(NodeConnections connections, MetadataManager metadata, Of
                 settings.allowAutoTopicCreation());
         OffsetLookup offsets = new OffsetLookup(connections, metadata, settings.fetch().isolationLevel(),
                 settings.retryBackoffMs(), settings.requestTimeoutMs());
-        CoordinatorLookup coordinator = settings.groupId() == null ? null
-                : new CoordinatorLookup(settings.groupId(), connections, metadata);
+        CoordinatorManager coordinator = settings.groupId() == null ? null
+                : CoordinatorManager.create(settings.groupId(), connections, metadata, settings.retryBackoffMs(),
+                        settings.retryBackoffMaxMs());
         return new ClientResources(connections, metadata, offsets, coordinator);
     }
 
     Mono<Void> close() {
+        if (coordinator != null) {
+            coordinator.close();
+        }
         return connections.closeAll();
     }
 }

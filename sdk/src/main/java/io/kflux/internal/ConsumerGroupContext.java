@@ -4,8 +4,7 @@ import io.kflux.TopicPartition;
 import io.kflux.commit.GroupContext;
 import io.kflux.commit.MemberIdentity;
 import io.kflux.commit.Ownership;
-import io.kflux.group.ClassicGroupMember;
-import io.kflux.group.MemberState;
+import io.kflux.group.GroupMember;
 import io.kflux.network.BrokerConnection;
 import java.time.Duration;
 import java.util.Collection;
@@ -28,7 +27,7 @@ final class ConsumerGroupContext implements GroupContext {
     private final String groupId;
     private final Supplier<ClientResources> resources;
     private final Set<TopicPartition> manualAssignment;
-    private volatile ClassicGroupMember member;
+    private volatile GroupMember member;
 
     /** @param resources the consumer's current connections (created on demand) */
     ConsumerGroupContext(String groupId, Supplier<ClientResources> resources, Collection<TopicPartition> manualAssignment) {
@@ -37,11 +36,11 @@ final class ConsumerGroupContext implements GroupContext {
         this.manualAssignment = Set.copyOf(manualAssignment);
     }
 
-    void member(ClassicGroupMember member) {
+    void member(GroupMember member) {
         this.member = member;
     }
 
-    void memberGone(ClassicGroupMember gone) {
+    void memberGone(GroupMember gone) {
         if (member == gone) {
             member = null;
         }
@@ -54,8 +53,9 @@ final class ConsumerGroupContext implements GroupContext {
 
     @Override
     public Mono<BrokerConnection> coordinator() {
-        ClassicGroupMember m = member;
-        return m != null ? m.coordinator() : resources.get().coordinator().coordinator();
+        // One coordinator manager serves the member and commits, with or without membership: the member learns of
+        // a loss a commit found through it.
+        return Mono.defer(() -> resources.get().coordinator().connection());
     }
 
     @Override
@@ -65,29 +65,24 @@ final class ConsumerGroupContext implements GroupContext {
 
     @Override
     public void coordinatorUnavailable() {
-        ClassicGroupMember m = member;
-        if (m != null) {
-            m.coordinatorUnavailable();
-        } else {
-            resources.get().coordinator().invalidate();
-        }
+        resources.get().coordinator().markUnavailable("reported by a coordinator request of the commit layer");
     }
 
     @Override
     public MemberIdentity identity() {
-        ClassicGroupMember m = member;
+        GroupMember m = member;
         return m == null ? MemberIdentity.NONE
                 : new MemberIdentity(m.generationId(), m.memberId(), m.groupInstanceId().orElse(null));
     }
 
     @Override
     public Mono<Void> awaitStable() {
-        ClassicGroupMember m = member;
-        if (m == null || m.state() == MemberState.STABLE) {
+        GroupMember m = member;
+        if (m == null || m.isStable()) {
             return Mono.empty();
         }
         // The member's state changes on the consumer's loop; polling it keeps this layer free of callbacks.
-        return Flux.interval(STABLE_POLL).filter(t -> m.state() == MemberState.STABLE || member != m).next().then();
+        return Flux.interval(STABLE_POLL).filter(t -> m.isStable() || member != m).next().then();
     }
 
     @Override
@@ -108,20 +103,20 @@ final class ConsumerGroupContext implements GroupContext {
     /** One reading of {@link #member}: it is set and cleared by the subscription while commits run elsewhere. */
     @Override
     public Ownership ownership() {
-        ClassicGroupMember m = member;
+        GroupMember m = member;
         if (m == null) {
             return Ownership.unmanaged(manualAssignment);
         }
         return new Ownership(true, m.assignment(), () -> notOwnedReason(m));
     }
 
-    private static String notOwnedReason(ClassicGroupMember m) {
-        MemberState s = m.state();
+    private static String notOwnedReason(GroupMember m) {
+        String s = m.stateName();
         if (!m.everJoined()) {
             return "this consumer never joined the group (member state " + s + "), so it owns no partitions; "
                     + "partitions can be committed by their owner once the group assigned them";
         }
-        if (s == MemberState.UNJOINED || s == MemberState.LEAVING || s.isTerminal()) {
+        if (m.isOut()) {
             return "this consumer left the group (member state " + s + ") and owns no partitions any more";
         }
         return "this member does not own them in generation " + m.generationId() + " (it owns " + m.assignment()

@@ -8,10 +8,14 @@ import io.kflux.ConsumerOptions;
 import io.kflux.commit.CommitManager;
 import io.kflux.commit.CommitOffset;
 import io.kflux.group.ClassicGroupMember;
+import io.kflux.group.ConsumerGroupConfig;
+import io.kflux.group.ConsumerGroupMember;
+import io.kflux.group.GroupMember;
 import io.kflux.group.GroupConfig;
 import io.kflux.group.assignor.Assignors;
 import io.kflux.group.assignor.PartitionAssignor;
 import io.kflux.internal.config.ConsumerConfig;
+import io.kflux.internal.config.GroupProtocol;
 import io.kflux.protocol.consumer.ConsumerProtocolSubscription;
 import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.FetchSink;
@@ -63,7 +67,7 @@ final class ConsumerSession<K, V> implements FetchSink {
     private Disposable pollIntervalLoop;
     /** TLS and SASL refusals end the subscription whichever loop met them (never a silent reconnect loop). */
     private final Disposable authenticationFailures;
-    private ClassicGroupMember member;
+    private GroupMember member;
     private boolean pollExpired;
     private final io.kflux.util.LogContext logContext;
     /** receivePartitioned(): the emitter gets marker records where partitions start and end. */
@@ -183,16 +187,25 @@ final class ConsumerSession<K, V> implements FetchSink {
     void startGroup() {
         ConsumerOptions<K, V> options = consumer.options();
         ConsumerConfig c = options.config();
-        List<PartitionAssignor> assignors = Assignors.forNames(c.partitionAssignmentStrategies(),
-                Thread.currentThread().getContextClassLoader());
-        GroupConfig config = new GroupConfig(settings.groupId(), c.groupInstanceId().orElse(null), c.sessionTimeoutMs(),
-                c.heartbeatIntervalMs(), c.maxPollIntervalMs(), c.retryBackoffMs(), c.retryBackoffMaxMs(),
-                c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.clientRack(), c.excludeInternalTopics(),
-                ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
         GroupRebalanceHandler<K, V> handler = new GroupRebalanceHandler<>(this, options.rebalanceListener(),
                 consumer.commits(), Duration.ofMillis(c.maxPollIntervalMs()),
                 Duration.ofMillis(settings.defaultApiTimeoutMs()));
-        member = new ClassicGroupMember(config, resources.connections(), resources.metadata(), loop, handler);
+        if (c.groupProtocol() == GroupProtocol.CONSUMER) {
+            ConsumerGroupConfig config = new ConsumerGroupConfig(settings.groupId(), c.groupInstanceId().orElse(null),
+                    c.clientRack(), c.groupRemoteAssignor().orElse(null), c.maxPollIntervalMs(), c.retryBackoffMs(),
+                    c.retryBackoffMaxMs(), c.requestTimeoutMs());
+            member = new ConsumerGroupMember(config, resources.connections(), resources.metadata(),
+                    resources.coordinator(), loop, handler);
+        } else {
+            List<PartitionAssignor> assignors = Assignors.forNames(c.partitionAssignmentStrategies(),
+                    Thread.currentThread().getContextClassLoader());
+            GroupConfig config = new GroupConfig(settings.groupId(), c.groupInstanceId().orElse(null),
+                    c.sessionTimeoutMs(), c.heartbeatIntervalMs(), c.maxPollIntervalMs(), c.retryBackoffMs(),
+                    c.retryBackoffMaxMs(), c.requestTimeoutMs(), c.clientRack(), c.excludeInternalTopics(),
+                    ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
+            member = new ClassicGroupMember(config, resources.connections(), resources.metadata(),
+                    resources.coordinator(), loop, handler);
+        }
         handler.member(member);
         consumer.groupContext().member(member);
         if (options.subscriptionType() == ConsumerOptions.SubscriptionType.PATTERN) {
@@ -211,9 +224,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         pollIntervalLoop = Flux.interval(Duration.ofMillis(Math.min(1000, Math.max(10, c.maxPollIntervalMs() / 10))))
                 .onBackpressureDrop()
                 .subscribe(t -> loop.execute(() -> checkPollInterval(maxPollNanos)));
-        metadataRefreshLoop = Flux.interval(Duration.ofMillis(settings.metadataMaxAgeMs()))
-                .onBackpressureDrop()
-                .concatMap(t -> resources.metadata().refresh().onErrorResume(e -> Mono.empty()))
+        metadataRefreshLoop = resources.metadata().refreshEvery(Duration.ofMillis(settings.metadataMaxAgeMs()))
                 .subscribe(cl -> loop.execute(fetcher::plan));
     }
 
@@ -262,9 +273,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (consumer.commits() != null) {
             watchHeldBackCommits();
         }
-        metadataRefreshLoop = Flux.interval(Duration.ofMillis(settings.metadataMaxAgeMs()))
-                .onBackpressureDrop()
-                .concatMap(t -> resources.metadata().refresh().onErrorResume(e -> Mono.empty()))
+        metadataRefreshLoop = resources.metadata().refreshEvery(Duration.ofMillis(settings.metadataMaxAgeMs()))
                 .subscribe(c -> loop.execute(fetcher::plan));
     }
 
@@ -338,7 +347,7 @@ final class ConsumerSession<K, V> implements FetchSink {
 
     /** LeaveGroup (the member skips it for static members), bounded by the request timeout. */
     private Mono<Void> leaveGroup(String reason) {
-        ClassicGroupMember m = member;
+        GroupMember m = member;
         if (m == null) {
             return Mono.empty();
         }

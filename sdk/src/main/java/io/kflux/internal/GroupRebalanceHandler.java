@@ -7,7 +7,7 @@ import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
 import io.kflux.commit.CommitOffset;
 import io.kflux.fetch.PartitionState;
-import io.kflux.group.ClassicGroupMember;
+import io.kflux.group.GroupMember;
 import io.kflux.group.GroupListener;
 import java.time.Duration;
 import java.util.Collection;
@@ -40,7 +40,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     private final CommitManager commits;
     private final Duration listenerTimeout;
     private final Duration apiTimeout;
-    private volatile ClassicGroupMember member;
+    private volatile GroupMember member;
 
     GroupRebalanceHandler(ConsumerSession<K, V> session, RebalanceListener listener, CommitManager commits,
                           Duration listenerTimeout, Duration apiTimeout) {
@@ -51,7 +51,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         this.apiTimeout = apiTimeout;
     }
 
-    void member(ClassicGroupMember member) {
+    void member(GroupMember member) {
         this.member = member;
     }
 
@@ -227,13 +227,13 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
 
         @Override
         public int generationId() {
-            ClassicGroupMember m = member;
+            GroupMember m = member;
             return m == null ? -1 : m.generationId();
         }
 
         @Override
         public String memberId() {
-            ClassicGroupMember m = member;
+            GroupMember m = member;
             return m == null ? "" : m.memberId();
         }
 

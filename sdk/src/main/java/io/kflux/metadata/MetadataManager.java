@@ -8,6 +8,7 @@ import io.kflux.protocol.message.MetadataRequest.MetadataRequestTopic;
 import io.kflux.protocol.message.MetadataResponse;
 import io.kflux.protocol.message.MetadataResponse.MetadataResponseTopic;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -19,13 +20,17 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * Keeps the consumer's {@link Cluster} snapshot: asks any reachable broker (a known one first, the
- * bootstrap list when none answers) for the topics of interest. Concurrent refresh requests share
- * one Metadata round trip. Callers decide when to refresh (after leader/topic errors, periodically
- * by {@code metadata.max.age.ms}) and how to retry.
+ * bootstrap list when none answers) for the topics of interest. The one owner of metadata refreshes:
+ * concurrent refresh requests share one Metadata round trip, the periodic refresh
+ * ({@code metadata.max.age.ms}, {@link #refreshEvery}) runs here, and every new snapshot, whoever asked
+ * for it, is published to {@link #updates()} (the group member watches its topics there). Callers decide
+ * when to ask for more (after leader/topic errors, for missing topics) and how to retry.
  */
 public final class MetadataManager {
     private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
@@ -34,6 +39,7 @@ public final class MetadataManager {
     private final List<InetSocketAddress> bootstrap;
     private final boolean allowAutoTopicCreation;
     private final AtomicReference<Mono<Cluster>> inFlight = new AtomicReference<>();
+    private final Sinks.Many<Cluster> updates = Sinks.many().multicast().directBestEffort();
     private volatile Cluster cluster = Cluster.EMPTY;
     private volatile Set<String> topics = Set.of();
     private volatile boolean allTopics;
@@ -52,6 +58,29 @@ public final class MetadataManager {
     public void interest(Collection<String> topicNames, boolean all) {
         this.topics = Set.copyOf(topicNames);
         this.allTopics = all;
+    }
+
+    /**
+     * Every snapshot a refresh produces from now on, on the thread that received it. Best effort: a subscriber
+     * that is still busy with one misses the next (it can read {@link #current()}); never completes.
+     */
+    public Flux<Cluster> updates() {
+        return updates.asFlux();
+    }
+
+    /**
+     * Refreshes every {@code maxAge} ({@code metadata.max.age.ms}) for as long as the returned Flux is subscribed,
+     * skipping a tick while the previous refresh runs; a failed refresh is skipped (the next tick tries again).
+     *
+     * @return each periodic snapshot
+     */
+    public Flux<Cluster> refreshEvery(Duration maxAge) {
+        return Flux.interval(maxAge)
+                .onBackpressureDrop()
+                .concatMap(t -> refresh().onErrorResume(e -> {
+                    log.debug("periodic metadata refresh failed: {}", e.toString());
+                    return Mono.empty();
+                }), 1);
     }
 
     /** A fresh snapshot; joins a refresh already under way. Fails when no broker answers. */
@@ -83,11 +112,12 @@ public final class MetadataManager {
             requested.add(MetadataRequestTopic.byName(t));
         }
         MetadataRequest request = new MetadataRequest(all ? null : requested, allowAutoTopicCreation, false, false);
-        return anyConnection()
+        return anyBroker()
                 .flatMap(c -> c.exchange(request))
                 .map(response -> {
                     Cluster next = Cluster.from(response, cluster, false, System.nanoTime());
                     cluster = next;
+                    updates.tryEmitNext(next); // best effort, see updates()
                     log.debug("metadata: {} brokers, {} topics", next.nodes().size(), next.topics().size());
                     return next;
                 });
@@ -121,7 +151,7 @@ public final class MetadataManager {
         List<MetadataRequestTopic> asked = names.stream().filter(n -> !known.containsKey(n))
                 .map(MetadataRequestTopic::byName).toList();
         MetadataRequest request = new MetadataRequest(asked, false, false, false);
-        return anyConnection().flatMap(c -> c.exchange(request)).map(response -> {
+        return anyBroker().flatMap(c -> c.exchange(request)).map(response -> {
             Map<String, UUID> ids = new HashMap<>(known);
             for (MetadataResponseTopic t : response.topics()) {
                 if (t.errorCode() == 0 && !Types.isZero(t.topicId())) {
@@ -132,7 +162,11 @@ public final class MetadataManager {
         });
     }
 
-    private Mono<BrokerConnection> anyConnection() {
+    /**
+     * A connection to any broker, for requests any broker answers (Metadata, FindCoordinator): a known broker picked
+     * at random (so clients spread their load), the bootstrap servers when none is known or the pick fails.
+     */
+    public Mono<BrokerConnection> anyBroker() {
         List<Node> known = new ArrayList<>(cluster.nodes().values());
         if (known.isEmpty()) {
             return connections.bootstrap(bootstrap);

@@ -450,4 +450,22 @@ class OffsetCommitterTest {
             loop.dispose();
         }
     }
+
+    @Test
+    void aStaleMemberEpochWaitsForTheMembersNextEpochThenCommitsWhatItStillOwns() {
+        // KIP-848: the member's epoch moved on (its next heartbeat brings it); nothing is lost, the commit waits
+        group.answers.add(tp -> Errors.STALE_MEMBER_EPOCH);
+        group.rejoin = Sinks.empty();
+        Outcome outcome = new Outcome(committer.commit(offsets(10, 20), TIMEOUT));
+        assertThat(group.sent).hasSize(1);
+        assertThat(outcome.done).isFalse();
+        group.identity = new MemberIdentity(8, "m-1", null);
+        group.rejoin.tryEmitEmpty();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.sent).hasSize(2);
+        assertThat(group.sent.get(1).generationIdOrMemberEpoch()).isEqualTo(8);
+        assertThat(committedOffsets(group.sent.get(1))).containsOnlyKeys(P0, P1);
+        assertThat(outcome.done).isTrue();
+        assertThat(outcome.error.get()).isNull();
+    }
 }

@@ -563,6 +563,29 @@ class ClassicGroupMemberJoinTest {
     }
 
     @Test
+    void aStaticLeaderThatSkipsAssignmentWatchesCountsFromFreshMetadataAndDoesNotRebalanceForNothing() {
+        // found in StaticMembershipTest: the restarted leader's snapshot did not know the topic yet, so the first
+        // snapshot that did looked like a new topic ("unknown -> 4") and the leader rebalanced the whole group
+        TestAssignor assignor = new TestAssignor("range", RebalanceProtocol.EAGER);
+        h = new MemberHarness(MemberHarness.config("i1", assignor));
+        h.io.holdRefreshes = true;
+        h.startAndDiscover("t");
+        Pending<?> join = h.takeJoin();
+        byte[] mine = join.request(JoinGroupRequest.class).protocols().get(0).metadata();
+        join.answer(new JoinGroupResponse(0, (short) 0, 2, "consumer", "range", "m1", true, "m1",
+                List.of(new JoinGroupResponseMember("m1", "i1", mine))));
+        assertThat(h.channel().hasPending(SyncGroupRequest.class)).as("SyncGroup waits for fresh metadata").isFalse();
+        h.io.cluster = FakeGroupIo.cluster(Map.of("t", 4));
+        h.io.answerRefresh();
+        h.takeSync().answer(synced("range", tp("t", 0)));
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        h.io.publish(); // the same topic in the next snapshot is no change
+        h.advance(10_000);
+        assertThat(h.channel().hasPending(JoinGroupRequest.class)).isFalse();
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+    }
+
+    @Test
     void aLeaderWithoutTheChosenAssignorFails() {
         h = MemberHarness.eager();
         h.startAndDiscover("t");

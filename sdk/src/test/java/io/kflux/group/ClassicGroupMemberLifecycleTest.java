@@ -4,7 +4,7 @@ import static io.kflux.group.MemberHarness.joined;
 import static io.kflux.group.MemberHarness.tp;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kflux.group.GroupIo.CoordinatorChannel;
+import io.kflux.group.CoordinatorIo.CoordinatorChannel;
 import io.kflux.group.MemberHarness.TestAssignor;
 import io.kflux.group.assignor.RebalanceProtocol;
 import io.kflux.protocol.Errors;
@@ -191,16 +191,21 @@ class ClassicGroupMemberLifecycleTest {
     }
 
     @Test
-    void theMetadataIsRefreshedEveryMetadataMaxAge() {
+    void theMemberRefreshesNothingPeriodicallyButChecksEverySnapshotAtOnce() {
         h = MemberHarness.eager();
-        h.io.cluster = FakeGroupIo.cluster(Map.of("t", 1)); // a missing topic would be looked up sooner
-        h.startAndDiscover("t");
-        h.joinAsFollower(1, "range", tp("t", 0));
+        h.io.cluster = FakeGroupIo.cluster(Map.of("orders-eu", 1)); // a missing topic would be looked up sooner
+        h.member.subscribe(Pattern.compile("orders-.*"));
+        h.member.start();
+        h.io.answerFind(1);
+        h.joinAsFollower(1, "range", tp("orders-eu", 0));
         int before = h.io.refreshCount;
-        h.advance(300_000);
-        assertThat(h.io.refreshCount).isEqualTo(before + 1);
-        h.advance(300_000);
-        assertThat(h.io.refreshCount).isEqualTo(before + 2);
+        h.advance(1_000_000);
+        assertThat(h.io.refreshCount).as("metadata.max.age.ms belongs to the consumer's MetadataManager")
+                .isEqualTo(before);
+        h.io.cluster = FakeGroupIo.cluster(Map.of("orders-eu", 1, "orders-us", 1));
+        h.io.publish(); // the consumer's periodic refresh: noticed at once, not at the next heartbeat answer
+        JoinGroupRequest again = h.takeJoin().request(JoinGroupRequest.class);
+        assertThat(MemberHarness.subscriptionOf(again, 0).topics()).containsExactly("orders-eu", "orders-us");
     }
 
     @Test
@@ -223,25 +228,25 @@ class ClassicGroupMemberLifecycleTest {
         assertThat(h.io.interestTopics).containsExactly("t");
     }
 
-    // ------------------------------------------------------------------ coordinator accessor
+    // ------------------------------------------------------------------ the shared coordinator manager
 
     @Test
-    void theCoordinatorIsHandedOutOnceKnownAndWaitsDuringRediscovery() {
+    void aLossReportedByCommitsReachesTheMemberWhichKeepsItsAssignment() {
         h = MemberHarness.eager();
-        StepVerifier.create(h.member.coordinatorChannel()).expectError(IllegalStateException.class).verify();
         h.member.subscribe(List.of("t"));
         h.member.start();
         AtomicBoolean got = new AtomicBoolean();
-        h.member.coordinatorChannel().subscribe(c -> got.set(true));
+        h.coordinators.channel().subscribe(c -> got.set(true));
         assertThat(got).isFalse();
         h.io.answerFind(1);
         assertThat(got).isTrue();
+        assertThat(h.io.findCount).as("the member and the commit layer share one lookup").isEqualTo(1);
         h.joinAsFollower(1, "range", tp("t", 0));
 
-        h.member.coordinatorUnavailable(); // the commit layer got NOT_COORDINATOR
+        h.coordinators.markUnavailable("NOT_COORDINATOR from OffsetCommit"); // the commit layer's report
         assertThat(h.state()).isEqualTo(MemberState.REDISCOVERING_COORDINATOR);
         CoordinatorChannel[] next = new CoordinatorChannel[1];
-        h.member.coordinatorChannel().subscribe(c -> next[0] = c);
+        h.coordinators.channel().subscribe(c -> next[0] = c);
         assertThat(next[0]).isNull();
         h.io.answerFind(2);
         assertThat(next[0]).isNotNull();
@@ -251,21 +256,19 @@ class ClassicGroupMemberLifecycleTest {
     }
 
     @Test
-    void closeFailsWaitersAndStopsEverything() {
+    void closeStopsTheMemberButNotTheSharedCoordinatorManager() {
         h = MemberHarness.eager();
         h.member.subscribe(List.of("t"));
         h.member.start();
-        Mono<CoordinatorChannel> waiting = h.member.coordinatorChannel();
-        Throwable[] error = new Throwable[1];
-        waiting.subscribe(c -> { }, e -> error[0] = e);
         h.member.close();
-        assertThat(error[0]).isInstanceOf(IllegalStateException.class);
         assertThat(h.state()).isEqualTo(MemberState.CLOSED);
-        h.io.answerFind(1); // a late answer changes nothing
+        h.io.answerFind(1); // a late answer changes nothing for the member
         assertThat(h.state()).isEqualTo(MemberState.CLOSED);
-        assertThat(h.io.channels).isEmpty();
-        StepVerifier.create(h.member.coordinatorChannel()).expectError(IllegalStateException.class).verify();
-        StepVerifier.create(h.member.coordinator()).expectError(IllegalStateException.class).verify();
+        assertThat(h.io.channels).hasSize(1);
+        assertThat(h.channel().sent).isEmpty();
+        StepVerifier.create(h.coordinators.channel()).expectNextCount(1).verifyComplete();
+        h.coordinators.close();
+        StepVerifier.create(h.coordinators.channel()).expectError(IllegalStateException.class).verify();
     }
 
     @Test

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -46,6 +47,8 @@ final class FakeGroupIo implements GroupIo {
     /** When set, refreshes wait for the test (see {@link #answerRefresh}); else they answer {@link #cluster}. */
     boolean holdRefreshes;
     final Deque<Sinks.One<Cluster>> refreshes = new ArrayDeque<>();
+    /** What {@link #metadataUpdates()} emits: each answered refresh, and {@link #publish()}. */
+    final Sinks.Many<Cluster> updates = Sinks.many().multicast().directBestEffort();
     /** Answer to heartbeats; null leaves them pending. */
     Function<HeartbeatRequest, Object> heartbeatAnswer = h -> new HeartbeatResponse(0, (short) 0);
 
@@ -107,11 +110,21 @@ final class FakeGroupIo implements GroupIo {
     public Mono<Cluster> refreshMetadata() {
         refreshCount++;
         if (!holdRefreshes) {
-            return Mono.fromSupplier(() -> cluster);
+            return Mono.fromSupplier(() -> cluster).doOnNext(updates::tryEmitNext);
         }
         Sinks.One<Cluster> sink = Sinks.one();
         refreshes.add(sink);
-        return sink.asMono();
+        return sink.asMono().doOnNext(updates::tryEmitNext);
+    }
+
+    @Override
+    public Flux<Cluster> metadataUpdates() {
+        return updates.asFlux();
+    }
+
+    /** A refresh someone else made (the consumer's periodic one) produced {@link #cluster}. */
+    void publish() {
+        updates.tryEmitNext(cluster);
     }
 
     void answerRefresh() {
@@ -131,6 +144,17 @@ final class FakeGroupIo implements GroupIo {
             short error = count < 0 ? Errors.UNKNOWN_TOPIC_OR_PARTITION.code() : 0;
             list.add(new MetadataResponseTopic(error, name, UUID.randomUUID(), List.of(internal).contains(name), ps, 0));
         });
+        MetadataResponse r = new MetadataResponse(0, List.of(new MetadataResponseBroker(1, "broker1", 9092, null)),
+                "cluster", 1, list, 0, (short) 0);
+        return Cluster.from(r, Cluster.EMPTY, false, System.nanoTime());
+    }
+
+    /** A snapshot with broker 1 and these topics (name -> topic id), each with 2 partitions. */
+    static Cluster clusterWithIds(Map<String, UUID> topics) {
+        List<MetadataResponseTopic> list = new ArrayList<>();
+        topics.forEach((name, id) -> list.add(new MetadataResponseTopic((short) 0, name, id, false, List.of(
+                new MetadataResponsePartition((short) 0, 0, 1, 0, List.of(1), List.of(1), List.of()),
+                new MetadataResponsePartition((short) 0, 1, 1, 0, List.of(1), List.of(1), List.of())), 0)));
         MetadataResponse r = new MetadataResponse(0, List.of(new MetadataResponseBroker(1, "broker1", 9092, null)),
                 "cluster", 1, list, 0, (short) 0);
         return Cluster.from(r, Cluster.EMPTY, false, System.nanoTime());

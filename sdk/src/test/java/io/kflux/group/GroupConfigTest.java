@@ -17,7 +17,7 @@ class GroupConfigTest {
     private static final PartitionAssignor COOP_ONLY = new TestAssignor("coop-only", RebalanceProtocol.COOPERATIVE);
 
     private static GroupConfig config(int session, int heartbeat, List<PartitionAssignor> assignors) {
-        return new GroupConfig("g", null, session, heartbeat, 300_000, 100, 1000, 30_000, 300_000, null, true,
+        return new GroupConfig("g", null, session, heartbeat, 300_000, 100, 1000, 30_000, null, true,
                 "consumer", assignors);
     }
 
@@ -38,9 +38,9 @@ class GroupConfigTest {
         assertThatThrownBy(() -> config(10_000, 3_000, List.of())).hasMessageContaining("assignor");
         assertThatThrownBy(() -> config(10_000, 3_000, List.of(EAGER, new TestAssignor("range"))))
                 .hasMessageContaining("distinct");
-        assertThatThrownBy(() -> new GroupConfig(" ", null, 10_000, 3_000, 1, 1, 1, 1, 1, null, true, "consumer",
+        assertThatThrownBy(() -> new GroupConfig(" ", null, 10_000, 3_000, 1, 1, 1, 1, null, true, "consumer",
                 List.of(EAGER))).hasMessageContaining("groupId");
-        assertThatThrownBy(() -> new GroupConfig("g", "", 10_000, 3_000, 1, 1, 1, 1, 1, null, true, "consumer",
+        assertThatThrownBy(() -> new GroupConfig("g", "", 10_000, 3_000, 1, 1, 1, 1, null, true, "consumer",
                 List.of(EAGER))).hasMessageContaining("groupInstanceId");
     }
 

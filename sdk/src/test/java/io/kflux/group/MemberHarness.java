@@ -42,15 +42,18 @@ final class MemberHarness {
     final FakeGroupIo io = new FakeGroupIo();
     final RecordingListener listener = new RecordingListener();
     final GroupConfig config;
+    final CoordinatorManager coordinators;
     final ClassicGroupMember member;
 
     MemberHarness(GroupConfig config) {
         this.config = config;
-        this.member = new ClassicGroupMember(config, io, loop, listener, time);
+        this.coordinators = new CoordinatorManager(config.groupId(), io, time, config.retryBackoffMs(),
+                config.retryBackoffMaxMs());
+        this.member = new ClassicGroupMember(config, io, coordinators, loop, listener, time);
     }
 
     static GroupConfig config(String instanceId, PartitionAssignor... assignors) {
-        return new GroupConfig(GROUP, instanceId, 10_000, 3_000, 60_000, 100, 1_000, 30_000, 300_000, "rack-a", true,
+        return new GroupConfig(GROUP, instanceId, 10_000, 3_000, 60_000, 100, 1_000, 30_000, "rack-a", true,
                 "consumer", List.of(assignors));
     }
 

@@ -64,6 +64,34 @@ public final class GroupKit {
         return props;
     }
 
+    /**
+     * kflux properties for {@code group.protocol=consumer} (KIP-848): no assignor, session or heartbeat settings (the
+     * broker's business), auto commit of acknowledged offsets every 500 ms, earliest reset; {@code extra} override.
+     */
+    public static Map<String, Object> consumerProtocolProps(String bootstrap, String groupId, Object... extra) {
+        Map<String, Object> props = new HashMap<>();
+        props.put("bootstrap.servers", bootstrap);
+        props.put("group.id", groupId);
+        props.put("group.protocol", "consumer");
+        props.put("auto.offset.reset", "earliest");
+        props.put("enable.auto.commit", true);
+        props.put("auto.commit.interval.ms", 500);
+        for (int i = 0; i < extra.length; i += 2) {
+            props.put((String) extra[i], extra[i + 1]);
+        }
+        return props;
+    }
+
+    /**
+     * {@link #props} for {@code classic} (with {@code assignor}), {@link #consumerProtocolProps} for {@code consumer}
+     * (the broker assigns: {@code assignor} is not used), for tests that run under both group protocols.
+     */
+    public static Map<String, Object> protocolProps(String protocol, String bootstrap, String groupId, String assignor,
+                                                    Object... extra) {
+        return protocol.equals("consumer") ? consumerProtocolProps(bootstrap, groupId, extra)
+                : props(bootstrap, groupId, assignor, extra);
+    }
+
     public static KafkaFluxConsumer<String, String> consumer(Map<String, Object> props, String topic,
                                                              RebalanceListener listener) {
         ConsumerOptions<String, String> options = ConsumerOptions.create(props, Deserializers.string(),
@@ -214,7 +242,23 @@ public final class GroupKit {
         private final Thread thread;
 
         public OfficialMember(String name, String bootstrap, String groupId, String assignor, String topic) {
-            this.name = name;
+            this(name, classicProps(name, bootstrap, groupId, assignor), topic);
+        }
+
+        /** An official consumer speaking {@code group.protocol=consumer} (KIP-848; the broker assigns). */
+        public static OfficialMember consumerProtocol(String name, String bootstrap, String groupId, String topic) {
+            Properties props = new Properties();
+            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+            props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+            props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
+            props.put(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, "500");
+            props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+            return new OfficialMember(name, props, topic);
+        }
+
+        private static Properties classicProps(String name, String bootstrap, String groupId, String assignor) {
             Properties props = new Properties();
             props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
@@ -226,6 +270,11 @@ public final class GroupKit {
             props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
             props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, OFFICIAL_ASSIGNORS.get(assignor));
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+            return props;
+        }
+
+        private OfficialMember(String name, Properties props, String topic) {
+            this.name = name;
             thread = new Thread(() -> {
                 try (KafkaConsumer<String, String> c = new KafkaConsumer<>(props, new StringDeserializer(),
                         new StringDeserializer())) {

@@ -1,0 +1,141 @@
+package io.kflux.group;
+
+import io.kflux.group.ClassicGroupMember.Generation;
+import io.kflux.group.CoordinatorIo.CoordinatorChannel;
+import io.kflux.network.NetworkException;
+import io.kflux.network.UnsupportedVersionException;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.message.HeartbeatRequest;
+import io.kflux.protocol.message.HeartbeatResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+
+/**
+ * The classic protocol's heartbeat loop of one {@link ClassicGroupMember}: a Heartbeat every
+ * {@code heartbeat.interval.ms} while the member's state allows one (at most one in flight), and the session check
+ * (no answer within {@code session.timeout.ms}: the coordinator counts as lost). What an answer means for the member
+ * (rejoin, reset, fail) the member decides ({@link ClassicGroupMember#onHeartbeatAnswer}). Loop-only state; timers
+ * and answers hop onto the member's loop.
+ */
+final class ClassicHeartbeat {
+    private static final Logger log = LoggerFactory.getLogger(ClassicHeartbeat.class);
+
+    private final ClassicGroupMember member;
+    private final GroupConfig config;
+    private final String logPrefix;
+    private Disposable timer;
+    private Disposable call;
+    private long seq;
+    private long inFlight = -1;
+    private long lastAnswerMs;
+
+    ClassicHeartbeat(ClassicGroupMember member, GroupConfig config, String logPrefix) {
+        this.member = member;
+        this.config = config;
+        this.logPrefix = logPrefix;
+    }
+
+    /** Starts the loop when the member's state allows heartbeats and none is scheduled; the session starts now. */
+    void ensure() {
+        if (timer != null || !member.heartbeatAllowed()) {
+            return;
+        }
+        lastAnswerMs = member.now();
+        timer = member.schedule(config.heartbeatIntervalMs(), this::tick);
+    }
+
+    /** A coordinator was just found: its session starts now. */
+    void sessionStarts() {
+        lastAnswerMs = member.now();
+    }
+
+    /** The coordinator answered (any answer that proves the member's session is alive). */
+    void answered() {
+        lastAnswerMs = member.now();
+    }
+
+    /** Stops the timer; an answer in flight is still taken when it comes. */
+    void stop() {
+        dispose(timer);
+        timer = null;
+        inFlight = -1;
+    }
+
+    /** Stops the timer and abandons the request in flight (closed or failed member). */
+    void cancel() {
+        stop();
+        dispose(call);
+        call = null;
+    }
+
+    /** A failed heartbeat is tried again after {@code retry.backoff.ms} (at most the interval). */
+    void retrySoon() {
+        if (!member.heartbeatAllowed()) {
+            return;
+        }
+        dispose(timer);
+        timer = member.schedule(Math.min(config.retryBackoffMs(), config.heartbeatIntervalMs()), this::tick);
+    }
+
+    private void tick() {
+        timer = null;
+        if (!member.heartbeatAllowed()) {
+            return;
+        }
+        long silentMs = member.now() - lastAnswerMs;
+        if (silentMs > config.sessionTimeoutMs()) {
+            member.coordinatorLost(member.coordinatorChannel(), "no heartbeat answer within session.timeout.ms ("
+                    + config.sessionTimeoutMs() + " ms)");
+            return;
+        }
+        long untilSessionExpiry = config.sessionTimeoutMs() - silentMs + 1;
+        if (inFlight < 0) {
+            send();
+        }
+        timer = member.schedule(Math.min(config.heartbeatIntervalMs(), untilSessionExpiry), this::tick);
+    }
+
+    private void send() {
+        Generation sent = member.generation();
+        CoordinatorChannel ch = member.coordinatorChannel();
+        long id = ++seq;
+        inFlight = id;
+        HeartbeatRequest request = new HeartbeatRequest(config.groupId(), sent.generationId(), sent.memberId(),
+                config.groupInstanceId());
+        call = ch.send(request, config.requestTimeoutMs()).subscribe(
+                r -> member.onLoop(() -> onResponse(ch, sent, id, r)),
+                e -> member.onLoop(() -> onFailure(ch, id, e)));
+    }
+
+    private void onResponse(CoordinatorChannel ch, Generation sent, long id, HeartbeatResponse response) {
+        if (inFlight == id) {
+            inFlight = -1;
+        }
+        if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
+            return;
+        }
+        member.onHeartbeatAnswer(ch, sent, Errors.forCode(response.errorCode()));
+    }
+
+    private void onFailure(CoordinatorChannel ch, long id, Throwable e) {
+        if (inFlight == id) {
+            inFlight = -1;
+        }
+        if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
+            return;
+        }
+        if (e instanceof NetworkException && !(e instanceof UnsupportedVersionException)) {
+            member.coordinatorLost(ch, "Heartbeat failed: " + e.getMessage());
+        } else {
+            log.warn("{}Heartbeat failed ({}); retrying", logPrefix, e.toString());
+            retrySoon();
+        }
+    }
+
+    private static void dispose(Disposable d) {
+        if (d != null) {
+            d.dispose();
+        }
+    }
+}

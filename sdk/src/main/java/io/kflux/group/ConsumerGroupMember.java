@@ -1,0 +1,747 @@
+package io.kflux.group;
+
+import io.kflux.ConfigException;
+import io.kflux.FencedInstanceIdException;
+import io.kflux.KafkaFluxException;
+import io.kflux.KafkaProtocolException;
+import io.kflux.TopicPartition;
+import io.kflux.group.CoordinatorIo.CoordinatorChannel;
+import io.kflux.metadata.Cluster;
+import io.kflux.metadata.MetadataManager;
+import io.kflux.network.NetworkException;
+import io.kflux.network.NodeConnections;
+import io.kflux.network.UnsupportedVersionException;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
+import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
+import io.kflux.util.Backoff;
+import io.kflux.util.StateTransitions;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The client side of the consumer group protocol (KIP-848, {@code group.protocol=consumer}): one
+ * ConsumerGroupHeartbeat loop; the broker computes the assignment and each member reconciles on its own, so there is
+ * no group-wide barrier. States in {@link ConsumerMemberState}, moved only through checked transitions.
+ *
+ * <p><b>Joining.</b> The member generates its member id (KIP-1082; a broker that answers with another id wins) and
+ * heartbeats with epoch 0, its subscription (topic names, or the pattern as the broker-side regular expression, RE2J
+ * syntax), {@code group.remote.assignor}, {@code client.rack} as rack id and {@code max.poll.interval.ms} as
+ * rebalance timeout. Every heartbeat carries the full request (the protocol lets fields be left out when unchanged;
+ * sending them again costs a few bytes and never leaves the coordinator with a stale view after a coordinator move).
+ *
+ * <p><b>Reconciliation.</b> A heartbeat answer with an assignment sets the target (topic ids, resolved to names
+ * through metadata; unknown ids make it refresh metadata and wait). What left the target is revoked first
+ * ({@link GroupListener#onPartitionsRevoked}: the consumer stops fetching, waits for its emitter, commits acknowledged
+ * offsets, runs the application's listener), then what is new is taken ({@link GroupListener#onPartitionsAssigned}:
+ * committed offsets, listener, fetching), then the next heartbeat, sent at once, acknowledges the partitions owned. A
+ * target that changes meanwhile is reconciled after the step under way.
+ *
+ * <p><b>Errors.</b> FENCED_MEMBER_EPOCH and UNKNOWN_MEMBER_ID: the partitions are reported lost and the member joins
+ * again with epoch 0. NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and network failures: the coordinator is looked for
+ * again ({@link CoordinatorManager}), state and partitions kept. COORDINATOR_LOAD_IN_PROGRESS and other retriable
+ * codes: retried after {@code retry.backoff.ms}, growing. FENCED_INSTANCE_ID ({@link FencedInstanceIdException}),
+ * UNRELEASED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, GROUP_AUTHORIZATION_FAILED ({@link KafkaProtocolException}),
+ * INVALID_REGULAR_EXPRESSION and UNSUPPORTED_ASSIGNOR ({@link ConfigException}) end the member
+ * ({@link GroupListener#onFatalError}).
+ *
+ * <p><b>Leaving.</b> Everything owned is revoked, then a heartbeat with epoch -1 leaves (-2 for a static member,
+ * whose partitions wait for it until the broker's session timeout).
+ *
+ * <p><b>Threads.</b> As {@link ClassicGroupMember}: state lives on the consumer's event loop, public methods submit
+ * tasks, accessors read published snapshots.
+ */
+public final class ConsumerGroupMember implements GroupMember {
+    private static final Logger log = LoggerFactory.getLogger(ConsumerGroupMember.class);
+
+    /** Why the member is UNSUBSCRIBED: what may bring it back. */
+    private enum Out { NOT_STARTED, LEFT, POLL_EXPIRED }
+
+    /** A partition of the target or owned assignment, by topic id and (once resolved) name. */
+    private record IdPartition(UUID topicId, int partition) {
+    }
+
+    private final ConsumerGroupConfig config;
+    private final GroupIo io;
+    private final CoordinatorManager coordinators;
+    private final Executor loop;
+    private final GroupListener listener;
+    private final Scheduler scheduler;
+    private final Backoff backoff;
+    private final String logPrefix;
+    private final ListenerCalls listenerCalls;
+
+    // Published for other threads; written only on the loop.
+    private volatile ConsumerMemberState state = ConsumerMemberState.UNSUBSCRIBED;
+    private volatile String memberId;
+    private volatile int memberEpoch;
+    private volatile Set<TopicPartition> owned = Set.of();
+    private volatile boolean everJoined;
+
+    // Loop-only state.
+    private Out out = Out.NOT_STARTED;
+    private Throwable fatal;
+    private Pattern pattern;
+    private Set<String> subscribedTopics = new TreeSet<>();
+    /** Topic ids of the owned partitions (what heartbeats report). */
+    private final Map<TopicPartition, UUID> ownedIds = new HashMap<>();
+    /** The latest target assignment from the coordinator; null before the first. */
+    private Set<IdPartition> target;
+    /** Bumped when a reconciliation is abandoned (fenced, leaving, closed): its continuations do nothing. */
+    private long reconcileEpoch;
+    private final CoordinatorLink link;
+    private Disposable metadataWatch;
+    private Disposable heartbeatTimer;
+    private Disposable heartbeatCall;
+    private boolean heartbeatInFlight;
+    /** A heartbeat must go out as soon as the one in flight is answered (acknowledgement, rejoin). */
+    private boolean heartbeatSoon;
+    /** Until the coordinator says otherwise: the broker's default {@code group.consumer.heartbeat.interval.ms}. */
+    private int heartbeatIntervalMs = 5_000;
+    /** In ACKNOWLEDGING: a heartbeat answer confirmed the owned partitions. */
+    private boolean acknowledged;
+    private int heartbeatFailures;
+    /** A join heartbeat (epoch 0) went out since the last join(): the coordinator may know this member already. */
+    private boolean joinSent;
+    private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
+    /** The metadata refresh (or its backoff timer) for assigned topic ids not known yet; null when none. */
+    private Disposable unknownIdRefresh;
+    private int unknownIdRefreshes;
+
+    /**
+     * A member that uses the consumer's connections, metadata and coordinator manager.
+     *
+     * @param metadata     the consumer's metadata; the member sets its interest to the subscribed topics (all topics
+     *                     for a pattern), so the consumer must not narrow it while the member runs
+     * @param coordinators the consumer's coordinator manager for {@code config.groupId()}, shared with commits
+     * @param loop         the consumer's event loop; tasks must not block
+     * @param listener     told of revoked, assigned and lost partitions and of fatal errors, always on {@code loop}
+     */
+    public ConsumerGroupMember(ConsumerGroupConfig config, NodeConnections connections, MetadataManager metadata,
+                               CoordinatorManager coordinators, Executor loop, GroupListener listener) {
+        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, Schedulers.parallel());
+    }
+
+    ConsumerGroupMember(ConsumerGroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,
+                        GroupListener listener, Scheduler scheduler) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.io = Objects.requireNonNull(io, "io");
+        this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
+        this.loop = Objects.requireNonNull(loop, "loop");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
+        this.logPrefix = "[group " + config.groupId() + (config.groupInstanceId() == null ? "" : ", instance "
+                + config.groupInstanceId()) + "] ";
+        this.listenerCalls = new ListenerCalls(listener, scheduler, config.rebalanceTimeoutMs(), logPrefix, this::onLoop,
+                () -> { });
+        this.memberId = newMemberId();
+        this.link = new CoordinatorLink(coordinators, this::onLoop, logPrefix, ch -> {
+            heartbeatFailures = 0;
+            heartbeatNow();
+        }, this::fail, this::onCoordinatorLost);
+    }
+
+    /** KIP-1082: a random UUID in Kafka's text form (URL-safe base64 of its 16 bytes, no padding). */
+    static String newMemberId() {
+        UUID u = UUID.randomUUID();
+        ByteBuffer b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+    }
+
+    // ------------------------------------------------------------------------------------------------ public API
+
+    @Override
+    public void subscribe(Collection<String> topics) {
+        Set<String> copy = new TreeSet<>(topics);
+        onLoop(() -> {
+            pattern = null;
+            subscribedTopics = copy;
+            io.interest(copy, false);
+            heartbeatNow(); // the next heartbeat carries the new subscription
+        });
+    }
+
+    /**
+     * Subscribes by a regular expression the broker evaluates (KIP-848: RE2J syntax, the whole topic name must
+     * match). The consumer checks at {@code create} that RE2J can parse it; a pattern the broker refuses ends the
+     * member with {@link ConfigException}.
+     */
+    @Override
+    public void subscribe(Pattern pattern) {
+        Objects.requireNonNull(pattern, "pattern");
+        onLoop(() -> {
+            this.pattern = pattern;
+            subscribedTopics = new TreeSet<>();
+            io.interest(Set.of(), true); // assigned topic ids must resolve to names
+            heartbeatNow();
+        });
+    }
+
+    @Override
+    public void start() {
+        onLoop(() -> {
+            if (state != ConsumerMemberState.UNSUBSCRIBED || out != Out.NOT_STARTED) {
+                return;
+            }
+            link.start();
+            metadataWatch = io.metadataUpdates().subscribe(c -> onLoop(this::reconcileIfNeeded));
+            join();
+        });
+    }
+
+    @Override
+    public Mono<Void> leave(String reason) {
+        return Mono.create(sink -> onLoop(() -> doLeave(reason, sink, Out.LEFT)));
+    }
+
+    /**
+     * {@code max.poll.interval.ms} expired: as the official client does, the member leaves (epoch -1; a static
+     * member -2) and its partitions are reported lost at once (the group hands them to others right away). It joins
+     * again with epoch 0 on {@link #pollResumed()}.
+     */
+    @Override
+    public void pollTimeoutExpired() {
+        onLoop(() -> {
+            if (!state.isActive()) {
+                return;
+            }
+            log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
+                    + "after records were emitted; leaving the group until demand returns.", logPrefix,
+                    ClassicGroupMember.POLL_TIMEOUT_REASON, config.rebalanceTimeoutMs());
+            doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, Out.POLL_EXPIRED);
+        });
+    }
+
+    @Override
+    public void pollResumed() {
+        onLoop(() -> {
+            if (state == ConsumerMemberState.UNSUBSCRIBED && out == Out.POLL_EXPIRED) {
+                join();
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        onLoop(() -> {
+            if (state.isTerminal()) {
+                return;
+            }
+            transitionTo(ConsumerMemberState.CLOSED);
+            cleanup();
+        });
+    }
+
+    /** Where the member is; any thread. */
+    public ConsumerMemberState state() {
+        return state;
+    }
+
+    @Override
+    public boolean isStable() {
+        return state == ConsumerMemberState.STABLE;
+    }
+
+    @Override
+    public boolean isOut() {
+        ConsumerMemberState s = state;
+        return s == ConsumerMemberState.UNSUBSCRIBED || s == ConsumerMemberState.LEAVING || s.isTerminal();
+    }
+
+    @Override
+    public String stateName() {
+        return state.name();
+    }
+
+    /** The member epoch (what OffsetCommit carries as generation under KIP-848), -1 without membership. */
+    @Override
+    public int generationId() {
+        // Also while LEAVING: the revocation's commits must carry the epoch the coordinator still knows.
+        return memberEpoch > 0 ? memberEpoch : -1;
+    }
+
+    @Override
+    public String memberId() {
+        return everJoined ? memberId : "";
+    }
+
+    @Override
+    public Optional<String> groupInstanceId() {
+        return Optional.ofNullable(config.groupInstanceId());
+    }
+
+    @Override
+    public boolean everJoined() {
+        return everJoined;
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+        return owned;
+    }
+
+    // ------------------------------------------------------------------------------------------------ the machine
+
+    private void onLoop(Runnable task) {
+        loop.execute(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                fail(new KafkaFluxException("group member failed unexpectedly: " + e, e));
+            }
+        });
+    }
+
+    private void transitionTo(ConsumerMemberState next) {
+        ConsumerMemberState from = state;
+        if (from == next) {
+            return;
+        }
+        state = StateTransitions.check(from, next);
+        log.debug("{}state {} -> {}", logPrefix, from, next);
+    }
+
+    /** Joins with epoch 0 (first start, after being fenced, after a poll timeout). */
+    private void join() {
+        transitionTo(ConsumerMemberState.JOINING);
+        out = null;
+        memberEpoch = 0;
+        target = null;
+        joinSent = false;
+        heartbeatNow();
+    }
+
+    private void fail(Throwable error) {
+        if (state.isTerminal()) {
+            return;
+        }
+        log.error("{}group member stops: {}", logPrefix, error.toString());
+        fatal = error;
+        transitionTo(ConsumerMemberState.FATAL);
+        cleanup();
+        try {
+            listener.onFatalError(error);
+        } catch (RuntimeException e) {
+            log.warn("{}onFatalError threw", logPrefix, e);
+        }
+    }
+
+    private void cleanup() {
+        reconcileEpoch++;
+        for (Disposable d : new Disposable[] {metadataWatch, heartbeatTimer, heartbeatCall, unknownIdRefresh}) {
+            if (d != null) {
+                d.dispose();
+            }
+        }
+        metadataWatch = heartbeatTimer = heartbeatCall = unknownIdRefresh = null;
+        heartbeatInFlight = false;
+        listenerCalls.cancel();
+        link.cancel();
+        List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
+        leaveWaiters.clear();
+        waiters.forEach(MonoSink::success);
+    }
+
+    private Disposable schedule(long delayMs, Runnable task) {
+        return scheduler.schedule(() -> onLoop(task), delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    // ------------------------------------------------------------------------------------------------ coordinator
+
+    private void coordinatorLost(CoordinatorChannel ch, String reason) {
+        if (!state.isTerminal()) {
+            link.lose(ch, reason);
+        }
+    }
+
+    /** The coordinator is gone: the member keeps its state, epoch and partitions, and heartbeats to the next one. */
+    private void onCoordinatorLost(CoordinatorChannel gone, String reason) {
+        cancelHeartbeatTimer();
+        if (heartbeatCall != null) {
+            heartbeatCall.dispose(); // its answer would come from the old coordinator; the new one gets a fresh one
+            heartbeatCall = null;
+        }
+        heartbeatInFlight = false;
+        if (state.isActive()) {
+            link.ensure();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ heartbeats
+
+    private boolean heartbeatAllowed() {
+        return state == ConsumerMemberState.JOINING || state == ConsumerMemberState.RECONCILING
+                || state == ConsumerMemberState.ACKNOWLEDGING || state == ConsumerMemberState.STABLE;
+    }
+
+    /** Sends a heartbeat as soon as possible: now, after the one in flight, or once the coordinator is known. */
+    private void heartbeatNow() {
+        if (!heartbeatAllowed()) {
+            return;
+        }
+        if (link.current() == null) {
+            link.ensure();
+            return;
+        }
+        if (heartbeatInFlight) {
+            heartbeatSoon = true;
+            return;
+        }
+        cancelHeartbeatTimer();
+        sendHeartbeat();
+    }
+
+    private void cancelHeartbeatTimer() {
+        if (heartbeatTimer != null) {
+            heartbeatTimer.dispose();
+            heartbeatTimer = null;
+        }
+    }
+
+    private void scheduleHeartbeat(long delayMs) {
+        cancelHeartbeatTimer();
+        heartbeatTimer = schedule(delayMs, () -> {
+            heartbeatTimer = null;
+            heartbeatNow();
+        });
+    }
+
+    private ConsumerGroupHeartbeatRequest request(int epoch) {
+        Map<UUID, List<Integer>> byTopic = new TreeMap<>();
+        ownedIds.forEach((tp, id) -> byTopic.computeIfAbsent(id, k -> new ArrayList<>()).add(tp.partition()));
+        List<ConsumerGroupHeartbeatRequest.TopicPartitions> ownedList = new ArrayList<>();
+        byTopic.forEach((id, ps) -> {
+            ps.sort(null);
+            ownedList.add(new ConsumerGroupHeartbeatRequest.TopicPartitions(id, ps));
+        });
+        return new ConsumerGroupHeartbeatRequest(config.groupId(), memberId, epoch, config.groupInstanceId(),
+                config.rackOrNull(), config.rebalanceTimeoutMs(),
+                pattern == null ? List.copyOf(subscribedTopics) : null,
+                pattern == null ? null : pattern.pattern(), config.remoteAssignor(),
+                epoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH ? List.of() : ownedList);
+    }
+
+    private void sendHeartbeat() {
+        CoordinatorChannel ch = link.current();
+        heartbeatInFlight = true;
+        heartbeatSoon = false;
+        ConsumerGroupHeartbeatRequest request = request(memberEpoch);
+        joinSent |= memberEpoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH;
+        Set<TopicPartition> reported = owned;
+        heartbeatCall = ch.send(request, config.requestTimeoutMs()).subscribe(
+                r -> onLoop(() -> onHeartbeatResponse(ch, request, reported, r)),
+                e -> onLoop(() -> onHeartbeatFailure(ch, e)));
+    }
+
+    private void afterHeartbeat(long nextMs) {
+        heartbeatInFlight = false;
+        heartbeatCall = null;
+        if (!heartbeatAllowed() || link.current() == null) {
+            return;
+        }
+        if (heartbeatSoon) {
+            heartbeatNow();
+        } else {
+            scheduleHeartbeat(nextMs);
+        }
+    }
+
+    private void onHeartbeatFailure(CoordinatorChannel ch, Throwable e) {
+        heartbeatInFlight = false;
+        heartbeatCall = null;
+        if (ch != link.current() || state.isTerminal()) {
+            return;
+        }
+        if (e instanceof UnsupportedVersionException) {
+            fail(new io.kflux.UnsupportedVersionException(e.getMessage()
+                    + " (group.protocol=consumer needs a broker with ConsumerGroupHeartbeat, Kafka 4.0 or later)", e));
+        } else if (e instanceof NetworkException) {
+            coordinatorLost(ch, "ConsumerGroupHeartbeat failed: " + e.getMessage());
+        } else {
+            retryHeartbeat(e.toString());
+        }
+    }
+
+    private void retryHeartbeat(String why) {
+        long delay = backoff.delayMs(++heartbeatFailures);
+        log.info("{}ConsumerGroupHeartbeat failed ({}); retrying in {} ms", logPrefix, why, delay);
+        heartbeatInFlight = false;
+        heartbeatCall = null;
+        if (heartbeatAllowed() && link.current() != null) {
+            scheduleHeartbeat(delay);
+        }
+    }
+
+    private void onHeartbeatResponse(CoordinatorChannel ch, ConsumerGroupHeartbeatRequest sent,
+                                     Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response) {
+        if (ch != link.current() || state.isTerminal() || !heartbeatAllowed() || sent.memberEpoch() != memberEpoch) {
+            // An answer for a membership this member already gave up (fenced and rejoined, left) decides nothing.
+            heartbeatInFlight = false;
+            heartbeatCall = null;
+            if (heartbeatSoon) {
+                heartbeatNow();
+            }
+            return;
+        }
+        Errors error = Errors.forCode(response.errorCode());
+        switch (error) {
+            case NONE -> onHeartbeatAnswered(reported, response);
+            case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> {
+                heartbeatInFlight = false;
+                heartbeatCall = null;
+                fenced(error + (response.errorMessage() == null ? "" : ": " + response.errorMessage()));
+            }
+            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
+                heartbeatInFlight = false;
+                heartbeatCall = null;
+                coordinatorLost(ch, error + " from ConsumerGroupHeartbeat");
+            }
+            case FENCED_INSTANCE_ID -> fail(new FencedInstanceIdException(config.groupInstanceId(),
+                    "ConsumerGroupHeartbeat for group " + config.groupId() + " answered FENCED_INSTANCE_ID: another "
+                    + "consumer joined with group.instance.id '" + config.groupInstanceId() + "'"));
+            case INVALID_REGULAR_EXPRESSION -> fail(new ConfigException("subscription pattern",
+                    pattern == null ? null : pattern.pattern(), "a regular expression the broker can parse (RE2J "
+                    + "syntax, KIP-848): " + response.errorMessage()));
+            case UNSUPPORTED_ASSIGNOR -> fail(new ConfigException("group.remote.assignor", config.remoteAssignor(),
+                    "an assignor the broker offers (group.consumer.assignors): " + response.errorMessage()));
+            case UNRELEASED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, GROUP_AUTHORIZATION_FAILED, INVALID_REQUEST,
+                 UNSUPPORTED_VERSION -> fail(protocolError(error, response.errorMessage()));
+            default -> {
+                if (error.retriable()) {
+                    retryHeartbeat(error.toString()); // COORDINATOR_LOAD_IN_PROGRESS among others
+                } else {
+                    fail(protocolError(error, response.errorMessage()));
+                }
+            }
+        }
+    }
+
+    private void onHeartbeatAnswered(Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response) {
+        heartbeatFailures = 0;
+        if (response.memberId() != null && !response.memberId().isEmpty()) {
+            memberId = response.memberId();
+        }
+        if (!everJoined || state == ConsumerMemberState.JOINING) {
+            log.info("{}joined with member id {}, epoch {}", logPrefix, memberId, response.memberEpoch());
+        }
+        everJoined = true;
+        memberEpoch = response.memberEpoch();
+        if (response.heartbeatIntervalMs() > 0) {
+            heartbeatIntervalMs = response.heartbeatIntervalMs();
+        }
+        if (response.assignment() != null) {
+            Set<IdPartition> next = new HashSet<>();
+            response.assignment().topicPartitions().forEach(t -> t.partitions().forEach(p ->
+                    next.add(new IdPartition(t.topicId(), p))));
+            target = next;
+        }
+        if (state == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned)) {
+            acknowledged = true; // the coordinator heard what this member owns now
+        }
+        afterHeartbeat(heartbeatIntervalMs);
+        reconcileIfNeeded();
+    }
+
+    // ------------------------------------------------------------------------------------------------ reconciliation
+
+    /**
+     * Starts reconciling when the target differs from what is owned and no reconciliation runs; becomes STABLE when
+     * they agree and the coordinator was told.
+     */
+    private void reconcileIfNeeded() {
+        if (target == null || !(state == ConsumerMemberState.JOINING || state == ConsumerMemberState.ACKNOWLEDGING
+                || state == ConsumerMemberState.STABLE)) {
+            return;
+        }
+        Cluster cluster = io.cluster();
+        Map<TopicPartition, UUID> resolved = new HashMap<>();
+        Set<UUID> unknown = new TreeSet<>();
+        for (IdPartition ip : target) {
+            String name = cluster.topicName(ip.topicId());
+            if (name == null) {
+                unknown.add(ip.topicId());
+            } else {
+                resolved.put(new TopicPartition(name, ip.partition()), ip.topicId());
+            }
+        }
+        if (!unknown.isEmpty()) {
+            awaitTopicIds(unknown);
+            return;
+        }
+        unknownIdRefreshes = 0;
+        Set<TopicPartition> current = owned;
+        Set<TopicPartition> revoked = new HashSet<>(current);
+        revoked.removeAll(resolved.keySet());
+        Set<TopicPartition> added = new HashSet<>(resolved.keySet());
+        added.removeAll(current);
+        if (revoked.isEmpty() && added.isEmpty()) {
+            if (state == ConsumerMemberState.JOINING) {
+                transitionTo(ConsumerMemberState.STABLE); // nothing to take: the join heartbeat reported it
+            } else if (state == ConsumerMemberState.ACKNOWLEDGING && acknowledged) {
+                transitionTo(ConsumerMemberState.STABLE);
+            }
+            return;
+        }
+        transitionTo(ConsumerMemberState.RECONCILING);
+        long epoch = ++reconcileEpoch;
+        listenerCalls.drop(ListenerCalls.Drop.REVOKED, () -> revoked, dropped -> {
+            removeOwned(dropped);
+            if (epoch != reconcileEpoch) {
+                return; // fenced, leaving or closed meanwhile: the new partitions are not taken
+            }
+            Set<TopicPartition> whole = new HashSet<>(owned);
+            whole.addAll(added);
+            added.forEach(tp -> ownedIds.put(tp, resolved.get(tp)));
+            owned = Set.copyOf(whole);
+            listenerCalls.assigned(added, owned, () -> {
+                if (epoch != reconcileEpoch) {
+                    return;
+                }
+                log.info("{}epoch {}: owns {}", logPrefix, memberEpoch, new TreeSet<>(owned.stream()
+                        .map(TopicPartition::toString).toList()));
+                transitionTo(ConsumerMemberState.ACKNOWLEDGING);
+                acknowledged = false;
+                heartbeatNow(); // acknowledge at once: the coordinator waits for it to move partitions on
+            });
+        });
+    }
+
+    /**
+     * The assignment names topics by id that metadata does not know yet (e.g. just created): refresh, at once the
+     * first time, then after {@code retry.backoff.ms} growing to {@code retry.backoff.max.ms}; each new snapshot
+     * reaches {@link #reconcileIfNeeded} through {@link #metadataWatch}.
+     */
+    private void awaitTopicIds(Set<UUID> unknown) {
+        if (unknownIdRefresh != null) {
+            return;
+        }
+        long delay = unknownIdRefreshes == 0 ? 0 : backoff.delayMs(unknownIdRefreshes);
+        unknownIdRefreshes++;
+        log.debug("{}assigned topic ids {} are not in metadata yet; refreshing in {} ms", logPrefix, unknown, delay);
+        unknownIdRefresh = schedule(delay, () -> unknownIdRefresh = io.refreshMetadata()
+                .doFinally(signal -> onLoop(() -> {
+                    unknownIdRefresh = null;
+                    reconcileIfNeeded(); // still unknown: the next refresh after the backoff
+                }))
+                .subscribe(c -> { }, e -> log.debug("{}metadata refresh failed: {}", logPrefix, e.toString())));
+    }
+
+    private void removeOwned(Set<TopicPartition> dropped) {
+        if (dropped.isEmpty()) {
+            return;
+        }
+        Set<TopicPartition> next = new HashSet<>(owned);
+        next.removeAll(dropped);
+        dropped.forEach(ownedIds::remove);
+        owned = Set.copyOf(next);
+    }
+
+    /** FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID: the partitions are gone; report them lost, join again at epoch 0. */
+    private void fenced(String why) {
+        log.warn("{}fenced by the coordinator ({}); partitions {} are lost, joining again", logPrefix, why, owned);
+        reconcileEpoch++;
+        transitionTo(ConsumerMemberState.FENCED);
+        cancelHeartbeatTimer();
+        target = null;
+        memberEpoch = 0;
+        listenerCalls.drop(ListenerCalls.Drop.LOST, () -> owned, dropped -> {
+            removeOwned(dropped);
+            if (state == ConsumerMemberState.FENCED) {
+                join();
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------ leave
+
+    private void doLeave(String reason, MonoSink<Void> sink, Out why) {
+        if (!state.isActive()) {
+            if (sink != null) {
+                if (state == ConsumerMemberState.LEAVING) {
+                    leaveWaiters.add(sink);
+                } else {
+                    sink.success();
+                }
+            }
+            return;
+        }
+        if (sink != null) {
+            leaveWaiters.add(sink);
+        }
+        boolean lost = why == Out.POLL_EXPIRED || state == ConsumerMemberState.FENCED || memberEpoch <= 0;
+        reconcileEpoch++;
+        transitionTo(ConsumerMemberState.LEAVING);
+        cancelHeartbeatTimer();
+        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, () -> owned, dropped -> {
+            removeOwned(dropped);
+            Runnable done = () -> {
+                if (state == ConsumerMemberState.LEAVING) {
+                    transitionTo(ConsumerMemberState.UNSUBSCRIBED);
+                    out = why;
+                    memberEpoch = 0;
+                    target = null;
+                }
+                List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
+                leaveWaiters.clear();
+                waiters.forEach(MonoSink::success);
+            };
+            CoordinatorChannel ch = link.current();
+            // A join the coordinator may have taken is left too: else the member would hold partitions until the
+            // broker's session timeout. (Not after fencing: that membership is gone already.)
+            boolean member = memberEpoch > 0 || (joinSent && why != Out.POLL_EXPIRED);
+            if (ch == null || !member || state != ConsumerMemberState.LEAVING) {
+                log.info("{}leaving the group without a leave heartbeat (no coordinator or no membership)", logPrefix);
+                done.run();
+                return;
+            }
+            int epoch = config.groupInstanceId() == null ? ConsumerGroupHeartbeatRequest.LEAVE_EPOCH
+                    : ConsumerGroupHeartbeatRequest.STATIC_LEAVE_EPOCH;
+            log.info("{}member {} leaves the group (epoch {}): {}", logPrefix, memberId, epoch, reason);
+            ch.send(request(epoch), config.requestTimeoutMs())
+                    .doOnNext(r -> {
+                        if (r.errorCode() != 0) {
+                            log.warn("{}leave heartbeat answered {}", logPrefix, Errors.nameOf(r.errorCode()));
+                        }
+                    })
+                    .onErrorResume(e -> {
+                        log.warn("{}leave heartbeat failed: {}", logPrefix, e.toString());
+                        return Mono.empty();
+                    })
+                    .subscribe(null, null, () -> onLoop(done));
+        });
+    }
+
+    private KafkaProtocolException protocolError(Errors error, String message) {
+        return new KafkaProtocolException(error.code(), error.name(), error.retriable(), "ConsumerGroupHeartbeat for group "
+                + config.groupId() + " answered " + error + (message == null || message.isEmpty() ? "" : ": " + message));
+    }
+
+    @Override
+    public String toString() {
+        return "ConsumerGroupMember[" + config.groupId() + ", " + state + ", epoch " + memberEpoch + ", member '"
+                + memberId + "']";
+    }
+}
