@@ -7,6 +7,7 @@ import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
 import io.kflux.group.CoordinatorIo.CoordinatorChannel;
 import io.kflux.metadata.Cluster;
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
@@ -735,8 +736,8 @@ public final class ConsumerGroupMember implements GroupMember {
     }
 
     private KafkaProtocolException protocolError(Errors error, String message) {
-        return new KafkaProtocolException(error.code(), error.name(), error.retriable(), "ConsumerGroupHeartbeat for group "
-                + config.groupId() + " answered " + error + (message == null || message.isEmpty() ? "" : ": " + message));
+        return BrokerErrors.of(error.code(), "ConsumerGroupHeartbeat for group " + config.groupId() + " answered " + error
+                + (message == null || message.isEmpty() ? "" : ": " + message), null, config.groupId());
     }
 
     @Override

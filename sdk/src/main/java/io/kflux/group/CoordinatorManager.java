@@ -2,6 +2,7 @@ package io.kflux.group;
 
 import io.kflux.KafkaProtocolException;
 import io.kflux.group.CoordinatorIo.CoordinatorChannel;
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.NodeConnections;
@@ -231,8 +232,9 @@ public final class CoordinatorManager {
         }
         RuntimeException fatal = null;
         if (e instanceof LookupFailed lf && !lf.error.retriable()) {
-            fatal = new KafkaProtocolException(lf.error.code(), lf.error.name(), false,
-                    "FindCoordinator for group " + groupId + " answered " + lf.getMessage());
+            // GROUP_AUTHORIZATION_FAILED becomes GroupAuthorizationException there (the ACLs refuse the group)
+            fatal = BrokerErrors.of(lf.error.code(), "FindCoordinator for group " + groupId + " answered "
+                    + lf.getMessage(), null, groupId);
         } else if (e instanceof UnsupportedVersionException) {
             fatal = new io.kflux.UnsupportedVersionException(e.getMessage(), e);
         }
