@@ -1185,9 +1185,11 @@ public final class ClassicGroupMember implements GroupMember {
             return;
         }
         long delay = backoff.delayMs(++missingTopicsRefreshes);
-        // WARN on the 1st, 4th, 16th, ... look: repeated with growing intervals while the topics stay missing
+        // WARN on the 2nd, 8th, 32nd, ... look: repeated with growing intervals while the topics stay missing. Not on
+        // the 1st: a member's first snapshot may predate its subscription (a follower that just joined saw "missing"
+        // topics that existed); the 2nd comes from the refresh asked for here, which names them.
         int n = missingTopicsRefreshes;
-        if (Integer.bitCount(n) == 1 && Integer.numberOfTrailingZeros(n) % 2 == 0) {
+        if (Integer.bitCount(n) == 1 && Integer.numberOfTrailingZeros(n) % 2 == 1) {
             log.warn("{}subscribed topics {} do not exist (not in metadata): nothing is assigned from them until they"
                     + " are created; is the name right? Asking again in {} ms", logPrefix, missing, delay);
         } else {

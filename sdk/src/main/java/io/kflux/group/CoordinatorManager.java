@@ -10,6 +10,7 @@ import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.FindCoordinatorResponse;
 import io.kflux.util.Backoff;
+import io.kflux.util.LogContext;
 import io.kflux.util.SerialExecutor;
 import io.kflux.util.StateTransitions;
 import java.time.Duration;
@@ -72,20 +73,27 @@ public final class CoordinatorManager {
      * @param metadata          where "any broker" for FindCoordinator comes from
      * @param retryBackoffMs    {@code retry.backoff.ms}
      * @param retryBackoffMaxMs {@code retry.backoff.max.ms}
+     * @param logContext        the consumer's client.id and group.id, for the MDC of this manager's log lines
      */
     public static CoordinatorManager create(String groupId, NodeConnections connections, MetadataManager metadata,
-                                            long retryBackoffMs, long retryBackoffMaxMs) {
+                                            long retryBackoffMs, long retryBackoffMaxMs, LogContext logContext) {
         return new CoordinatorManager(groupId, new NetworkGroupIo(connections, metadata), Schedulers.parallel(),
-                retryBackoffMs, retryBackoffMaxMs);
+                retryBackoffMs, retryBackoffMaxMs, logContext);
     }
 
     CoordinatorManager(String groupId, CoordinatorIo io, Scheduler scheduler, long retryBackoffMs,
                        long retryBackoffMaxMs) {
+        this(groupId, io, scheduler, retryBackoffMs, retryBackoffMaxMs, LogContext.NONE);
+    }
+
+    private CoordinatorManager(String groupId, CoordinatorIo io, Scheduler scheduler, long retryBackoffMs,
+                               long retryBackoffMaxMs, LogContext logContext) {
         this.groupId = Objects.requireNonNull(groupId, "groupId");
         this.io = Objects.requireNonNull(io, "io");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.backoff = new Backoff(retryBackoffMs, retryBackoffMaxMs);
-        this.loop = new SerialExecutor(e -> log.error("[group {}] coordinator manager task failed", groupId, e));
+        this.loop = new SerialExecutor(e -> log.error("[group {}] coordinator manager task failed", groupId, e),
+                logContext);
     }
 
     /** {@code group.id}. */

@@ -24,7 +24,7 @@ record ClientResources(NodeConnections connections, MetadataManager metadata, Of
                 settings.retryBackoffMs(), settings.requestTimeoutMs());
         CoordinatorManager coordinator = settings.groupId() == null ? null
                 : CoordinatorManager.create(settings.groupId(), connections, metadata, settings.retryBackoffMs(),
-                        settings.retryBackoffMaxMs());
+                        settings.retryBackoffMaxMs(), settings.logContext());
         return new ClientResources(connections, metadata, offsets, coordinator);
     }
 
