@@ -82,8 +82,11 @@ class TopicRecreatedTest {
             assertThat(received.subList(before, received.size())).as("nothing of the old topic again")
                     .allSatisfy(v -> assertThat(v).startsWith("after-"));
             await(() -> committed(admin) == 60, "offsets committed under the new topic add up to its 60 records");
-            assertThat(log.matching(m -> m.contains("deleted and created again"))).as("said once per partition")
-                    .hasSize(2);
+            // Either the fetcher sees the new id while the partitions stay assigned (one WARN per partition, then a
+            // reset), or the group first drops the deleted topic and assigns the new one afresh (no committed offset:
+            // auto.offset.reset): both start the new topic from its beginning. Never a log truncation.
+            assertThat(log.matching(m -> m.contains("deleted and created again"))).as("at most once per partition")
+                    .hasSizeLessThanOrEqualTo(2);
             assertThat(log.matching(m -> m.contains("truncation"))).as("a new topic is not a truncated log").isEmpty();
         } finally {
             log.close();

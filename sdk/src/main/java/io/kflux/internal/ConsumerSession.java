@@ -405,14 +405,12 @@ final class ConsumerSession<K, V> implements FetchSink {
             }
             consumer.rememberPositions(fetcher.partitions());
             fetcher.close();
-            consumer.sessionEnded(this);
-            resources.close().doFinally(s -> stoppedFuture.complete(null)).subscribe();
+            consumer.sessionEnded(this).doFinally(s -> stoppedFuture.complete(null)).subscribe();
             worker.schedule(worker::dispose);
         })).subscribe(v -> { }, e -> {
             log.debug("stopping failed", e);
             // never leave the consumer with a dead "active" session: a new receive() waits for this one
-            consumer.sessionEnded(this);
-            stoppedFuture.complete(null);
+            consumer.sessionEnded(this).doFinally(s -> stoppedFuture.complete(null)).subscribe();
         });
     }
 

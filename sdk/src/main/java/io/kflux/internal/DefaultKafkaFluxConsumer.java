@@ -220,14 +220,22 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         });
     }
 
-    void sessionEnded(ConsumerSession<K, V> session) {
+    /**
+     * The session stopped: its connections (and the coordinator manager) are released unless a lookup or commit
+     * still uses them, in which case the last of those releases them (endResourceUse). The session never closes them
+     * itself: a commit of the same consumer (e.g. {@code commit()} right after {@code receive()} was cancelled) may
+     * be using them, and would fail on a closed coordinator.
+     *
+     * @return completes when they are released (at once when they are left to a running call)
+     */
+    Mono<Void> sessionEnded(ConsumerSession<K, V> session) {
         active.compareAndSet(session, null);
         synchronized (resourcesLock) {
             if (resourceUsers > 0) {
-                return; // the last lookup or commit running closes them (endResourceUse)
+                return Mono.empty();
             }
         }
-        releaseResources().subscribe();
+        return releaseResources();
     }
 
     /**
