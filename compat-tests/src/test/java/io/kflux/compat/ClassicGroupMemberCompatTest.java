@@ -52,7 +52,8 @@ class ClassicGroupMemberCompatTest {
                     Integer.parseInt(hp[1]))), false);
             GroupConfig config = new GroupConfig(groupId, instanceId, 10_000, 500, 60_000, 100, 1_000, 30_000,
                     null, true, "consumer", List.of(new RangeAssignor()));
-            coordinators = CoordinatorManager.create(groupId, connections, metadata, 100, 1_000);
+            coordinators = CoordinatorManager.create(groupId, connections, metadata, 100, 1_000,
+                    io.kflux.util.LogContext.NONE);
             member = new ClassicGroupMember(config, connections, metadata, coordinators, loop, new GroupListener() {
                 @Override
                 public Mono<Void> onPartitionsRevoked(Set<TopicPartition> partitions) {
