@@ -13,7 +13,6 @@ import io.kflux.compat.support.GroupKit.BackgroundProducer;
 import io.kflux.compat.support.GroupKit.KfluxMember;
 import io.kflux.compat.support.GroupKit.Member;
 import io.kflux.compat.support.GroupKit.OfficialMember;
-import io.kflux.compat.support.GroupKit.Tally;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.examples.broker.SampleData;
@@ -73,11 +72,7 @@ class ConsumerGroupProtocolTest {
                 active.remove(m);
                 awaitBalanced(id, topic, active);
             }
-            List<String> produced = producer.stop();
-            Tally tally = GroupKit.awaitAllConsumed(produced, all, Duration.ofSeconds(30));
-            System.out.printf("[%s] %s; duplicates: %s%n", id, tally, tally.duplicates());
-            all.forEach(m -> assertThat(m.error()).as(m.name() + " error").isNull());
-            assertThat(tally.missing()).as("records no member consumed").isEmpty();
+            GroupKit.assertEveryRecordConsumed(id, producer.stop(), all);
         } finally {
             active.forEach(Member::stop);
         }
@@ -114,23 +109,14 @@ class ConsumerGroupProtocolTest {
                     awaitBalanced(id, topic, active);
                 }
             }
-            List<String> produced = producer.stop();
-            Tally tally = GroupKit.awaitAllConsumed(produced, all, Duration.ofSeconds(30));
-            System.out.printf("[%s] %s; duplicates: %s%n", id, tally, tally.duplicates());
-            all.forEach(m -> assertThat(m.error()).as(m.name() + " error").isNull());
-            assertThat(tally.missing()).as("records no member consumed").isEmpty();
+            GroupKit.assertEveryRecordConsumed(id, producer.stop(), all);
         } finally {
             active.forEach(Member::stop);
         }
     }
 
     private static void awaitBalanced(String id, String topic, List<Member> active) {
-        long start = System.nanoTime();
-        GroupKit.awaitSteady(active.size() + " members balanced: " + active, Duration.ofSeconds(30),
-                Duration.ofMillis(1_500), () -> GroupKit.balanced(active.stream().map(Member::assignment).toList(),
-                        topic, PARTITIONS));
-        System.out.printf("[%s] %d members stable after %d ms: %s%n", id, active.size(),
-                (System.nanoTime() - start) / 1_000_000, active);
+        GroupKit.awaitBalanced(id, topic, PARTITIONS, active, Duration.ofMillis(1_500));
     }
 
     /** Records what the listener was told, to show that a static member's restart moves nothing. */

@@ -1,13 +1,10 @@
 package io.kflux.compat;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.BackgroundProducer;
 import io.kflux.compat.support.GroupKit.KfluxMember;
 import io.kflux.compat.support.GroupKit.Member;
 import io.kflux.compat.support.GroupKit.OfficialMember;
-import io.kflux.compat.support.GroupKit.Tally;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
@@ -56,23 +53,14 @@ class MixedGroupTest {
                 active.remove(m);
                 awaitBalanced(id, topic, active);
             }
-            List<String> produced = producer.stop();
-            Tally tally = GroupKit.awaitAllConsumed(produced, all, Duration.ofSeconds(30));
-            System.out.printf("[%s] %s in %d ms; duplicates: %s%n", id, tally, (System.nanoTime() - t0) / 1_000_000,
-                    tally.duplicates());
-            all.forEach(m -> assertThat(m.error()).as(m.name() + " error").isNull());
-            assertThat(tally.missing()).as("records no member consumed").isEmpty();
+            GroupKit.assertEveryRecordConsumed(id, producer.stop(), all);
+            System.out.printf("[%s] done in %d ms%n", id, (System.nanoTime() - t0) / 1_000_000);
         } finally {
             active.forEach(Member::stop);
         }
     }
 
     private static void awaitBalanced(String id, String topic, List<Member> active) {
-        long start = System.nanoTime();
-        GroupKit.awaitSteady(active.size() + " members balanced: " + active, Duration.ofSeconds(30),
-                Duration.ofMillis(700), () -> GroupKit.balanced(active.stream().map(Member::assignment).toList(),
-                        topic, PARTITIONS));
-        System.out.printf("[%s] %d members stable after %d ms: %s%n", id, active.size(),
-                (System.nanoTime() - start) / 1_000_000, active);
+        GroupKit.awaitBalanced(id, topic, PARTITIONS, active, Duration.ofMillis(700));
     }
 }

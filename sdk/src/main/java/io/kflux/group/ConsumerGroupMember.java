@@ -73,6 +73,11 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p><b>Threads.</b> As {@link ClassicGroupMember}: state lives on the consumer's event loop, public methods submit
  * tasks, accessors read published snapshots.
+ *
+ * <p><b>Why one class past 500 lines.</b> The heartbeat is the protocol: every answer can carry a new epoch, a new
+ * target and an error that ends the reconciliation under way, so heartbeat loop, reconciliation and leave read and
+ * write the same epoch, target and owned partitions. What is shared with the classic member lives beside it
+ * ({@link CoordinatorLink}, {@link ListenerCalls}).
  */
 public final class ConsumerGroupMember implements GroupMember {
     private static final Logger log = LoggerFactory.getLogger(ConsumerGroupMember.class);

@@ -1,5 +1,7 @@
 package io.kflux.compat.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
@@ -90,6 +92,33 @@ public final class GroupKit {
                                                     Object... extra) {
         return protocol.equals("consumer") ? consumerProtocolProps(bootstrap, groupId, extra)
                 : props(bootstrap, groupId, assignor, extra);
+    }
+
+    /**
+     * Waits until {@code active} split the {@code partitions} partitions of {@code topic} evenly and keep doing so for
+     * {@code hold} (30 s at most), and prints how long that took.
+     */
+    public static void awaitBalanced(String id, String topic, int partitions, List<? extends Member> active,
+                                     Duration hold) {
+        long start = System.nanoTime();
+        awaitSteady(active.size() + " members balanced: " + active, Duration.ofSeconds(30), hold,
+                () -> balanced(active.stream().map(Member::assignment).toList(), topic, partitions));
+        System.out.printf("[%s] %d members stable after %d ms: %s%n", id, active.size(),
+                (System.nanoTime() - start) / 1_000_000, active);
+    }
+
+    /**
+     * Waits until every record of {@code produced} was consumed by one of {@code members} (30 s at most), prints the
+     * tally and checks that no member failed and nothing is missing.
+     *
+     * @return the tally, for further checks (duplicates)
+     */
+    public static Tally assertEveryRecordConsumed(String id, List<String> produced, List<? extends Member> members) {
+        Tally tally = awaitAllConsumed(produced, members, Duration.ofSeconds(30));
+        System.out.printf("[%s] %s; duplicates: %s%n", id, tally, tally.duplicates());
+        members.forEach(m -> assertThat(m.error()).as(m.name() + " error").isNull());
+        assertThat(tally.missing()).as("records no member consumed").isEmpty();
+        return tally;
     }
 
     public static KafkaFluxConsumer<String, String> consumer(Map<String, Object> props, String topic,
