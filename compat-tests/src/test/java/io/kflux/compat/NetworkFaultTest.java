@@ -1,6 +1,7 @@
 package io.kflux.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
@@ -10,7 +11,9 @@ import io.kflux.compat.support.FaultProxy;
 import io.kflux.compat.support.Kflux;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -167,7 +170,11 @@ class NetworkFaultTest {
     void blackHoleLongerThanTheRequestTimeout() throws Exception {
         runScenario("black-hole", () -> {
             proxy.blackHole(true);
-            Thread.sleep(REQUEST_TIMEOUT_MS + 3_000L);
+            Thread.sleep(1_000); // what was already on its way may still arrive
+            int during = consumed.size();
+            Thread.sleep(REQUEST_TIMEOUT_MS + 2_000L);
+            assertThat(consumed.size()).as("records through a black hole").isEqualTo(during);
+            assertThat(proxy.acceptedConnections()).as("reconnects after request.timeout.ms").isGreaterThan(1);
         });
     }
 
@@ -176,9 +183,19 @@ class NetworkFaultTest {
         runScenario("slow-link", () -> {
             proxy.latency(Duration.ofMillis(200));
             proxy.bandwidth(1_000_000);
+            Thread.sleep(2_000);
             long before = consumed.size();
-            Thread.sleep(15_000);
+            Thread.sleep(13_000);
             assertThat(consumed.size()).as("records consumed over the slow link").isGreaterThan((int) before);
+            // each round trip through the proxy now takes at least 2 x 200 ms
+            long probeStart = System.nanoTime();
+            try (Socket probe = new Socket("127.0.0.1", proxy.port())) {
+                probe.setSoTimeout(5_000);
+                probe.getOutputStream().write(apiVersionsV0Request());
+                assertThat(probe.getInputStream().read()).as("first byte of the answer").isNotNegative();
+            }
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - probeStart)).as("round trip through the proxy")
+                    .isGreaterThanOrEqualTo(400);
         });
     }
 
@@ -187,9 +204,20 @@ class NetworkFaultTest {
         runScenario("refused", () -> {
             int before = consumed.size();
             proxy.refuseNewConnections(Duration.ofSeconds(20));
-            Thread.sleep(20_000);
+            Thread.sleep(1_000);
+            assertThatThrownBy(() -> new Socket("127.0.0.1", proxy.port()).close())
+                    .as("a new connection while refusing").isInstanceOf(ConnectException.class);
+            Thread.sleep(19_000);
             assertThat(consumed.size()).as("established connections kept delivering").isGreaterThan(before + 1000);
         });
+    }
+
+    /** An ApiVersions v0 request frame (size, api key 18, version 0, correlation id 1, client id "probe"). */
+    private static byte[] apiVersionsV0Request() {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4 + 2 + 2 + 4 + 2 + 5);
+        b.putInt(2 + 2 + 4 + 2 + 5).putShort((short) 18).putShort((short) 0).putInt(1).putShort((short) 5)
+                .put("probe".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return b.array();
     }
 
     @FunctionalInterface
