@@ -8,14 +8,12 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.FakeKafkaBroker;
-import io.kflux.compat.support.Kflux;
 import io.kflux.internal.DefaultKafkaFluxConsumer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -54,12 +52,16 @@ class MalformedResponseTest {
     }
 
     private KafkaFluxConsumer<String, String> consumer() {
-        return Kflux.strings(Kflux.props(broker.bootstrapServers(), "fetch.max.wait.ms", 200,
-                "reconnect.backoff.ms", 20, "retry.backoff.ms", 20), List.of(TP));
+        return broker.consumer(TP);
     }
 
     /** One v2 batch of {@code count} records from {@code baseOffset}, leader epoch 0, as the official client builds it. */
     static ByteBuffer batch(long baseOffset, int count) {
+        return batch(baseOffset, count, 0);
+    }
+
+    /** As {@link #batch(long, int)} with {@code leaderEpoch}. */
+    static ByteBuffer batch(long baseOffset, int count, int leaderEpoch) {
         SimpleRecord[] records = new SimpleRecord[count];
         for (int i = 0; i < count; i++) {
             long offset = baseOffset + i;
@@ -68,7 +70,7 @@ class MalformedResponseTest {
         }
         return MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V2, baseOffset, Compression.NONE,
                 TimestampType.CREATE_TIME, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH,
-                RecordBatch.NO_SEQUENCE, 0, false, records).buffer();
+                RecordBatch.NO_SEQUENCE, leaderEpoch, false, records).buffer();
     }
 
     /** The same batch with one value byte flipped: its CRC32C no longer matches. */

@@ -18,10 +18,10 @@ public final class ResponseHeader {
     public static int readCorrelationId(ByteBuf buf, short headerVersion) {
         int correlationId = buf.readInt();
         if (headerVersion >= 1) {
-            int count = Varint.readUnsignedVarint(buf);
+            int count = Schema.readTaggedFieldCount(buf);
             for (int i = 0; i < count; i++) {
-                Varint.readUnsignedVarint(buf);
-                buf.skipBytes(Varint.readUnsignedVarint(buf));
+                int tag = Varint.readUnsignedVarint(buf);
+                buf.skipBytes(Schema.readTaggedFieldSize(buf, tag));
             }
         }
         return correlationId;

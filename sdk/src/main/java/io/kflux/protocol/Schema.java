@@ -92,14 +92,10 @@ public final class Schema<T> implements Type<T> {
     }
 
     private void readTaggedFields(ByteBuf buf, short version, Object[] args) {
-        int count = Varint.readUnsignedVarint(buf);
+        int count = readTaggedFieldCount(buf);
         for (int n = 0; n < count; n++) {
             int tag = Varint.readUnsignedVarint(buf);
-            int size = Varint.readUnsignedVarint(buf);
-            if (size < 0 || size > buf.readableBytes()) {
-                throw new MalformedMessageException("tagged field " + tag + " of " + size + " bytes exceeds the "
-                        + buf.readableBytes() + " bytes left");
-            }
+            int size = readTaggedFieldSize(buf, tag);
             int index = indexOfTag(tag, version);
             if (index < 0) {
                 buf.skipBytes(size); // unknown tags are how newer peers add fields: skip them
@@ -112,6 +108,29 @@ public final class Schema<T> implements Type<T> {
                         + slice.readableBytes() + " bytes unread");
             }
         }
+    }
+
+    /** Reads the number of tagged fields that follow; each takes at least two bytes (tag, size). */
+    static int readTaggedFieldCount(ByteBuf buf) {
+        int count = Varint.readUnsignedVarint(buf);
+        if (count < 0 || count > buf.readableBytes() / 2) {
+            throw new MalformedMessageException(count + " tagged fields cannot fit in the " + buf.readableBytes()
+                    + " bytes left");
+        }
+        return count;
+    }
+
+    /**
+     * Reads the size of tagged field {@code tag} (its tag already read), refused unless the bytes are there: every
+     * tagged field of a body or a header is sized here, so no size reaches a skip or a slice unchecked.
+     */
+    static int readTaggedFieldSize(ByteBuf buf, int tag) {
+        int size = Varint.readUnsignedVarint(buf);
+        if (size < 0 || size > buf.readableBytes()) {
+            throw new MalformedMessageException("tagged field " + tag + " of " + size + " bytes exceeds the "
+                    + buf.readableBytes() + " bytes left");
+        }
+        return size;
     }
 
     private int indexOfTag(int tag, short version) {

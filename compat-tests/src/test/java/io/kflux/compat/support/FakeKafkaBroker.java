@@ -73,32 +73,49 @@ public final class FakeKafkaBroker implements AutoCloseable {
 
         /** Answers for the first requested partition with {@code records} (may be null) and {@code errorCode}. */
         public void respond(short errorCode, ByteBuf records) {
-            FetchRequest.FetchTopic topic = request.topics().get(0);
-            FetchRequest.FetchPartition partition = topic.partitions().get(0);
-            PartitionData data = new PartitionData(partition.partition(), errorCode, 1000L, 1000L, 0L,
-                    FetchResponse.EpochEndOffset.NONE, FetchResponse.LeaderIdAndEpoch.NONE, FetchResponse.SnapshotId.NONE,
-                    List.of(), FetchResponse.NO_PREFERRED_READ_REPLICA, records);
-            FetchResponse response = new FetchResponse(0, (short) 0, 0,
-                    List.of(new FetchableTopicResponse(topic.topic(), topic.topicId(), List.of(data))), List.of());
-            ByteBuf content = encode(FetchResponse.SPEC, response);
-            if (records != null) {
-                records.release();
-            }
+            respond(errorCode, records, 1000L);
+        }
+
+        /**
+         * As {@link #respond(short, ByteBuf)}, with the partition's high watermark (and last stable offset) set to
+         * {@code highWatermark} instead of 1000.
+         */
+        public void respond(short errorCode, ByteBuf records, long highWatermark) {
+            ByteBuf content = encode(FetchResponse.SPEC, response(errorCode, records, highWatermark), version, 0);
             writeFrame(content, content.readableBytes());
         }
 
-        /** As {@link #respond}, but the frame (size prefix consistent) ends {@code cut} bytes early. */
+        /**
+         * Sends a valid frame of another API's response: {@code body} of {@code spec} at {@code version}, under
+         * this request's correlation id plus {@code correlationIdShift} (0: an answer of the wrong API to this
+         * Fetch; non-zero: an answer to a request never sent).
+         */
+        public <T> void respondAs(MessageSpec<T> spec, T body, short version, int correlationIdShift) {
+            ByteBuf content = encode(spec, body, version, correlationIdShift);
+            writeFrame(content, content.readableBytes());
+        }
+
+        /** As {@link #respond(short, ByteBuf)}, but the frame carries this request's correlation id plus {@code shift}. */
+        public void respondWithCorrelationShift(ByteBuf records, int shift) {
+            ByteBuf content = encode(FetchResponse.SPEC, response((short) 0, records, 1000L), version, shift);
+            writeFrame(content, content.readableBytes());
+        }
+
+        /** As {@link #respond(short, ByteBuf)}, but the frame (size prefix consistent) ends {@code cut} bytes early. */
         public void respondTruncated(short errorCode, ByteBuf records, int cut) {
+            ByteBuf content = encode(FetchResponse.SPEC, response(errorCode, records, 1000L), version, 0);
+            writeFrame(content, content.readableBytes() - cut);
+        }
+
+        /** A response for the first requested partition; takes over {@code records} (released once encoded). */
+        private FetchResponse response(short errorCode, ByteBuf records, long highWatermark) {
             FetchRequest.FetchTopic topic = request.topics().get(0);
             FetchRequest.FetchPartition partition = topic.partitions().get(0);
-            PartitionData data = new PartitionData(partition.partition(), errorCode, 1000L, 1000L, 0L,
+            PartitionData data = new PartitionData(partition.partition(), errorCode, highWatermark, highWatermark, 0L,
                     FetchResponse.EpochEndOffset.NONE, FetchResponse.LeaderIdAndEpoch.NONE, FetchResponse.SnapshotId.NONE,
                     List.of(), FetchResponse.NO_PREFERRED_READ_REPLICA, records);
-            FetchResponse response = new FetchResponse(0, (short) 0, 0,
+            return new FetchResponse(0, (short) 0, 0,
                     List.of(new FetchableTopicResponse(topic.topic(), topic.topicId(), List.of(data))), List.of());
-            ByteBuf content = encode(FetchResponse.SPEC, response);
-            records.release();
-            writeFrame(content, content.readableBytes() - cut);
         }
 
         /** Answers with no records after the request's max wait, as a broker with nothing new does. */
@@ -106,10 +123,15 @@ public final class FakeKafkaBroker implements AutoCloseable {
             ctx.executor().schedule(() -> respond((short) 0, null), Math.min(request.maxWaitMs(), 500), TimeUnit.MILLISECONDS);
         }
 
-        private <T> ByteBuf encode(MessageSpec<T> spec, T body) {
+        /** Header and body; a Fetch response's records are released once copied into the frame. */
+        private <T> ByteBuf encode(MessageSpec<T> spec, T body, short bodyVersion, int correlationIdShift) {
             ByteBuf content = Unpooled.buffer();
-            ResponseHeader.write(content, correlationId, ResponseHeader.headerVersion(ApiKey.FETCH, spec.isFlexible(version)));
-            spec.write(content, body, version);
+            ResponseHeader.write(content, correlationId + correlationIdShift,
+                    ResponseHeader.headerVersion(spec.apiKey(), spec.isFlexible(bodyVersion)));
+            spec.write(content, body, bodyVersion);
+            if (body instanceof FetchResponse fetch) {
+                fetch.release();
+            }
             return content;
         }
 
@@ -131,6 +153,10 @@ public final class FakeKafkaBroker implements AutoCloseable {
     /** Every Fetch received, in order. */
     public final List<FetchRequest> fetchRequests = new CopyOnWriteArrayList<>();
     public final AtomicInteger connections = new AtomicInteger();
+    /** Connections open now (closed ones are subtracted when their channel closes). */
+    public final AtomicInteger openConnections = new AtomicInteger();
+    /** While true, ApiVersions requests get no answer: a client stays in its connection handshake. */
+    public volatile boolean holdApiVersions;
     /** Metadata requests received. */
     public final AtomicInteger metadataRequests = new AtomicInteger();
     private final DisposableServer server;
@@ -141,6 +167,8 @@ public final class FakeKafkaBroker implements AutoCloseable {
                 .port(0)
                 .doOnConnection(c -> {
                     connections.incrementAndGet();
+                    openConnections.incrementAndGet();
+                    c.onDispose(openConnections::decrementAndGet);
                     c.addHandlerLast("frames", new LengthFieldBasedFrameDecoder(1 << 20, 0, 4, 0, 4));
                     c.addHandlerLast("broker", new Handler());
                     c.channel().config().setAutoRead(true);
@@ -151,6 +179,15 @@ public final class FakeKafkaBroker implements AutoCloseable {
 
     public String bootstrapServers() {
         return "127.0.0.1:" + server.port();
+    }
+
+    /**
+     * A string consumer of {@code partition} on this broker, retrying quickly (20 ms backoffs) and long-polling
+     * 200 ms, as the tests against a fake broker use it.
+     */
+    public io.kflux.KafkaFluxConsumer<String, String> consumer(io.kflux.TopicPartition partition) {
+        return Kflux.strings(Kflux.props(bootstrapServers(), "fetch.max.wait.ms", 200,
+                "reconnect.backoff.ms", 20, "retry.backoff.ms", 20), List.of(partition));
     }
 
     public FakeKafkaBroker topic(String name, int partitions) {
@@ -212,9 +249,11 @@ public final class FakeKafkaBroker implements AutoCloseable {
     private void answer(ChannelHandlerContext ctx, RequestHeader header, Object body) {
         short v = header.apiVersion();
         switch (header.apiKey()) {
-            case API_VERSIONS -> respond(ctx, header, ApiVersionsResponse.SPEC, new ApiVersionsResponse((short) 0, List.of(
-                    range(ApiKey.API_VERSIONS, 0, 4), range(ApiKey.METADATA, 12, 12),
-                    range(ApiKey.LIST_OFFSETS, 7, 7), range(ApiKey.FETCH, 12, 12)), 0, List.of(), -1L, List.of(), false));
+            case API_VERSIONS -> {
+                if (!holdApiVersions) {
+                    respondApiVersions(ctx, header);
+                }
+            }
             case METADATA -> {
                 MetadataRequest request = (MetadataRequest) body;
                 metadataRequests.incrementAndGet();
@@ -264,6 +303,12 @@ public final class FakeKafkaBroker implements AutoCloseable {
             }
             default -> ctx.close();
         }
+    }
+
+    private static void respondApiVersions(ChannelHandlerContext ctx, RequestHeader header) {
+        respond(ctx, header, ApiVersionsResponse.SPEC, new ApiVersionsResponse((short) 0, List.of(
+                range(ApiKey.API_VERSIONS, 0, 4), range(ApiKey.METADATA, 12, 12),
+                range(ApiKey.LIST_OFFSETS, 7, 7), range(ApiKey.FETCH, 12, 12)), 0, List.of(), -1L, List.of(), false));
     }
 
     private static ApiVersion range(ApiKey key, int min, int max) {

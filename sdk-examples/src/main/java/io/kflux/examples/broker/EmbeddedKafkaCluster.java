@@ -428,7 +428,9 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         }
 
         /**
-         * Sets or overrides one line of every node's {@code server.properties}.
+         * Sets or overrides one line of every node's {@code server.properties}. In the value, {@code ${port}} and
+         * {@code ${controllerPort}} stand for the node's own client and controller ports, so an override of
+         * {@code listeners} can keep them (e.g. to add a listener advertised through a proxy).
          *
          * @param key   broker config name
          * @param value its value

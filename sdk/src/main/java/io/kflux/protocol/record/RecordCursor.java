@@ -34,6 +34,8 @@ public final class RecordCursor {
     private int end;
     private int remaining;
     private int index;
+    /** Offset delta of the record before the current one; -1 before the first. */
+    private int previousOffsetDelta;
     private long baseOffset;
     private long baseTimestamp;
     private boolean logAppendTime;
@@ -62,6 +64,7 @@ public final class RecordCursor {
         this.end = to;
         this.remaining = batch.recordCount();
         this.index = 0;
+        this.previousOffsetDelta = -1;
         this.baseOffset = batch.baseOffset();
         this.baseTimestamp = batch.baseTimestamp();
         this.logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
@@ -78,8 +81,9 @@ public final class RecordCursor {
      * Moves to the next record.
      *
      * @return false when the batch has no more records
-     * @throws CorruptRecordBatchException if the record is malformed, the data ends before the
-     *         declared record count, or bytes remain after it
+     * @throws CorruptRecordBatchException if the record is malformed, its offset is not above the previous
+     *         record's or lies past the batch's last offset, the data ends before the declared record count, or
+     *         bytes remain after it
      */
     public boolean next() {
         if (remaining == 0) {
@@ -104,6 +108,13 @@ public final class RecordCursor {
         byte attrs = data[pos++];
         long timestampDelta = readVarlong(recordEnd);
         int offsetDelta = readVarint(recordEnd);
+        if (offsetDelta <= previousOffsetDelta || offsetDelta > batch.lastOffsetDelta()) {
+            // Offsets only grow inside a batch (compaction leaves gaps, never reorders) and end at the header's last
+            // offset. A record out of that order could only be emitted by passing over the ones it jumped, or
+            // skipped as already seen: both lose data, so the batch is refused instead.
+            throw corrupt("record " + index + " has offset delta " + offsetDelta + " after "
+                    + previousOffsetDelta + " (last offset delta " + batch.lastOffsetDelta() + ")");
+        }
 
         int kLen = readVarint(recordEnd);
         int kOff = pos;
@@ -134,6 +145,7 @@ public final class RecordCursor {
         this.sizeInBytes = recordEnd - start;
         this.attributes = attrs;
         this.offset = baseOffset + offsetDelta;
+        this.previousOffsetDelta = offsetDelta;
         this.timestamp = logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
         this.keyOffset = kOff;
         this.keyLength = kLen;

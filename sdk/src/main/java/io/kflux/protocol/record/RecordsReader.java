@@ -218,6 +218,14 @@ public final class RecordsReader {
     }
 
     /**
+     * @return bytes of records the last {@link #records()} call exposed (after decompression), -1 before one; lets
+     *         tests bound memory by what the data really holds
+     */
+    int decodedLength() {
+        return decodedLength;
+    }
+
+    /**
      * @return bytes from the buffer's start up to the end of the last batch returned by
      *         {@link #nextBatch()}; once it returned null, all complete bytes in the buffer
      */

@@ -195,6 +195,25 @@ class RecordsReaderCorruptionTest {
     }
 
     @Test
+    void recordOffsetsThatDoNotGrowOrPassTheLastOffsetAreCorrupt() {
+        byte[] base = batch(io.kflux.protocol.record.Compression.NONE, 0L);
+        int second = FIRST_RECORD_AT + 1 + (base[FIRST_RECORD_AT] >> 1); // after a one-byte length varint
+        assertThat(base[second + 3]).as("second record's offset delta, zigzag 1").isEqualTo((byte) 2);
+
+        byte[] repeated = base.clone();
+        repeated[second + 3] = 0; // the first record's offset again
+        Oracle.fixCrc(repeated, 0);
+        assertThatThrownBy(() -> drain(reader(repeated))).isInstanceOf(CorruptRecordBatchException.class)
+                .hasMessageContaining("record 1 has offset delta 0 after 0");
+
+        byte[] pastLast = base.clone();
+        pastLast[FIRST_RECORD_AT + 3] = 100; // zigzag 50, past lastOffsetDelta
+        Oracle.fixCrc(pastLast, 0);
+        assertThatThrownBy(() -> drain(reader(pastLast))).isInstanceOf(CorruptRecordBatchException.class)
+                .hasMessageContaining("record 0 has offset delta 50");
+    }
+
+    @Test
     void malformedRecordFieldsWithAValidCrc() {
         byte[] base = batch(io.kflux.protocol.record.Compression.NONE, 0L);
         // first record: length varint, attributes, timestampDelta(0), offsetDelta(0), keyLength(2 -> zigzag 4) ...

@@ -1,0 +1,193 @@
+package io.kflux.compat;
+
+import static io.kflux.compat.MalformedResponseTest.batch;
+import static io.kflux.compat.MalformedResponseTest.concat;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.ConsumerRecord;
+import io.kflux.CorruptRecordException;
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.KafkaFluxException;
+import io.kflux.TopicPartition;
+import io.kflux.compat.support.FakeKafkaBroker;
+import io.kflux.internal.DefaultKafkaFluxConsumer;
+import io.kflux.protocol.message.ApiVersionsResponse;
+import io.kflux.protocol.message.MetadataResponse;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A broker (a fake one on loopback) that sends valid frames saying the wrong thing: a wrong correlation id, an
+ * answer of another API, a response to a request never sent, batches whose offsets go backwards (between batches and
+ * inside one), a decreasing leader epoch, a high watermark below the fetch offset. Each is either handled with every
+ * record emitted exactly once in offset order, or ends {@code receive()} with a typed error with the position right
+ * after the last emitted record (so a new subscription resumes there and skips nothing).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BrokerAnomalyTest {
+    private static final String TOPIC = "anomalies";
+    private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+    private static final int RECORDS = 15;
+
+    private FakeKafkaBroker broker;
+
+    @BeforeEach
+    void start() {
+        broker = new FakeKafkaBroker().topic(TOPIC, 1).logRange(0, RECORDS);
+    }
+
+    @AfterEach
+    void stop() {
+        broker.close();
+    }
+
+    private KafkaFluxConsumer<String, String> consumer() {
+        return broker.consumer(TP);
+    }
+
+    /** What a subscription emitted and how it ended. */
+    private record Outcome(List<Long> offsets, Throwable error, long position) {
+    }
+
+    /** Consumes until {@code RECORDS} records or an error, and records both. */
+    private Outcome consume(KafkaFluxConsumer<String, String> consumer) {
+        List<Long> offsets = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        consumer.receive().map(ConsumerRecord::offset).doOnNext(offsets::add).take(RECORDS)
+                .doOnError(error::set).onErrorComplete().blockLast(Duration.ofSeconds(30));
+        return new Outcome(offsets, error.get(), ((DefaultKafkaFluxConsumer<?, ?>) consumer).position(TP));
+    }
+
+    /**
+     * Either every record once, in order, or a typed error after a gapless prefix with the position right after it.
+     * Returns the outcome for further checks.
+     */
+    private static Outcome assertNothingLostOrSkipped(Outcome o) {
+        assertThat(o.offsets()).as("emitted offsets").isEqualTo(LongStream.range(0, o.offsets().size()).boxed().toList());
+        if (o.error() == null) {
+            assertThat(o.offsets()).hasSize(RECORDS);
+        } else {
+            assertThat(o.error()).as("how receive() ended").isInstanceOf(KafkaFluxException.class);
+            assertThat(o.position()).as("position after a typed error").isEqualTo(o.offsets().size());
+        }
+        return o;
+    }
+
+    /** Answers the fetch at {@code 0} with {@code first}; later fetches with the rest of the log from their offset. */
+    private void serveLog(java.util.function.Consumer<FakeKafkaBroker.FetchExchange> firstAfterFive) {
+        AtomicBoolean anomalySent = new AtomicBoolean();
+        broker.onFetch(ex -> {
+            long at = ex.fetchOffset();
+            if (at == 0) {
+                ex.respond((short) 0, concat(batch(0, 5, 0)));
+            } else if (at == 5 && anomalySent.compareAndSet(false, true)) {
+                firstAfterFive.accept(ex);
+            } else if (at < RECORDS) {
+                ex.respond((short) 0, concat(batch(at, (int) (RECORDS - at), 0)));
+            } else {
+                ex.respondEmptyAfterMaxWait();
+            }
+        });
+    }
+
+    @Test
+    void responseWithAWrongCorrelationIdEndsWithATypedErrorAfterTheRecordsBeforeIt() {
+        serveLog(ex -> ex.respondWithCorrelationShift(concat(batch(5, 10, 0)), 1));
+        Outcome o = assertNothingLostOrSkipped(consume(consumer()));
+        assertThat(o.error()).as("a response that is not the oldest request's").isNotNull()
+                .hasMessageContaining("correlation id");
+        assertThat(o.offsets()).hasSize(5);
+    }
+
+    @Test
+    void answerOfAnotherApiToAFetchLosesNothing() {
+        serveLog(ex -> ex.respondAs(MetadataResponse.SPEC, new MetadataResponse(0, List.of(), "c", 1, List.of(),
+                MetadataResponse.AUTHORIZED_OPERATIONS_OMITTED, (short) 0), (short) 12, 0));
+        assertNothingLostOrSkipped(consume(consumer()));
+    }
+
+    @Test
+    void responseToARequestNeverSentLosesNothing() {
+        serveLog(ex -> {
+            ex.respondAs(ApiVersionsResponse.SPEC, new ApiVersionsResponse((short) 0, List.of(), 0, List.of(), -1L,
+                    List.of(), false), (short) 3, 1000);
+            ex.respond((short) 0, concat(batch(5, 10, 0)));
+        });
+        Outcome o = assertNothingLostOrSkipped(consume(consumer()));
+        assertThat(o.error()).as("a frame answering no request in flight").isNotNull()
+                .hasMessageContaining("correlation id");
+    }
+
+    @Test
+    void batchesWhoseOffsetsGoBackwardsAreEmittedOnceInOrder() {
+        serveLog(ex -> ex.respond((short) 0, concat(batch(2, 6, 0), batch(8, 2, 0), batch(4, 3, 0),
+                batch(10, 5, 0))));
+        Outcome o = assertNothingLostOrSkipped(consume(consumer()));
+        assertThat(o.error()).isNull();
+    }
+
+    @Test
+    void recordOffsetsGoingBackwardsInsideABatchEndWithCorruptRecordExceptionAtTheFirstUnemitted() {
+        serveLog(ex -> ex.respond((short) 0, concat(offsetDeltaSetTo(batch(5, 10, 0), 3, 1))));
+        Outcome o = assertNothingLostOrSkipped(consume(consumer()));
+        assertThat(o.error()).isInstanceOf(CorruptRecordException.class);
+        assertThat(((CorruptRecordException) o.error()).offset()).isEqualTo(8L);
+        assertThat(o.offsets()).hasSize(8);
+    }
+
+    @Test
+    void aDecreasingBatchLeaderEpochLosesNothing() {
+        broker.onFetch(ex -> {
+            long at = ex.fetchOffset();
+            if (at == 0) {
+                ex.respond((short) 0, concat(batch(0, 5, 7)));
+            } else if (at == 5) {
+                ex.respond((short) 0, concat(batch(5, 5, 6), batch(10, 5, 3)));
+            } else if (at < RECORDS) {
+                ex.respond((short) 0, concat(batch(at, (int) (RECORDS - at), 3)));
+            } else {
+                ex.respondEmptyAfterMaxWait();
+            }
+        });
+        Outcome o = assertNothingLostOrSkipped(consume(consumer()));
+        assertThat(o.error()).isNull();
+    }
+
+    @Test
+    void aHighWatermarkBelowTheFetchOffsetNeitherResetsNorSkips() {
+        serveLog(ex -> ex.respond((short) 0, null, 2L));
+        int fetchesBefore = broker.fetchRequests.size();
+        Outcome o = assertNothingLostOrSkipped(consume(consumer()));
+        assertThat(o.error()).isNull();
+        assertThat(broker.fetchRequests.subList(fetchesBefore, broker.fetchRequests.size()).stream()
+                .map(r -> r.topics().get(0).partitions().get(0).fetchOffset()))
+                .as("fetch offsets never move back or jump").isSorted();
+    }
+
+    /** {@code batch} with record {@code index}'s offset delta set to {@code delta} (one-byte varints), CRC fixed. */
+    static ByteBuffer offsetDeltaSetTo(ByteBuffer batch, int index, int delta) {
+        byte[] b = new byte[batch.remaining()];
+        batch.duplicate().get(b);
+        int pos = 61;
+        for (int i = 0; i < index; i++) {
+            pos += 1 + (b[pos] >> 1); // a one-byte length varint, zigzag
+        }
+        // length, attributes, timestamp delta (one byte each here), then the offset delta
+        b[pos + 3] = (byte) (delta << 1);
+        CRC32C crc = new CRC32C();
+        crc.update(b, 21, b.length - 21);
+        ByteBuffer.wrap(b).putInt(17, (int) crc.getValue());
+        return ByteBuffer.wrap(b);
+    }
+}

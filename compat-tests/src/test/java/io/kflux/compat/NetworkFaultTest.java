@@ -1,0 +1,227 @@
+package io.kflux.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kflux.ConsumerRecord;
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.compat.support.BrokerVersion;
+import io.kflux.compat.support.ContinuousProducer;
+import io.kflux.compat.support.FaultProxy;
+import io.kflux.compat.support.Kflux;
+import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.Disposable;
+
+/**
+ * The network misbehaving between a healthy broker and kflux (issue #15, manual assignment, no group): a
+ * {@link FaultProxy} sits in front of a listener the broker advertises as the proxy's address, so every kflux
+ * connection goes through it; the producer uses the broker's own listener and is not disturbed. A producer runs
+ * throughout and kflux acknowledges every record. Each scenario asserts that every produced record was consumed,
+ * that {@code receive()} never ended (no retriable fault surfaced), and that consumption resumed within a bound
+ * once the fault cleared.
+ *
+ * <p>About three minutes: tagged {@code faults} and run only with {@code -Pfaults} (see README).
+ */
+@Tag("faults")
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class NetworkFaultTest {
+    private static final int PARTITIONS = 3;
+    private static final int PER_SECOND = 300;
+    private static final int REQUEST_TIMEOUT_MS = 5_000;
+    /** Consumption must resume this soon after a fault clears: a request timeout, a reconnect backoff, a fetch. */
+    private static final Duration RESUME_BOUND = Duration.ofSeconds(15);
+
+    private static FaultProxy proxy;
+    private static EmbeddedKafkaCluster kafka;
+
+    private KafkaFluxConsumer<String, String> consumer;
+    private Disposable subscription;
+    private final Set<String> consumed = ConcurrentHashMap.newKeySet();
+    private final AtomicLong lastReceivedNanos = new AtomicLong();
+    private final AtomicReference<Throwable> ended = new AtomicReference<>();
+
+    @BeforeAll
+    static void startBrokerBehindProxy() throws IOException {
+        int faultyPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            faultyPort = s.getLocalPort();
+        }
+        proxy = new FaultProxy(faultyPort);
+        kafka = EmbeddedKafkaCluster.builder()
+                .classpath(BrokerVersion.current().classpath())
+                .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+                .brokerProperty("listeners", "PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort},"
+                        + "FAULTY://127.0.0.1:" + faultyPort)
+                .brokerProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:${port},FAULTY://" + proxy.address())
+                .brokerProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,FAULTY:PLAINTEXT")
+                .start();
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (kafka != null) {
+            kafka.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @AfterEach
+    void closeConsumer() {
+        proxy.heal();
+        if (subscription != null) {
+            subscription.dispose();
+        }
+        if (consumer != null) {
+            consumer.close(Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
+        }
+    }
+
+    private void startConsuming(String topic) {
+        consumer = Kflux.strings(Kflux.props(proxy.address(), "request.timeout.ms", REQUEST_TIMEOUT_MS,
+                "fetch.max.wait.ms", 500, "reconnect.backoff.ms", 50, "reconnect.backoff.max.ms", 1000,
+                "retry.backoff.ms", 50), Kflux.partitions(topic, PARTITIONS));
+        subscription = consumer.receive()
+                .doOnNext(r -> {
+                    consumed.add(r.value());
+                    lastReceivedNanos.set(System.nanoTime());
+                    r.acknowledge();
+                })
+                .map(ConsumerRecord::offset)
+                .subscribe(o -> { }, ended::set, () -> ended.set(new AssertionError("receive() completed")));
+    }
+
+    /** Produces throughout {@code fault}, checks resumption after it and the full ledger at the end. */
+    private void runScenario(String topic, ThrowingRunnable fault) throws Exception {
+        kafka.createTopic(topic, PARTITIONS, 1);
+        startConsuming(topic);
+        try (ContinuousProducer producer = new ContinuousProducer(kafka.bootstrapServers(), topic, PARTITIONS,
+                PER_SECOND, topic + "-")) {
+            awaitConsumption(Duration.ofSeconds(30));
+            fault.run();
+            proxy.heal();
+            long healed = System.nanoTime();
+            awaitConsumptionAfter(healed, RESUME_BOUND);
+            System.out.printf("%s: consumption resumed %d ms after the fault cleared%n", topic,
+                    TimeUnit.NANOSECONDS.toMillis(lastReceivedNanos.get() - healed));
+            Thread.sleep(2_000);
+            Set<String> produced = producer.stop();
+            assertThat(producer.failed()).as("producer failures (it bypasses the proxy)").isZero();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!consumed.containsAll(produced) && System.nanoTime() < deadline && ended.get() == null) {
+                Thread.sleep(100);
+            }
+            assertThat(ended.get()).as("receive() must not end on a retriable fault").isNull();
+            assertThat(produced).as("produced").isNotEmpty();
+            assertThat(produced).as("every produced record consumed").allMatch(consumed::contains);
+        }
+    }
+
+    private void awaitConsumption(Duration within) throws InterruptedException {
+        awaitConsumptionAfter(System.nanoTime(), within);
+    }
+
+    private void awaitConsumptionAfter(long sinceNanos, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (lastReceivedNanos.get() <= sinceNanos) {
+            assertThat(ended.get()).as("receive() must not end on a retriable fault").isNull();
+            assertThat(System.nanoTime()).as("consumption resumed within %s", within).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void connectionsResetEveryFewSecondsForAMinuteIncludingMidFetchResponse() throws Exception {
+        runScenario("resets", () -> {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            int round = 0;
+            while (System.nanoTime() < end) {
+                Thread.sleep(3_000);
+                if (round++ % 2 == 0) {
+                    proxy.resetAll();
+                } else {
+                    // cut each connection a few bytes into what the broker sends next: inside a Fetch response
+                    proxy.links().forEach(l -> l.resetAfterResponseBytes(ThreadLocalRandom.current().nextInt(1, 200)));
+                }
+            }
+            assertThat(proxy.acceptedConnections()).as("connections made through the proxy").isGreaterThan(10);
+        });
+    }
+
+    @Test
+    void blackHoleLongerThanTheRequestTimeout() throws Exception {
+        runScenario("black-hole", () -> {
+            proxy.blackHole(true);
+            Thread.sleep(1_000); // what was already on its way may still arrive
+            int during = consumed.size();
+            Thread.sleep(REQUEST_TIMEOUT_MS + 2_000L);
+            assertThat(consumed.size()).as("records through a black hole").isEqualTo(during);
+            assertThat(proxy.acceptedConnections()).as("reconnects after request.timeout.ms").isGreaterThan(1);
+        });
+    }
+
+    @Test
+    void latencyOf200MsWithA1MBPerSecondCap() throws Exception {
+        runScenario("slow-link", () -> {
+            proxy.latency(Duration.ofMillis(200));
+            proxy.bandwidth(1_000_000);
+            Thread.sleep(2_000);
+            long before = consumed.size();
+            Thread.sleep(13_000);
+            assertThat(consumed.size()).as("records consumed over the slow link").isGreaterThan((int) before);
+            // each round trip through the proxy now takes at least 2 x 200 ms
+            long probeStart = System.nanoTime();
+            try (Socket probe = new Socket("127.0.0.1", proxy.port())) {
+                probe.setSoTimeout(5_000);
+                probe.getOutputStream().write(apiVersionsV0Request());
+                assertThat(probe.getInputStream().read()).as("first byte of the answer").isNotNegative();
+            }
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - probeStart)).as("round trip through the proxy")
+                    .isGreaterThanOrEqualTo(400);
+        });
+    }
+
+    @Test
+    void newConnectionsRefusedFor20sWhileEstablishedOnesKeepWorking() throws Exception {
+        runScenario("refused", () -> {
+            int before = consumed.size();
+            proxy.refuseNewConnections(Duration.ofSeconds(20));
+            Thread.sleep(1_000);
+            assertThatThrownBy(() -> new Socket("127.0.0.1", proxy.port()).close())
+                    .as("a new connection while refusing").isInstanceOf(ConnectException.class);
+            Thread.sleep(19_000);
+            assertThat(consumed.size()).as("established connections kept delivering").isGreaterThan(before + 1000);
+        });
+    }
+
+    /** An ApiVersions v0 request frame (size, api key 18, version 0, correlation id 1, client id "probe"). */
+    private static byte[] apiVersionsV0Request() {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4 + 2 + 2 + 4 + 2 + 5);
+        b.putInt(2 + 2 + 4 + 2 + 5).putShort((short) 18).putShort((short) 0).putInt(1).putShort((short) 5)
+                .put("probe".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return b.array();
+    }
+
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+}
