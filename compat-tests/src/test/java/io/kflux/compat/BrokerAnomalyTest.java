@@ -66,7 +66,7 @@ class BrokerAnomalyTest {
         AtomicReference<Throwable> error = new AtomicReference<>();
         consumer.receive().map(ConsumerRecord::offset).doOnNext(offsets::add).take(RECORDS)
                 .doOnError(error::set).onErrorComplete().blockLast(Duration.ofSeconds(30));
-        return new Outcome(offsets, error.get(), ((DefaultKafkaFluxConsumer<?, ?>) consumer).position(TP));
+        return new Outcome(offsets, error.get(), ((DefaultKafkaFluxConsumer<?, ?>) consumer).currentPosition(TP));
     }
 
     /**
