@@ -241,6 +241,33 @@ class SecurityTest {
         }
     }
 
+    @Test
+    void quickStartReadsASecuredClusterWithACommandConfigFile() throws Exception {
+        String topic = SecuredKafka.ALLOWED + "quickstart";
+        kafka.cluster().createTopic(topic, 2, 1);
+        SampleData.produce(kafka.cluster().bootstrapServers(), topic, 30);
+        java.util.Properties file = new java.util.Properties();
+        kafka.saslSsl("SCRAM-SHA-256", scramJaas("scram256", SCRAM256_PASSWORD)).forEach((k, v) -> {
+            if (!k.equals("bootstrap.servers")) {
+                file.setProperty(k, v.toString());
+            }
+        });
+        java.nio.file.Path config = java.nio.file.Files.createTempFile("client", ".properties");
+        try (java.io.Writer out = java.nio.file.Files.newBufferedWriter(config)) {
+            file.store(out, "as for the Kafka CLI tools");
+        }
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream stdout = System.out;
+        System.setOut(new java.io.PrintStream(printed, true, StandardCharsets.UTF_8));
+        try {
+            io.kflux.examples.QuickStart.main(new String[] {"--bootstrap-servers",
+                    kafka.cluster().bootstrapServers("SASL_SSL"), "--topic", topic, "--command-config", config.toString()});
+        } finally {
+            System.setOut(stdout);
+        }
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("Done: 30 records");
+    }
+
     private static String unsecuredJwt(String sub, long expMs) {
         Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
         String claims = "{\"sub\":\"" + sub + "\",\"iat\":" + (System.currentTimeMillis() / 1000) + ",\"exp\":"

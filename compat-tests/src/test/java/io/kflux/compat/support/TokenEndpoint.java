@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class TokenEndpoint implements AutoCloseable {
     public static final String CLIENT_ID = "cc-client";
     public static final String CLIENT_SECRET = "cc-secret-Tq42";
+    /** The audience every token names; brokers from 4.4 on insist on checking it. */
+    public static final String AUDIENCE = "kflux-test-cluster";
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
 
     private final HttpServer server;
@@ -50,6 +52,11 @@ public final class TokenEndpoint implements AutoCloseable {
 
     public String tokenUrl() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/token";
+    }
+
+    /** The issuer every token names ({@code iss}); brokers from 4.4 on insist on checking it. */
+    public String issuer() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
     public String jwksUrl() {
@@ -84,8 +91,9 @@ public final class TokenEndpoint implements AutoCloseable {
         long now = System.currentTimeMillis() / 1000;
         String header = B64.encodeToString("{\"alg\":\"RS256\",\"typ\":\"JWT\",\"kid\":\"test-key\"}"
                 .getBytes(StandardCharsets.UTF_8));
-        String claims = B64.encodeToString(("{\"sub\":\"" + CLIENT_ID + "\",\"iat\":" + now + ",\"exp\":"
-                + (now + lifetimeSeconds) + ",\"scope\":\"kafka\"}").getBytes(StandardCharsets.UTF_8));
+        String claims = B64.encodeToString(("{\"sub\":\"" + CLIENT_ID + "\",\"iss\":\"" + issuer() + "\",\"aud\":\""
+                + AUDIENCE + "\",\"iat\":" + now + ",\"exp\":" + (now + lifetimeSeconds) + ",\"scope\":\"kafka\"}")
+                .getBytes(StandardCharsets.UTF_8));
         try {
             Signature rs256 = Signature.getInstance("SHA256withRSA");
             rs256.initSign(keys.getPrivate());

@@ -182,14 +182,28 @@ final class BrokerNode {
                 + "\n--- last lines of " + log + " ---\n" + tail(log), cause);
     }
 
-    /** The first ERROR lines: a broker that refuses its configuration says why long before its shutdown ends. */
+    /**
+     * The first ERROR lines with the start of the stack trace after each: a broker that refuses its configuration
+     * says why long before its shutdown ends.
+     */
     static String firstErrors(Path file) {
-        try (java.util.stream.Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
-            return String.join("\n", lines.filter(l -> l.contains("] ERROR ") || l.contains("] FATAL ")).limit(10)
-                    .toList());
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (IOException | java.io.UncheckedIOException e) {
             return "(cannot read log: " + e + ")";
         }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < lines.size() && out.size() < 40; i++) {
+            String line = lines.get(i);
+            if (line.contains("] ERROR ") || line.contains("] FATAL ")) {
+                out.add(line);
+                for (int j = i + 1; j < lines.size() && j <= i + 12 && !lines.get(j).startsWith("["); j++) {
+                    out.add(lines.get(j));
+                }
+            }
+        }
+        return String.join("\n", out);
     }
 
     /** Asks for a clean shutdown; a frozen JVM is thawed first or it would never see the signal. */
