@@ -71,8 +71,8 @@ public final class ConsumerOptions<K, V> {
      * kflux's own settings that are not consumer properties, in one value so that adding one does not change every
      * copy below.
      */
-    private record Extras(DeserializationErrorHandler deserializationErrorHandler) {
-        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail());
+    private record Extras(DeserializationErrorHandler deserializationErrorHandler, int commitBatchSize) {
+        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), 0);
     }
 
     private ConsumerOptions(Map<String, Object> properties, ConsumerConfig config, Deserializer<K> keyDeserializer,
@@ -405,7 +405,37 @@ public final class ConsumerOptions<K, V> {
     public ConsumerOptions<K, V> withDeserializationErrorHandler(DeserializationErrorHandler handler) {
         Objects.requireNonNull(handler, "handler");
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes, new Extras(handler));
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     new Extras(handler, extras.commitBatchSize()));
+    }
+
+    /**
+     * Commits once {@code acknowledgements} records were acknowledged since the last commit this option made, besides
+     * the periodic commit of {@code enable.auto.commit} (reactor-kafka's {@code commitBatchSize}). What is committed
+     * is the acknowledged prefix of every partition, as for {@link KafkaFluxConsumer#commit()}; a failed batch commit
+     * is logged at WARN and does not end {@code receive()}. Works whatever {@code enable.auto.commit} says; needs a
+     * {@code group.id} (without one, acknowledgements are not tracked and nothing is committed).
+     *
+     * @param acknowledgements records per commit, {@code >= 1}; 0 turns batch commits off (the default)
+     * @return a copy
+     * @throws IllegalArgumentException if {@code acknowledgements < 0}
+     */
+    public ConsumerOptions<K, V> withCommitBatchSize(int acknowledgements) {
+        if (acknowledgements < 0) {
+            throw new IllegalArgumentException("commitBatchSize must be >= 0, was " + acknowledgements);
+        }
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     new Extras(extras.deserializationErrorHandler(), acknowledgements));
+    }
+
+    /**
+     * Acknowledgements per batch commit (see {@link #withCommitBatchSize}).
+     *
+     * @return the batch size; 0 when batch commits are off
+     */
+    public int commitBatchSize() {
+        return extras.commitBatchSize();
     }
 
     // ------------------------------------------------------------------------------------------ accessors
@@ -564,6 +594,9 @@ public final class ConsumerOptions<K, V> {
         parts.add("rebalanceListener=" + listener);
         parts.add("maxBufferedBytes=" + maxBufferedBytes());
         parts.add("deserializationErrorHandler=" + extras.deserializationErrorHandler());
+        if (extras.commitBatchSize() > 0) {
+            parts.add("commitBatchSize=" + extras.commitBatchSize());
+        }
         return "ConsumerOptions" + parts;
     }
 }
