@@ -72,20 +72,24 @@ public final class ConsumerOptions<K, V> {
      * copy below: the deserialization error handler, and what TLS/SASL takes beyond properties (a token provider and
      * a plugged-in SASL mechanism, each may be null).
      */
-    private record Extras(DeserializationErrorHandler deserializationErrorHandler,
+    private record Extras(DeserializationErrorHandler deserializationErrorHandler, int commitBatchSize,
                           OAuthBearerTokenProvider tokenProvider, SaslMechanism saslMechanism) {
-        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), null, null);
+        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), 0, null, null);
 
         Extras withDeserializationErrorHandler(DeserializationErrorHandler handler) {
-            return new Extras(handler, tokenProvider, saslMechanism);
+            return new Extras(handler, commitBatchSize, tokenProvider, saslMechanism);
+        }
+
+        Extras withCommitBatchSize(int acknowledgements) {
+            return new Extras(deserializationErrorHandler, acknowledgements, tokenProvider, saslMechanism);
         }
 
         Extras withTokenProvider(OAuthBearerTokenProvider provider) {
-            return new Extras(deserializationErrorHandler, provider, saslMechanism);
+            return new Extras(deserializationErrorHandler, commitBatchSize, provider, saslMechanism);
         }
 
         Extras withSaslMechanism(SaslMechanism mechanism) {
-            return new Extras(deserializationErrorHandler, tokenProvider, mechanism);
+            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, mechanism);
         }
     }
 
@@ -460,6 +464,36 @@ public final class ConsumerOptions<K, V> {
                                      extras.withSaslMechanism(mechanism));
     }
 
+
+    /**
+     * Commits once {@code acknowledgements} records were acknowledged since the last commit this option made, besides
+     * the periodic commit of {@code enable.auto.commit} (reactor-kafka's {@code commitBatchSize}). What is committed
+     * is the acknowledged prefix of every partition, as for {@link KafkaFluxConsumer#commit()}; a failed batch commit
+     * is logged at WARN and does not end {@code receive()}. Works whatever {@code enable.auto.commit} says; needs a
+     * {@code group.id} (without one, acknowledgements are not tracked and nothing is committed).
+     *
+     * @param acknowledgements records per commit, {@code >= 1}; 0 turns batch commits off (the default)
+     * @return a copy
+     * @throws IllegalArgumentException if {@code acknowledgements < 0}
+     */
+    public ConsumerOptions<K, V> withCommitBatchSize(int acknowledgements) {
+        if (acknowledgements < 0) {
+            throw new IllegalArgumentException("commitBatchSize must be >= 0, was " + acknowledgements);
+        }
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     extras.withCommitBatchSize(acknowledgements));
+    }
+
+    /**
+     * Acknowledgements per batch commit (see {@link #withCommitBatchSize}).
+     *
+     * @return the batch size; 0 when batch commits are off
+     */
+    public int commitBatchSize() {
+        return extras.commitBatchSize();
+    }
+
     // ------------------------------------------------------------------------------------------ accessors
 
     /**
@@ -643,6 +677,9 @@ public final class ConsumerOptions<K, V> {
         parts.add("rebalanceListener=" + listener);
         parts.add("maxBufferedBytes=" + maxBufferedBytes());
         parts.add("deserializationErrorHandler=" + extras.deserializationErrorHandler());
+        if (extras.commitBatchSize() > 0) {
+            parts.add("commitBatchSize=" + extras.commitBatchSize());
+        }
         return "ConsumerOptions" + parts;
     }
 }

@@ -32,6 +32,8 @@ public final class CommitManager {
     private final Object chainLock = new Object();
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
     private final LogContext logContext;
+    private volatile int batchSize;
+    private final java.util.concurrent.atomic.AtomicLong acknowledgedSinceBatch = new java.util.concurrent.atomic.AtomicLong();
     /** Partitions whose commits an unacknowledged record holds back: the blocking offset, since when, next WARN. */
     private final Map<TopicPartition, HeldBack> heldBack = new ConcurrentHashMap<>();
 
@@ -87,7 +89,20 @@ public final class CommitManager {
         AckTracker t = trackers.get(tp);
         if (t != null) {
             t.acknowledge(offset);
+            if (batchSize > 0 && acknowledgedSinceBatch.incrementAndGet() % batchSize == 0) {
+                commitAcknowledged(null).subscribe(v -> { }, e -> logContext.run(() ->
+                        log.warn("batch commit after {} acknowledgements failed: {}", batchSize, e.toString())));
+            }
         }
+    }
+
+    /**
+     * Commits once {@code acknowledgements} records were acknowledged since the last such commit (reactor-kafka's
+     * {@code commitBatchSize}); 0 turns it off. Counting is lock-free: the acknowledgement that reaches a multiple
+     * of the size starts the commit, which the commit chain orders after any under way.
+     */
+    public void commitBatchSize(int acknowledgements) {
+        this.batchSize = acknowledgements;
     }
 
     public void skip(TopicPartition tp, long from, long to) {

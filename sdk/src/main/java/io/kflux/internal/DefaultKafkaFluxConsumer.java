@@ -74,6 +74,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         this.commits = groupContext == null ? null : new CommitManager(
                 new OffsetCommitter(groupContext, settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
                 Duration.ofMillis(settings.defaultApiTimeoutMs()), settings.logContext());
+        if (commits != null) {
+            commits.commitBatchSize(options.commitBatchSize());
+        }
     }
 
     /** Where commits go, or null without a group.id. */
