@@ -7,6 +7,7 @@ import io.kflux.protocol.FuzzChecks;
 import io.kflux.protocol.MalformedMessageException;
 import io.kflux.protocol.MessageSpec;
 import io.kflux.protocol.message.ApiVersionsResponse;
+import io.kflux.protocol.message.ConsumerGroupDescribeResponse;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.protocol.message.DescribeGroupsResponse;
 import io.kflux.protocol.message.FetchResponse;
@@ -49,7 +50,7 @@ class ResponseFuzzTest {
             FetchResponse.SPEC, FindCoordinatorResponse.SPEC, HeartbeatResponse.SPEC, JoinGroupResponse.SPEC,
             LeaveGroupResponse.SPEC, ListOffsetsResponse.SPEC, MetadataResponse.SPEC, OffsetCommitResponse.SPEC,
             OffsetFetchResponse.SPEC, OffsetForLeaderEpochResponse.SPEC, SaslAuthenticateResponse.SPEC,
-            SaslHandshakeResponse.SPEC, SyncGroupResponse.SPEC);
+            SaslHandshakeResponse.SPEC, SyncGroupResponse.SPEC, ConsumerGroupDescribeResponse.SPEC);
 
     @FuzzTest(maxDuration = "2m")
     void responses(byte[] input) {
