@@ -48,12 +48,14 @@ class CommitAfterCloseTest {
         List<Long> processed = new CopyOnWriteArrayList<>();
         List<Long> skipped = new CopyOnWriteArrayList<>();
         CountDownLatch fiveProcessed = new CountDownLatch(5);
+        CountDownLatch waiting = new CountDownLatch(6);
         AtomicReference<Throwable> ended = new AtomicReference<>();
         CountDownLatch done = new CountDownLatch(1);
 
         consumer.receive()
                 // the recipe, with a pause before each commit so that close() lands while a record waits for it
-                .concatMap(r -> Mono.delay(Duration.ofMillis(400)).then(r.commit()).thenReturn(r)
+                .concatMap(r -> Mono.delay(Duration.ofMillis(400)).doOnSubscribe(x -> waiting.countDown())
+                        .then(r.commit()).thenReturn(r)
                         .onErrorResume(CommitFailedException.class, e -> {
                             skipped.add(r.offset());
                             return Mono.empty();
@@ -68,7 +70,9 @@ class CommitAfterCloseTest {
                 }, done::countDown);
 
         assertThat(fiveProcessed.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-        // the next record now waits 400 ms before its commit: close() lands in that wait
+        // concatMap has no prefetch: wait until the sixth record is in its 400 ms wait (it is requested only once
+        // the fifth was processed), so that close() lands in that wait
+        assertThat(waiting.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         consumer.close().block(WAIT);
         assertThat(done.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the pipeline ended").isTrue();
         assertThat(ended.get()).as("the pipeline completes, no error escapes the recipe").isNull();

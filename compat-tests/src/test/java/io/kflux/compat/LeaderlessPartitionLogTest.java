@@ -55,10 +55,8 @@ class LeaderlessPartitionLogTest {
             LogCapture.Line noLeader = await(log, l -> l.level().equals("WARN")
                     && l.message().startsWith(tp + " has had no leader"));
             assertThat(noLeader.context()).containsEntry("kflux.client.id", "orphan-reader");
-            String address = kafka.address(leader);
-            LogCapture.Line refused = await(log, l -> l.level().equals("WARN")
-                    && l.message().contains("node " + leader + " (" + address + ")"));
-            assertThat(refused.message()).contains("could not be established").contains("connection refused");
+            // (No assertion on a refused connection to the stopped broker here: whether kflux dials it again depends
+            // on whether metadata still lists it; DiagnosticsLogTest covers the connection WARN with its reason.)
 
             kafka.start(leader);
             await(log, l -> l.level().equals("INFO") && l.message().startsWith(tp + " has a leader again"));
