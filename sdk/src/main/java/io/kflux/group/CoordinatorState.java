@@ -14,7 +14,7 @@ import java.util.Set;
  * </pre>
  */
 public enum CoordinatorState implements StateTransitions<CoordinatorState> {
-    /** No coordinator known and no lookup under way; the next {@link CoordinatorManager#coordinator()} starts one. */
+    /** No coordinator known and no lookup under way; the next {@link CoordinatorManager#connection()} starts one. */
     UNKNOWN,
     /** FindCoordinator (retried with {@code retry.backoff.ms} .. {@code retry.backoff.max.ms}) and the connection. */
     DISCOVERING,
