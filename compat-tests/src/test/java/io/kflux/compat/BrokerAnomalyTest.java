@@ -101,13 +101,18 @@ class BrokerAnomalyTest {
         });
     }
 
+    /**
+     * The fetch at 5 goes out as soon as records 0-4 arrive, so the bad answer can end the flux before the emitter
+     * got to them: records buffered but not emitted are dropped with their position (RecordEmitter#fail), so the
+     * number emitted is anywhere from 0 to 5, and the position always says where a new subscription resumes.
+     */
     @Test
-    void responseWithAWrongCorrelationIdEndsWithATypedErrorAfterTheRecordsBeforeIt() {
+    void responseWithAWrongCorrelationIdEndsWithATypedErrorAndSkipsNothing() {
         serveLog(ex -> ex.respondWithCorrelationShift(concat(batch(5, 10, 0)), 1));
         Outcome o = assertNothingLostOrSkipped(consume(consumer()));
         assertThat(o.error()).as("a response that is not the oldest request's").isNotNull()
                 .hasMessageContaining("correlation id");
-        assertThat(o.offsets()).hasSize(5);
+        assertThat(o.offsets()).as("records 5.. came only in the bad answer").hasSizeLessThanOrEqualTo(5);
     }
 
     @Test
