@@ -58,6 +58,11 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                 .withRequestTimeoutMs(c.requestTimeoutMs())
                 .withConnectionSetupTimeoutMs(c.socketConnectionSetupTimeoutMs())
                 .withReconnectBackoff(c.reconnectBackoffMs(), Math.max(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs()))
+                .withConnectionSetupTimeoutMaxMs(Math.max(c.socketConnectionSetupTimeoutMs(),
+                        c.socketConnectionSetupTimeoutMaxMs()))
+                .withConnectionsMaxIdleMs(c.connectionsMaxIdleMs())
+                .withDnsLookup(io.kflux.network.DnsLookup.fromConfig(c.clientDnsLookup()))
+                .withSocketBuffers(c.sendBufferBytes(), c.receiveBufferBytes())
                 .withSecurity(security);
         return new ClientSettings(bootstrap, c.clientId(), c.groupId().orElse(null), strategy, durationMs,
                 c.defaultApiTimeoutMs(), c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.retryBackoffMs(),
