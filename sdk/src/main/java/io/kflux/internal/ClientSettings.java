@@ -52,7 +52,7 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
         long durationMs = reset.duration() == null ? 0L : reset.duration().toMillis();
         FetchConfig fetch = new FetchConfig(c.fetchMaxWaitMs(), c.fetchMinBytes(), c.fetchMaxBytes(),
                 c.maxPartitionFetchBytes(), c.isolationLevel().id(), c.clientRack(), maxBufferedBytes,
-                c.retryBackoffMs(), c.checkCrcs());
+                c.retryBackoffMs(), c.checkCrcs(), c.metadataMaxAgeMs());
         NetworkOptions network = NetworkOptions.defaults()
                 .withClientId(c.clientId())
                 .withRequestTimeoutMs(c.requestTimeoutMs())
