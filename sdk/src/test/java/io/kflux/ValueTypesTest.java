@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.internal.AckHandle;
+import io.kflux.internal.Records;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -102,8 +103,8 @@ class ValueTypesTest {
             }
         };
         TopicPartition tp = new TopicPartition("t", 2);
-        ConsumerRecord<String, String> r = new ConsumerRecord<>(tp, 10, 1234L, TimestampType.CREATE_TIME, "k", "v",
-                                                                Headers.of(Header.of("h", "x")), 7, 1, 1, handle);
+        ConsumerRecord<String, String> r = Records.attached(tp, 10, 1234L, TimestampType.CREATE_TIME, "k", "v",
+                                                            Headers.of(Header.of("h", "x")), 7, 1, 1, handle);
         assertThat(r.topic()).isEqualTo("t");
         assertThat(r.partition()).isEqualTo(2);
         assertThat(r.topicPartition()).isSameAs(tp);
@@ -128,6 +129,14 @@ class ValueTypesTest {
         assertThat(detached.leaderEpoch()).isEmpty();
         assertThat(detached.headers()).isSameAs(Headers.empty());
         StepVerifier.create(detached.commit()).verifyError(IllegalStateException.class);
+
+        // the public full constructor makes a detached record too (tests of application code)
+        ConsumerRecord<String, String> full = new ConsumerRecord<>(tp, 10, 1234L, TimestampType.CREATE_TIME, "k", "v",
+                                                                   null, 7, 1, 1);
+        full.acknowledge();
+        assertThat(full.leaderEpoch()).contains(7);
+        assertThat(full.headers()).isSameAs(Headers.empty());
+        StepVerifier.create(full.commit()).verifyError(IllegalStateException.class);
     }
 
     @Test

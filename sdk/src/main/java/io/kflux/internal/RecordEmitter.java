@@ -505,7 +505,7 @@ final class RecordEmitter<K, V> implements Subscription {
             progress.skipped(tp, ps.position(), offset); // compacted away inside the batch
         }
         reportEpoch(ps, offset, epoch);
-        ConsumerRecord<K, V> record = new ConsumerRecord<>(tp, offset, cursor.timestamp(), batchTimestampType, key,
+        ConsumerRecord<K, V> record = Records.attached(tp, offset, cursor.timestamp(), batchTimestampType, key,
                 value, headers, epoch, keyLength, valueLength, ackHandle);
         ps.advance(offset + 1, epoch);
         return record;
