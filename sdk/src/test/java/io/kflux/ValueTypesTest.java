@@ -166,6 +166,20 @@ class ValueTypesTest {
         assertThat(d.topicPartition()).isEqualTo(tp);
         assertThat(d.offset()).isEqualTo(5);
         assertThat(d).hasMessageContaining("t-1").hasMessageContaining("5").hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThat(d.keyBuffer()).isNull();
+        assertThat(d.valueBuffer()).isNull();
+        assertThat(d.headers()).isSameAs(Headers.empty());
+        assertThat(d.timestamp()).isEqualTo(ConsumerRecord.NO_TIMESTAMP);
+        byte[] raw = {1, 2, 3};
+        RecordDeserializationException withData = new RecordDeserializationException(tp, 5,
+                RecordDeserializationException.Origin.KEY, null, raw, null, null, 7L, TimestampType.LOG_APPEND_TIME);
+        java.nio.ByteBuffer key = withData.keyBuffer();
+        assertThat(key.isReadOnly()).isTrue();
+        assertThat(key.remaining()).isEqualTo(3);
+        key.get();
+        assertThat(withData.keyBuffer().remaining()).as("a new buffer per call").isEqualTo(3);
+        assertThat(withData.valueBuffer()).isNull();
+        assertThat(withData.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
         OffsetOutOfRangeException o = new OffsetOutOfRangeException(Map.of(tp, 99L));
         assertThat(o.offsets()).containsEntry(tp, 99L);
         ConfigException c = new ConfigException("k", "v", "something else");

@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
@@ -45,6 +46,7 @@ class PoisonRecordTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final int RECORDS = 30;
     private static final int POISON = 14;
+    private static final long POISON_TIMESTAMP = 1_700_000_000_123L;
 
     /** Values are decimal numbers; the poison record's value is not. */
     private static final Deserializer<Integer> NUMBERS = (topic, headers, data) ->
@@ -55,7 +57,10 @@ class PoisonRecordTest {
         kafka.createTopic("poison", 2, 1);
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         for (int i = 0; i < RECORDS; i++) {
-            records.add(new ProducerRecord<>("poison", 0, "k", i == POISON ? "not a number" : Integer.toString(i)));
+            records.add(i == POISON
+                    ? new ProducerRecord<>("poison", 0, POISON_TIMESTAMP, "k", "not a number",
+                            List.of(new RecordHeader("poison", "yes".getBytes(StandardCharsets.UTF_8))))
+                    : new ProducerRecord<>("poison", 0, "k", Integer.toString(i)));
             records.add(new ProducerRecord<>("poison", 1, "k", Integer.toString(1000 + i)));
         }
         SampleData.produce(kafka.bootstrapServers(), records);
@@ -91,6 +96,13 @@ class PoisonRecordTest {
                 assertThat(e.offset()).isEqualTo(POISON);
                 assertThat(e.origin()).isEqualTo(RecordDeserializationException.Origin.VALUE);
                 assertThat(e.getCause()).isInstanceOf(NumberFormatException.class);
+                // the record as it was on the wire, for a dead-letter topic (KIP-1036)
+                assertThat(StandardCharsets.UTF_8.decode(e.valueBuffer()).toString()).isEqualTo("not a number");
+                assertThat(StandardCharsets.UTF_8.decode(e.keyBuffer()).toString()).isEqualTo("k");
+                assertThat(e.valueBuffer().isReadOnly()).isTrue();
+                assertThat(e.headers().lastHeader("poison").valueAsString()).isEqualTo("yes");
+                assertThat(e.timestamp()).isEqualTo(POISON_TIMESTAMP);
+                assertThat(e.timestampType()).isEqualTo(io.kflux.TimestampType.CREATE_TIME);
             });
 
             // The skipped record counts as consumed: everything after it was acknowledged, so all of it is committed.
