@@ -1,6 +1,7 @@
 package io.kflux;
 
 import io.kflux.internal.AckHandle;
+import io.kflux.internal.Records;
 import java.util.Objects;
 import java.util.Optional;
 import reactor.core.publisher.Mono;
@@ -37,11 +38,26 @@ public final class ConsumerRecord<K, V> {
     private final int serializedValueSize;
     private final AckHandle ackHandle;
 
+    static {
+        // the consumer's way to the attaching constructor (io.kflux.internal.Records); not reachable from the API
+        Records.register(new Records.Factory() {
+            @Override
+            public <K, V> ConsumerRecord<K, V> create(TopicPartition tp, long offset, long timestamp,
+                                                      TimestampType timestampType, K key, V value, Headers headers,
+                                                      int leaderEpoch, int serializedKeySize, int serializedValueSize,
+                                                      AckHandle ackHandle) {
+                return new ConsumerRecord<>(tp, offset, timestamp, timestampType, key, value, headers, leaderEpoch,
+                        serializedKeySize, serializedValueSize, ackHandle);
+            }
+        });
+    }
+
     /**
-     * Creates a record with every field. Used by the consumer; applications normally only receive records
-     * (tests may use it, or the shorter constructor).
+     * Creates a detached record with every field, for tests of application code (the test kit's records are made
+     * so): {@link #acknowledge()} does nothing and {@link #commit()} fails, as no consumer is behind it. Consumers
+     * create their records otherwise.
      *
-     * @param topicPartition      the partition (the consumer passes one shared instance per partition)
+     * @param topicPartition      the partition
      * @param offset              the record's offset, {@code >= 0}
      * @param timestamp           ms since the Unix epoch, or {@link #NO_TIMESTAMP}
      * @param timestampType       meaning of the timestamp, never {@code null}
@@ -51,14 +67,20 @@ public final class ConsumerRecord<K, V> {
      * @param leaderEpoch         partition leader epoch of the batch (KIP-101/KIP-320), or {@link #NO_LEADER_EPOCH}
      * @param serializedKeySize   key size on the wire in bytes, or {@link #NULL_SIZE} for a null key
      * @param serializedValueSize value size on the wire in bytes, or {@link #NULL_SIZE} for a null value
-     * @param ackHandle           where {@link #acknowledge()} and {@link #commit()} go; {@code null} makes
-     *                            acknowledge a no-op and commit fail
      * @throws NullPointerException     if {@code topicPartition} or {@code timestampType} is {@code null}
      * @throws IllegalArgumentException if {@code offset} is negative
      */
     public ConsumerRecord(TopicPartition topicPartition, long offset, long timestamp, TimestampType timestampType,
                           K key, V value, Headers headers, int leaderEpoch, int serializedKeySize,
-                          int serializedValueSize, AckHandle ackHandle) {
+                          int serializedValueSize) {
+        this(topicPartition, offset, timestamp, timestampType, key, value, headers, leaderEpoch, serializedKeySize,
+                serializedValueSize, null);
+    }
+
+    /** As the public constructor, attached to a consumer through {@code ackHandle} (null: detached). */
+    private ConsumerRecord(TopicPartition topicPartition, long offset, long timestamp, TimestampType timestampType,
+                           K key, V value, Headers headers, int leaderEpoch, int serializedKeySize,
+                           int serializedValueSize, AckHandle ackHandle) {
         this.topicPartition = Objects.requireNonNull(topicPartition, "topicPartition");
         if (offset < 0) {
             throw new IllegalArgumentException("offset must be >= 0, was " + offset);
@@ -89,7 +111,7 @@ public final class ConsumerRecord<K, V> {
      */
     public ConsumerRecord(String topic, int partition, long offset, K key, V value) {
         this(new TopicPartition(topic, partition), offset, NO_TIMESTAMP, TimestampType.NO_TIMESTAMP_TYPE, key, value,
-             Headers.empty(), NO_LEADER_EPOCH, NULL_SIZE, NULL_SIZE, null);
+             Headers.empty(), NO_LEADER_EPOCH, NULL_SIZE, NULL_SIZE);
     }
 
     /**

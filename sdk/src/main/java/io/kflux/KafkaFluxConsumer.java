@@ -303,7 +303,9 @@ public interface KafkaFluxConsumer<K, V> {
 
     /**
      * Closes the consumer: terminates an active receive subscription with completion, commits acknowledged offsets
-     * (with a {@code group.id}, whatever {@code enable.auto.commit} says), runs {@link RebalanceListener#onPartitionsRevoked} for the assigned partitions,
+     * (with a {@code group.id}, whatever {@code enable.auto.commit} says; also when {@code receive()} already ended,
+     * with an error or a cancel: what was acknowledged before this call is committed, so closing is how to await the
+     * final commit after an error; acknowledgements after this call commit nothing and are logged at DEBUG), runs {@link RebalanceListener#onPartitionsRevoked} for the assigned partitions,
      * sends LeaveGroup unless {@code group.instance.id} is set (a static member keeps its partitions until
      * {@code session.timeout.ms} passes, KIP-345), and closes every connection. Idempotent; afterwards every
      * other method fails with {@link IllegalStateException}, except the commits, which are refused with
@@ -311,7 +313,7 @@ public interface KafkaFluxConsumer<K, V> {
      * covered completes normally), so that records still in flight at close meet the error the recipes handle.
      *
      * @param timeout the time budget for the commit and LeaveGroup; connections are closed when it runs out
-     * @return completes when closed, or when the budget ran out (the shutdown then goes on in the background); a
+     * @return completes when closed, after the final commit, or when the budget ran out (the shutdown then goes on in the background); a
      *         failed final commit is logged at WARN, not signalled
      */
     Mono<Void> close(Duration timeout);

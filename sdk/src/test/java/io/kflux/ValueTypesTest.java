@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.internal.AckHandle;
+import io.kflux.internal.Records;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -102,8 +103,8 @@ class ValueTypesTest {
             }
         };
         TopicPartition tp = new TopicPartition("t", 2);
-        ConsumerRecord<String, String> r = new ConsumerRecord<>(tp, 10, 1234L, TimestampType.CREATE_TIME, "k", "v",
-                                                                Headers.of(Header.of("h", "x")), 7, 1, 1, handle);
+        ConsumerRecord<String, String> r = Records.attached(tp, 10, 1234L, TimestampType.CREATE_TIME, "k", "v",
+                                                            Headers.of(Header.of("h", "x")), 7, 1, 1, handle);
         assertThat(r.topic()).isEqualTo("t");
         assertThat(r.partition()).isEqualTo(2);
         assertThat(r.topicPartition()).isSameAs(tp);
@@ -128,6 +129,14 @@ class ValueTypesTest {
         assertThat(detached.leaderEpoch()).isEmpty();
         assertThat(detached.headers()).isSameAs(Headers.empty());
         StepVerifier.create(detached.commit()).verifyError(IllegalStateException.class);
+
+        // the public full constructor makes a detached record too (tests of application code)
+        ConsumerRecord<String, String> full = new ConsumerRecord<>(tp, 10, 1234L, TimestampType.CREATE_TIME, "k", "v",
+                                                                   null, 7, 1, 1);
+        full.acknowledge();
+        assertThat(full.leaderEpoch()).contains(7);
+        assertThat(full.headers()).isSameAs(Headers.empty());
+        StepVerifier.create(full.commit()).verifyError(IllegalStateException.class);
     }
 
     @Test
@@ -157,6 +166,20 @@ class ValueTypesTest {
         assertThat(d.topicPartition()).isEqualTo(tp);
         assertThat(d.offset()).isEqualTo(5);
         assertThat(d).hasMessageContaining("t-1").hasMessageContaining("5").hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThat(d.keyBuffer()).isNull();
+        assertThat(d.valueBuffer()).isNull();
+        assertThat(d.headers()).isSameAs(Headers.empty());
+        assertThat(d.timestamp()).isEqualTo(ConsumerRecord.NO_TIMESTAMP);
+        byte[] raw = {1, 2, 3};
+        RecordDeserializationException withData = new RecordDeserializationException(tp, 5,
+                RecordDeserializationException.Origin.KEY, null, raw, null, null, 7L, TimestampType.LOG_APPEND_TIME);
+        java.nio.ByteBuffer key = withData.keyBuffer();
+        assertThat(key.isReadOnly()).isTrue();
+        assertThat(key.remaining()).isEqualTo(3);
+        key.get();
+        assertThat(withData.keyBuffer().remaining()).as("a new buffer per call").isEqualTo(3);
+        assertThat(withData.valueBuffer()).isNull();
+        assertThat(withData.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
         OffsetOutOfRangeException o = new OffsetOutOfRangeException(Map.of(tp, 99L));
         assertThat(o.offsets()).containsEntry(tp, 99L);
         ConfigException c = new ConfigException("k", "v", "something else");

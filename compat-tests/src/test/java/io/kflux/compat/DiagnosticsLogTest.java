@@ -31,19 +31,9 @@ import reactor.core.Disposable;
 class DiagnosticsLogTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    /** Waits until {@code count} lines match. */
     private static List<LogCapture.Line> await(LogCapture log, Predicate<LogCapture.Line> match, int count)
             throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        List<LogCapture.Line> found = List.of();
-        while (System.nanoTime() < deadline) {
-            found = log.lines().stream().filter(match).toList();
-            if (found.size() >= count) {
-                return found;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("expected " + count + " matching log lines, got " + found + " of " + log.lines());
+        return log.await(match, count, WAIT);
     }
 
     private static KafkaFluxConsumer<String, String> subscriber(Map<String, Object> props, String topic) {

@@ -8,6 +8,9 @@ import io.kflux.DeserializationErrorHandler;
 import io.kflux.Deserializer;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
+import io.kflux.OffsetAndMetadata;
+import io.kflux.RebalanceContext;
+import io.kflux.RebalanceListener;
 import io.kflux.RecordDeserializationException;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.KafkaCluster;
@@ -18,13 +21,20 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 /**
  * A poison record in the middle of a partition, with a deserialization error handler that skips it: every other
@@ -36,6 +46,7 @@ class PoisonRecordTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final int RECORDS = 30;
     private static final int POISON = 14;
+    private static final long POISON_TIMESTAMP = 1_700_000_000_123L;
 
     /** Values are decimal numbers; the poison record's value is not. */
     private static final Deserializer<Integer> NUMBERS = (topic, headers, data) ->
@@ -46,7 +57,10 @@ class PoisonRecordTest {
         kafka.createTopic("poison", 2, 1);
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         for (int i = 0; i < RECORDS; i++) {
-            records.add(new ProducerRecord<>("poison", 0, "k", i == POISON ? "not a number" : Integer.toString(i)));
+            records.add(i == POISON
+                    ? new ProducerRecord<>("poison", 0, POISON_TIMESTAMP, "k", "not a number",
+                            List.of(new RecordHeader("poison", "yes".getBytes(StandardCharsets.UTF_8))))
+                    : new ProducerRecord<>("poison", 0, "k", Integer.toString(i)));
             records.add(new ProducerRecord<>("poison", 1, "k", Integer.toString(1000 + i)));
         }
         SampleData.produce(kafka.bootstrapServers(), records);
@@ -82,6 +96,13 @@ class PoisonRecordTest {
                 assertThat(e.offset()).isEqualTo(POISON);
                 assertThat(e.origin()).isEqualTo(RecordDeserializationException.Origin.VALUE);
                 assertThat(e.getCause()).isInstanceOf(NumberFormatException.class);
+                // the record as it was on the wire, for a dead-letter topic (KIP-1036)
+                assertThat(StandardCharsets.UTF_8.decode(e.valueBuffer()).toString()).isEqualTo("not a number");
+                assertThat(StandardCharsets.UTF_8.decode(e.keyBuffer()).toString()).isEqualTo("k");
+                assertThat(e.valueBuffer().isReadOnly()).isTrue();
+                assertThat(e.headers().lastHeader("poison").valueAsString()).isEqualTo("yes");
+                assertThat(e.timestamp()).isEqualTo(POISON_TIMESTAMP);
+                assertThat(e.timestampType()).isEqualTo(io.kflux.TimestampType.CREATE_TIME);
             });
 
             // The skipped record counts as consumed: everything after it was acknowledged, so all of it is committed.
@@ -114,5 +135,59 @@ class PoisonRecordTest {
         assertThat(got).hasSize(POISON);
         assertThat(consumer.position(tp).block(WAIT)).isEqualTo(POISON);
         consumer.close().block(WAIT);
+    }
+    /** The guide's "Poison records in a consumer group" recipe, as written there. */
+    @Test
+    void theGuidesConsumerGroupRecipeGoesOnPastARecordThatEndedReceive(EmbeddedKafkaCluster kafka) {
+        kafka.createTopic("poison-group", 1, 1);
+        List<ProducerRecord<String, String>> records = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            records.add(new ProducerRecord<>("poison-group", 0, "k", i == POISON ? "x" : Integer.toString(i)));
+        }
+        SampleData.produce(kafka.bootstrapServers(), records);
+        TopicPartition tp = new TopicPartition("poison-group", 0);
+        Map<TopicPartition, Long> skipTo = new ConcurrentHashMap<>();
+        List<Long> reported = new CopyOnWriteArrayList<>();
+        RebalanceListener skipPoison = new RebalanceListener() {
+            @Override
+            public Mono<Void> onPartitionsAssigned(Collection<TopicPartition> partitions, RebalanceContext ctx) {
+                Map<TopicPartition, OffsetAndMetadata> past = new HashMap<>();
+                for (TopicPartition p : partitions) {
+                    Long next = skipTo.remove(p);
+                    if (next != null) {
+                        ctx.seek(p, next);
+                        past.put(p, new OffsetAndMetadata(next));
+                    }
+                }
+                return past.isEmpty() ? Mono.empty() : ctx.commit(past);
+            }
+        };
+        KafkaFluxConsumer<String, Integer> consumer = KafkaFluxConsumer.create(ConsumerOptions.create(
+                        Kflux.props(kafka.bootstrapServers(), "group.id", "poison-recipe", "enable.auto.commit", false),
+                        Deserializers.string(), NUMBERS)
+                .subscription(List.of("poison-group"))
+                .rebalanceListener(skipPoison));
+        try {
+            List<ConsumerRecord<String, Integer>> got = Kflux.collectUntilIdle(consumer.receive()
+                    .doOnError(RecordDeserializationException.class, e -> {
+                        reported.add(e.offset());
+                        skipTo.put(e.topicPartition(), e.offset() + 1);
+                    })
+                    .retryWhen(Retry.max(100).filter(e -> e instanceof RecordDeserializationException))
+                    .doOnNext(ConsumerRecord::acknowledge), WAIT, Duration.ofSeconds(3));
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < RECORDS; i++) {
+                if (i != POISON) {
+                    expected.add(i);
+                }
+            }
+            assertThat(got).extracting(ConsumerRecord::value).as("all but the poison record, once each")
+                    .isEqualTo(expected);
+            assertThat(reported).containsExactly((long) POISON);
+            consumer.commit().block(WAIT);
+            assertThat(consumer.committed(Set.of(tp)).block(WAIT).get(tp).offset()).isEqualTo(RECORDS);
+        } finally {
+            consumer.close().block(WAIT);
+        }
     }
 }

@@ -37,6 +37,9 @@ public final class CommitManager {
     /** Partitions whose commits an unacknowledged record holds back: the blocking offset, since when, next WARN. */
     private final Map<TopicPartition, HeldBack> heldBack = new ConcurrentHashMap<>();
 
+    /** Partitions whose ignored acknowledgements were reported (see {@link #ignored}). */
+    private final Set<TopicPartition> ignoredReported = ConcurrentHashMap.newKeySet();
+
     private record HeldBack(long offset, long sinceNanos, long warnAfterNanos) {
     }
 
@@ -66,6 +69,7 @@ public final class CommitManager {
      */
     public void track(TopicPartition tp, long position, int epoch) {
         trackers.put(tp, new AckTracker(position, epoch));
+        ignoredReported.remove(tp);
     }
 
     /** Emission reached a batch of leader epoch {@code epoch} at {@code offset}: commits from there carry it. */
@@ -87,12 +91,34 @@ public final class CommitManager {
 
     public void acknowledge(TopicPartition tp, long offset) {
         AckTracker t = trackers.get(tp);
-        if (t != null) {
+        if (t == null) {
+            ignored(tp, offset, "the partition is not assigned to this consumer any more (revoked or lost; its new"
+                    + " owner reads the record again)");
+        } else {
             t.acknowledge(offset);
             if (batchSize > 0 && acknowledgedSinceBatch.incrementAndGet() % batchSize == 0) {
                 commitAcknowledged(null).subscribe(v -> { }, e -> logContext.run(() ->
                         log.warn("batch commit after {} acknowledgements failed: {}", batchSize, e.toString())));
             }
+        }
+    }
+
+    /**
+     * An acknowledgement after {@code close()}: the final commit was made, nothing is committed any more. Logged at
+     * DEBUG as {@link #acknowledge} logs one of a partition no longer tracked.
+     */
+    public void ignoredAfterClose(TopicPartition tp, long offset) {
+        ignored(tp, offset, "the consumer is closed (close() committed what was acknowledged before it)");
+    }
+
+    /**
+     * An acknowledgement that commits nothing, at DEBUG: once per partition until it is tracked again (a pipeline
+     * draining after a revoke or close acknowledges every record in flight; one line says what happens to them).
+     */
+    private void ignored(TopicPartition tp, long offset, String why) {
+        if (log.isDebugEnabled() && ignoredReported.add(tp)) {
+            logContext.run(() -> log.debug("acknowledgement of {} at offset {} ignored (so are later ones of the"
+                    + " partition until it is assigned again): {}", tp, offset, why));
         }
     }
 

@@ -87,6 +87,8 @@ public final class Fetcher {
     static final int MAX_PENDING_FETCHES = 2;
     /** An assigned partition without a leader for this long gets a WARN. */
     static final long LEADERLESS_WARN_AFTER_NANOS = 2_000_000_000L;
+    /** The longest time between two WARNs for the same partition still without a leader or metadata. */
+    static final long LEADERLESS_WARN_MAX_INTERVAL_NANOS = 60_000_000_000L;
     /** {@link KafkaProtocolException#errorName()} of an undecodable broker response. */
     public static final String MALFORMED_RESPONSE = "MALFORMED_RESPONSE";
 
@@ -272,22 +274,31 @@ public final class Fetcher {
                         + " failed: TOPIC_AUTHORIZATION_FAILED", topic.name(), null));
                 return;
             }
-            if (!ps.hasPosition()) {
-                needReset |= ps.isAwaitingReset();
+            PartitionInfo info = cluster.partition(ps.topicPartition());
+            if (info == null) {
+                // An unknown topic or a partition past its count: no position can be looked up for it either.
+                // Metadata is asked again (as the official client does) and the wait is reported.
+                needMetadata = true;
+                leaderless(ps, topic);
                 continue;
             }
-            PartitionInfo info = cluster.partition(ps.topicPartition());
-            Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
+            Node leader = info.leaderId() < 0 ? null : cluster.node(info.leaderId());
             if (leader == null) {
+                // neither fetched nor reset (ListOffsets goes to the leader too) until a leader is known
                 needMetadata = true;
-                leaderless(ps, info);
+                leaderless(ps, topic);
                 continue;
             }
             if (ps.leaderlessSinceNanos != 0L) {
                 if (ps.leaderlessWarnAfterNanos > LEADERLESS_WARN_AFTER_NANOS) {
-                    log.info("{} has a leader again (node {}): fetching resumes", ps.topicPartition(), leader.id());
+                    log.info("{} has a leader again (node {}) after {} ms without one: fetching resumes", ps.topicPartition(),
+                            leader.id(), (System.nanoTime() - ps.leaderlessSinceNanos) / 1_000_000L);
                 }
                 ps.leaderlessSinceNanos = 0L;
+            }
+            if (!ps.hasPosition()) {
+                needReset |= ps.isAwaitingReset();
+                continue;
             }
             if (info.leaderEpoch() > ps.leaderEpoch) {
                 if (ps.leaderEpoch >= 0 && ps.lastFetchedEpoch >= 0) {
@@ -843,8 +854,11 @@ public final class Fetcher {
         Map<TopicPartition, ResetAsked> asked = new HashMap<>();
         long timestamp = resetStrategy == OffsetResetStrategy.BY_DURATION
                 ? System.currentTimeMillis() - resetDurationMs : resetStrategy.listOffsetsTimestamp;
+        Cluster cluster = metadata.current();
         for (PartitionState ps : partitions.values()) {
-            if (ps.isAwaitingReset() && !ps.hasPosition()) {
+            // one without a leader (or missing from metadata) would keep ListOffsets, and so the reset of every other
+            // partition, waiting for it
+            if (ps.isAwaitingReset() && !ps.hasPosition() && cluster.leader(ps.topicPartition()) != null) {
                 timestamps.put(ps.topicPartition(), timestamp);
                 asked.put(ps.topicPartition(), new ResetAsked(ps, ps.seekEpoch()));
             }
@@ -914,11 +928,13 @@ public final class Fetcher {
      * I/O thread that never returned).
      */
     /**
-     * An assigned partition without a leader cannot be fetched: a WARN once that lasted
-     * {@link #LEADERLESS_WARN_AFTER_NANOS} (an election normally takes far less), then again each time the
-     * duration doubled. plan() runs every retry.backoff.ms meanwhile (metadata is refreshed for it).
+     * An assigned partition without a leader, or missing from metadata (unknown topic, partition past the topic's
+     * count), cannot be fetched: a WARN once that lasted {@link #LEADERLESS_WARN_AFTER_NANOS} (an election normally
+     * takes far less, a topic being created too), then again each time the duration doubled, at least every
+     * {@link #LEADERLESS_WARN_MAX_INTERVAL_NANOS}: waiting goes on (as the official consumer's does; metadata is
+     * requested every retry.backoff.ms meanwhile), but never silently.
      */
-    private void leaderless(PartitionState ps, PartitionInfo info) {
+    private void leaderless(PartitionState ps, TopicInfo topic) {
         long now = System.nanoTime();
         if (ps.leaderlessSinceNanos == 0L) {
             ps.leaderlessSinceNanos = now | 1L;
@@ -927,11 +943,30 @@ public final class Fetcher {
         }
         long lasted = now - ps.leaderlessSinceNanos;
         if (lasted >= ps.leaderlessWarnAfterNanos) {
-            log.warn("{} has had no leader for {} ms ({}): its records cannot be fetched until a leader is elected",
-                    ps.topicPartition(), lasted / 1_000_000L, info == null ? "the partition is not in metadata"
-                            : "no replica of it is online, or its leader is not among the brokers in metadata");
-            ps.leaderlessWarnAfterNanos *= 2;
+            TopicPartition tp = ps.topicPartition();
+            if (topic != null && topic.partition(tp.partition()) != null) {
+                log.warn("{} has had no leader for {} ms (no replica of it is online, or its leader is not among the"
+                        + " brokers in metadata): its records cannot be fetched until a leader is elected", tp,
+                        lasted / 1_000_000L);
+            } else {
+                log.warn("{} has not been in the cluster's metadata for {} ms ({}): still waiting; metadata is"
+                        + " requested again every retry.backoff.ms ({} ms) and the partition is fetched once it"
+                        + " appears", tp, lasted / 1_000_000L, missingReason(tp, topic), config.retryBackoffMs());
+            }
+            ps.leaderlessWarnAfterNanos = Math.min(ps.leaderlessWarnAfterNanos * 2,
+                    lasted + LEADERLESS_WARN_MAX_INTERVAL_NANOS);
         }
+    }
+
+    /** Why {@code tp} is not in metadata, from its topic's entry (null when metadata has none). */
+    private static String missingReason(TopicPartition tp, TopicInfo topic) {
+        if (topic == null || topic.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code()) {
+            return "topic '" + tp.topic() + "' does not exist";
+        }
+        if (topic.errorCode() != 0) {
+            return "metadata of topic '" + tp.topic() + "' has error " + Errors.forCode(topic.errorCode());
+        }
+        return "topic '" + tp.topic() + "' has " + topic.partitions().size() + " partitions, numbered from 0";
     }
 
     private void refreshMetadata() {

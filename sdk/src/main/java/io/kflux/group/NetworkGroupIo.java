@@ -29,7 +29,7 @@ final class NetworkGroupIo implements GroupIo {
                     FindCoordinatorResponse.Coordinator answer =
                             response.coordinatorFor(groupId, conn.version(FindCoordinatorRequest.SPEC));
                     return answer != null ? Mono.just(answer) : Mono.error(new MalformedMessageException(
-                            "FindCoordinator response from " + conn.address() + " has no entry for group " + groupId));
+                            "FindCoordinator response from " + io.kflux.util.HostPort.of(conn.address()) + " has no entry for group " + groupId));
                 }));
     }
 

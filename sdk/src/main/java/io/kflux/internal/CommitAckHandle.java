@@ -21,7 +21,12 @@ final class CommitAckHandle implements AckHandle {
 
     @Override
     public void acknowledge(TopicPartition tp, long offset) {
-        if (commits != null) {
+        if (commits == null) {
+            return;
+        }
+        if (consumer.isClosed()) {
+            commits.ignoredAfterClose(tp, offset);
+        } else {
             commits.acknowledge(tp, offset);
         }
     }

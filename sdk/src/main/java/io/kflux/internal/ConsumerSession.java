@@ -22,7 +22,6 @@ import io.kflux.fetch.FetchSink;
 import io.kflux.fetch.Fetcher;
 import io.kflux.fetch.PartitionState;
 import io.kflux.metadata.Cluster;
-import io.kflux.metadata.TopicInfo;
 import io.kflux.util.SerialExecutor;
 import java.time.Duration;
 import java.util.Collection;
@@ -261,7 +260,7 @@ final class ConsumerSession<K, V> implements FetchSink {
                         .maxBackoff(Duration.ofMillis(Math.max(settings.reconnectBackoffMs(), settings.reconnectBackoffMaxMs())))
                         .doBeforeRetry(s -> log.debug("bootstrap metadata failed ({}), retrying", s.failure().toString())))
                 .timeout(timeout, Mono.error(() -> new TimeoutException("no broker of bootstrap.servers "
-                        + settings.bootstrapServers() + " answered within default.api.timeout.ms (" + timeout.toMillis() + " ms)")))
+                        + io.kflux.util.HostPort.of(settings.bootstrapServers()) + " answered within default.api.timeout.ms (" + timeout.toMillis() + " ms)")))
                 .flatMap(cluster -> committedOffsets(partitions).map(committed -> {
                     loop.execute(() -> assign(partitions, cluster, committed));
                     return cluster;
@@ -306,10 +305,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         Map<TopicPartition, PartitionState> states = new LinkedHashMap<>();
         for (TopicPartition tp : partitions) {
-            TopicInfo topic = cluster.topic(tp.topic());
-            if (topic == null || topic.errorCode() != 0 || topic.partition(tp.partition()) == null) {
-                log.warn("{} is not known to the cluster yet; it is fetched once metadata lists it", tp);
-            }
+            // a partition missing from metadata is reported by the fetcher while it stays missing (Fetcher.leaderless)
             PartitionState ps = new PartitionState(tp);
             ps.paused(consumer.initiallyPaused(tp));
             CommitOffset position = consumer.takeInitialPosition(tp);

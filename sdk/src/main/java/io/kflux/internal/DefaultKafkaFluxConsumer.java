@@ -9,6 +9,7 @@ import io.kflux.OffsetAndTimestamp;
 import io.kflux.PartitionFlux;
 import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
+import io.kflux.internal.config.EffectiveConfig;
 import io.kflux.internal.security.ConnectionSecurities;
 import io.kflux.commit.CommitOffset;
 import io.kflux.commit.OffsetCommitter;
@@ -77,6 +78,25 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         if (commits != null) {
             commits.commitBatchSize(options.commitBatchSize());
         }
+        logEffectiveConfig();
+    }
+
+    /** Once per consumer, at INFO, as the official client logs its ConsumerConfig values; secrets hidden. */
+    private void logEffectiveConfig() {
+        if (!log.isInfoEnabled()) {
+            return;
+        }
+        Map<String, Object> extras = new java.util.LinkedHashMap<>();
+        extras.put("(ConsumerOptions) withMaxBufferedBytes", options.maxBufferedBytes());
+        extras.put("(ConsumerOptions) withCommitBatchSize", options.commitBatchSize());
+        extras.put("(ConsumerOptions) withDeserializationErrorHandler",
+                options.deserializationErrorHandler().getClass().getName());
+        settings.logContext().run(() -> log.info(EffectiveConfig.describe(options.config(), extras)));
+    }
+
+    /** True once close() was called: acknowledgements from then on are ignored (CommitAckHandle). */
+    boolean isClosed() {
+        return closed;
     }
 
     /** Where commits go, or null without a group.id. */
@@ -154,6 +174,14 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         subscribeReceive(actual, false);
     }
 
+    /** A subscriber waiting for the previous subscription to finish stopping. */
+    private record WaitingReceiver<K, V>(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned) {
+    }
+
+    /** Subscribers waiting for a stopping session, oldest first. */
+    private final java.util.Queue<WaitingReceiver<K, V>> waitingReceivers =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned) {
         if (closed) {
             Operators.error(actual, new IllegalStateException("this consumer is closed"));
@@ -165,7 +193,15 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             // (LeaveGroup, remembering positions, closing connections): start once it is done, so
             // that re-subscribing right after a cancel (or retry() after an error) continues where
             // it stopped instead of failing with "already has an active subscription".
-            previous.whenStopped().whenComplete((v, e) -> subscribeReceive(actual));
+            // Waiters are served in the order they subscribed: each callback takes the oldest waiter (the
+            // future runs its callbacks newest first, which served the last subscriber first).
+            waitingReceivers.add(new WaitingReceiver<>(actual, partitioned));
+            previous.whenStopped().whenComplete((v, e) -> {
+                WaitingReceiver<K, V> next = waitingReceivers.poll();
+                if (next != null) {
+                    subscribeReceive(next.actual(), next.partitioned());
+                }
+            });
             return;
         }
         if (previous != null) {
@@ -635,8 +671,27 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         return Mono.defer(() -> {
             closed = true;
             ConsumerSession<K, V> session = active.get();
-            Mono<Void> stop = session == null ? releaseResources() : session.close();
+            Mono<Void> stop;
+            if (session != null && !session.isStopping()) {
+                stop = session.close(); // commits what was acknowledged, then completes receive()
+            } else {
+                // receive() ended already (an error, a cancel) or never ran: what was acknowledged since is committed
+                // here, after the ending subscription let go (a group member's revoke committed its part already)
+                Mono<Void> stopped = session == null ? Mono.empty() : Mono.fromFuture(session.whenStopped());
+                stop = stopped.then(finalCommit()).then(Mono.defer(this::releaseResources));
+            }
             return stop.timeout(timeout, Mono.empty()).then(Mono.fromRunnable(this::closeDeserializers));
+        });
+    }
+
+    /** close() without an active subscription: commits acknowledged offsets, a failure logged as the session does. */
+    private Mono<Void> finalCommit() {
+        if (commits == null || commits.uncommitted(null).isEmpty()) {
+            return Mono.empty();
+        }
+        return withResources(r -> commits.commitAcknowledged(null)).onErrorResume(e -> {
+            settings.logContext().run(() -> log.warn("commit on close failed: {}", e.toString()));
+            return Mono.empty();
         });
     }
 

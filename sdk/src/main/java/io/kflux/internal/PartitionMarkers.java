@@ -38,6 +38,6 @@ final class PartitionMarkers {
 
     private static <K, V> ConsumerRecord<K, V> marker(TopicPartition tp, Headers kind) {
         return new ConsumerRecord<>(tp, 0L, ConsumerRecord.NO_TIMESTAMP, TimestampType.NO_TIMESTAMP_TYPE, null, null,
-                kind, ConsumerRecord.NO_LEADER_EPOCH, ConsumerRecord.NULL_SIZE, ConsumerRecord.NULL_SIZE, null);
+                kind, ConsumerRecord.NO_LEADER_EPOCH, ConsumerRecord.NULL_SIZE, ConsumerRecord.NULL_SIZE);
     }
 }

@@ -492,20 +492,20 @@ final class RecordEmitter<K, V> implements Subscription {
             key = keyDeserializer.deserialize(tp.topic(), headers,
                     keyLength < 0 ? null : keyView(cursor.keyArray(), cursor.keyOffset(), keyLength));
         } catch (Throwable t) {
-            return poisoned(ps, offset, RecordDeserializationException.Origin.KEY, t);
+            return poisoned(ps, offset, RecordDeserializationException.Origin.KEY, t, headers);
         }
         try {
             value = valueDeserializer.deserialize(tp.topic(), headers,
                     valueLength < 0 ? null : valueView(cursor.valueArray(), cursor.valueOffset(), valueLength));
         } catch (Throwable t) {
-            return poisoned(ps, offset, RecordDeserializationException.Origin.VALUE, t);
+            return poisoned(ps, offset, RecordDeserializationException.Origin.VALUE, t, headers);
         }
         int epoch = batch.partitionLeaderEpoch();
         if (offset > ps.position()) {
             progress.skipped(tp, ps.position(), offset); // compacted away inside the batch
         }
         reportEpoch(ps, offset, epoch);
-        ConsumerRecord<K, V> record = new ConsumerRecord<>(tp, offset, cursor.timestamp(), batchTimestampType, key,
+        ConsumerRecord<K, V> record = Records.attached(tp, offset, cursor.timestamp(), batchTimestampType, key,
                 value, headers, epoch, keyLength, valueLength, ackHandle);
         ps.advance(offset + 1, epoch);
         return record;
@@ -520,9 +520,12 @@ final class RecordEmitter<K, V> implements Subscription {
      * @throws RecordDeserializationException when not skipped (also when the handler threw: added as suppressed)
      */
     private ConsumerRecord<K, V> poisoned(PartitionState ps, long offset, RecordDeserializationException.Origin origin,
-                                          Throwable cause) {
+                                          Throwable cause, Headers headers) {
+        // copies: the cursor's arrays are reused for the next records (and pooled after decompression)
         RecordDeserializationException error = new RecordDeserializationException(ps.topicPartition(), offset, origin,
-                cause);
+                cause, copy(cursor.keyArray(), cursor.keyOffset(), cursor.keyLength()),
+                copy(cursor.valueArray(), cursor.valueOffset(), cursor.valueLength()), headers, cursor.timestamp(),
+                batchTimestampType);
         DeserializationErrorHandler.Decision decision;
         try {
             decision = deserializationErrorHandler.handle(error);
@@ -538,6 +541,11 @@ final class RecordEmitter<K, V> implements Subscription {
         progress.skipped(ps.topicPartition(), ps.position(), offset + 1);
         ps.advance(offset + 1, epoch);
         return null;
+    }
+
+    /** The bytes at {@code [offset, offset+length)}, or null for length -1 (a null key or value). */
+    private static byte[] copy(byte[] array, int offset, int length) {
+        return length < 0 ? null : java.util.Arrays.copyOfRange(array, offset, offset + length);
     }
 
     // One view per array instead of a ByteBuffer per record: deserializers must not keep `data`.

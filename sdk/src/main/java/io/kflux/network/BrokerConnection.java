@@ -10,6 +10,7 @@ import io.kflux.AuthenticationException;
 import io.kflux.SslAuthenticationException;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import io.kflux.util.HostPort;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -77,7 +78,7 @@ public final class BrokerConnection {
         this.connection = connection;
         this.address = address;
         this.options = options;
-        this.broker = address.getHostString() + ":" + address.getPort();
+        this.broker = HostPort.of(address);
         this.handler = new ConnectionHandler(connection.channel(), broker, options);
         if (options.connectionsMaxIdleMs() >= 0) {
             connection.addHandlerLast("kflux.idle", new io.netty.handler.timeout.IdleStateHandler(0L, 0L,
@@ -134,7 +135,7 @@ public final class BrokerConnection {
             client = client.secure(spec -> spec.sslContext(security.tls())
                     .handshakeTimeout(Duration.ofMillis(options.connectionSetupTimeoutMs())));
         }
-        String target = address.getHostString() + ":" + address.getPort();
+        String target = HostPort.of(address);
         return client.connect()
                 .onErrorMap(e -> {
                     SSLException tls = tlsFailure(e);
@@ -256,8 +257,7 @@ public final class BrokerConnection {
 
     private Mono<Void> accept(ApiVersionsResponse response, short version) {
         if (response.errorCode() != 0) {
-            return Mono.error(new NetworkException("ApiVersions v" + version + " to " + address.getHostString() + ":"
-                    + address.getPort() + " failed with error code " + response.errorCode()));
+            return Mono.error(new NetworkException("ApiVersions v" + version + " to " + HostPort.of(address) + " failed with error code " + response.errorCode()));
         }
         versions = BrokerApiVersions.of(response);
         return Mono.empty();
@@ -333,8 +333,7 @@ public final class BrokerConnection {
 
     private UnsupportedVersionException unsupported(MessageSpec<?> spec) {
         return new UnsupportedVersionException(spec.apiKey() + ": kflux supports " + spec.lowestVersion() + "-"
-                + spec.highestVersion() + ", " + versions.describe(spec.apiKey()) + " (" + address.getHostString() + ":"
-                + address.getPort() + ")", spec.apiKey());
+                + spec.highestVersion() + ", " + versions.describe(spec.apiKey()) + " (" + HostPort.of(address) + ")", spec.apiKey());
     }
 
     private <R> Mono<R> send(ApiRequest<R> request, short version, long timeoutMs, boolean authentication) {
@@ -414,6 +413,6 @@ public final class BrokerConnection {
 
     @Override
     public String toString() {
-        return "BrokerConnection[" + address.getHostString() + ":" + address.getPort() + (isOpen() ? "" : ", closed") + "]";
+        return "BrokerConnection[" + HostPort.of(address) + (isOpen() ? "" : ", closed") + "]";
     }
 }

@@ -78,7 +78,7 @@ final class ConnectFailureLog {
 
     /** {@code host:port} as configured or as metadata named it, never resolved. */
     static String format(InetSocketAddress address) {
-        return address.getHostString() + ":" + address.getPort();
+        return io.kflux.util.HostPort.of(address);
     }
 
     /** The reason a user can act on, from the cause chain. */

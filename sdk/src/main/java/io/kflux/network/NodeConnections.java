@@ -165,7 +165,7 @@ public final class NodeConnections {
                         }
                     }
                     ConnectionFailedException e = new ConnectionFailedException(null,
-                            "could not connect to any bootstrap server of " + list, null);
+                            "could not connect to any bootstrap server of " + io.kflux.util.HostPort.of(list), null);
                     errors.forEach(e::addSuppressed);
                     return e;
                 }));

@@ -25,7 +25,7 @@ final class SaslSession {
     private SaslSession(BrokerConnection connection, SaslAuthenticator sasl) {
         this.connection = connection;
         this.sasl = sasl;
-        this.broker = connection.address().getHostString() + ":" + connection.address().getPort();
+        this.broker = io.kflux.util.HostPort.of(connection.address());
     }
 
     /**

@@ -66,6 +66,24 @@ public final class LogCapture implements AutoCloseable {
         return lines.stream().filter(l -> message.test(l.message())).toList();
     }
 
+    /**
+     * Waits until at least {@code count} lines match, and returns the matching lines then.
+     *
+     * @throws AssertionError naming what was logged, when fewer matched within {@code timeout}
+     */
+    public List<Line> await(Predicate<Line> match, int count, java.time.Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<Line> found = List.of();
+        while (System.nanoTime() < deadline) {
+            found = lines.stream().filter(match).toList();
+            if (found.size() >= count) {
+                return found;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("expected " + count + " matching log lines, got " + found + " of " + lines());
+    }
+
     @Override
     public void close() {
         config.removeAppender(appender.getName());

@@ -90,8 +90,8 @@ public final class ConfigDef {
     /**
      * Parses and validates user properties.
      *
-     * <p>Unknown keys and keys with support {@link Support#IGNORED} are logged at WARN once per JVM and otherwise
-     * ignored (ignored keys are still type-checked). A {@link Support#REJECTED} key set to a value other than its
+     * <p>Unknown keys and keys with support {@link Support#IGNORED} are logged at WARN once per JVM (an unknown key
+     * with the closest known one when it is close, see {@link KeySuggestion}) and otherwise ignored (ignored keys are still type-checked). A {@link Support#REJECTED} key set to a value other than its
      * default fails.
      *
      * @param props user properties; keys must be strings, values typed or strings
@@ -109,7 +109,9 @@ public final class ConfigDef {
             String name = Objects.requireNonNull(e.getKey(), "property names must not be null");
             ConfigKey key = keys.get(name);
             if (key == null) {
-                warnOnce(name, "Ignoring unknown consumer property '" + name + "'");
+                String suggestion = KeySuggestion.closest(name, keys.keySet());
+                warnOnce(name, "Ignoring unknown consumer property '" + name + "'"
+                        + (suggestion == null ? "" : " (did you mean '" + suggestion + "'?)"));
                 continue;
             }
             Object raw = e.getValue();

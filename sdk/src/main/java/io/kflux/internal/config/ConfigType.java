@@ -25,6 +25,24 @@ public enum ConfigType {
     PASSWORD;
 
     /**
+     * The Java type {@link ConfigDef} parses values of this type into.
+     *
+     * @return e.g. {@code Integer.class} for {@link #INT}; {@code List.class} (of strings) for {@link #LIST}
+     */
+    public Class<?> javaType() {
+        return switch (this) {
+            case BOOLEAN -> Boolean.class;
+            case SHORT -> Short.class;
+            case INT -> Integer.class;
+            case LONG -> Long.class;
+            case DOUBLE -> Double.class;
+            case STRING, CLASS -> String.class;
+            case LIST -> java.util.List.class;
+            case PASSWORD -> Password.class;
+        };
+    }
+
+    /**
      * The lower-case name used in documentation.
      *
      * @return e.g. {@code int}

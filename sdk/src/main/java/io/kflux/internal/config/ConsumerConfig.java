@@ -178,6 +178,29 @@ public final class ConsumerConfig {
     }
 
     /**
+     * The typed value of a property, checked against its definition: the way to read a property that needs no
+     * parsing beyond its type, so that adding one takes its definition in {@link ConsumerConfigDef} and this call
+     * where it is used (no getter here, no field in the settings records; see DESIGN.md "Adding a property").
+     *
+     * @param name     property name, e.g. {@link ConsumerConfigDef#CHECK_CRCS}
+     * @param javaType the definition's Java type ({@link ConfigType#javaType()}), e.g. {@code Boolean.class}
+     * @param <T>      the Java type
+     * @return the value in effect (the default when not set), possibly {@code null} where the default is null
+     * @throws IllegalArgumentException when no property of that name is defined, or it has another Java type
+     */
+    public <T> T value(String name, Class<T> javaType) {
+        ConfigKey key = ConsumerConfigDef.DEF.keys().get(name);
+        if (key == null) {
+            throw new IllegalArgumentException("no consumer property '" + name + "' is defined in ConsumerConfigDef");
+        }
+        if (!javaType.equals(key.type().javaType())) {
+            throw new IllegalArgumentException("'" + name + "' is of type " + key.type().docName() + " ("
+                    + key.type().javaType().getSimpleName() + "), not " + javaType.getSimpleName());
+        }
+        return javaType.cast(parsed.get(name));
+    }
+
+    /**
      * Whether the user set this property (to a non-null value) rather than leaving the default.
      *
      * @param name property name

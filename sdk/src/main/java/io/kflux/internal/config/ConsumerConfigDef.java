@@ -10,7 +10,9 @@ import java.util.List;
 /**
  * Every consumer property kflux knows: the official Java consumer's names (kafka-clients 4.x), types and
  * defaults, with kflux's own descriptions and its level of support. Defaults are checked against the official
- * client in the tests.
+ * client in the tests. A new property needs its definition here and a {@link ConsumerConfig#value} call where it is
+ * read; parsing, validation, "did you mean", the effective-configuration log and the documentation check follow
+ * from the definition (DESIGN.md, "Adding a property").
  */
 public final class ConsumerConfigDef {
 

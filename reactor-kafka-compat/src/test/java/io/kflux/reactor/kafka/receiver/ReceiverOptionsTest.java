@@ -72,7 +72,7 @@ class ReceiverOptionsTest {
     void kfluxRecordsBecomeKafkaRecords() {
         io.kflux.ConsumerRecord<String, String> r = new io.kflux.ConsumerRecord<>(
                 new io.kflux.TopicPartition("t", 3), 42L, 1_700_000_000_000L, io.kflux.TimestampType.LOG_APPEND_TIME,
-                "k", "v", Headers.of(Header.of("h", "x"), Header.of("h", "y")), 7, 1, 1, null);
+                "k", "v", Headers.of(Header.of("h", "x"), Header.of("h", "y")), 7, 1, 1);
         ConsumerRecord<String, String> k = KafkaTypes.kafka(r);
         assertThat(k.topic()).isEqualTo("t");
         assertThat(k.partition()).isEqualTo(3);
