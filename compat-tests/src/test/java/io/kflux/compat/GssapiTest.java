@@ -9,6 +9,8 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.BrokerVersion;
+import io.kflux.compat.support.ContinuousProducer;
+import io.kflux.compat.support.LogCapture;
 import io.kflux.compat.support.TestCertificates;
 import io.kflux.compat.support.TestKdc;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
@@ -17,12 +19,19 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -31,11 +40,13 @@ import reactor.core.publisher.Mono;
  * {@code sasl.jaas.config} and runs the JDK's own GSSAPI SASL client; the official consumer reads the same properties
  * the same way. A principal the KDC does not know, a stale keytab and a wrong service name each end
  * {@code receive()} with an {@link AuthenticationException} within {@code default.api.timeout.ms}; the official
- * consumer fails on the first two as well.
+ * consumer fails on the first two as well. On a listener with {@code connections.max.reauth.ms} the consumer
+ * re-authenticates (KIP-368) with GSSAPI on its connections for several session lifetimes without reconnecting.
  */
 class GssapiTest {
     private static final long API_TIMEOUT_MS = 10_000;
     private static final String SERVICE = "kafka";
+    private static final long REAUTH_MS = 3000;
     private static TestKdc kdc;
     private static EmbeddedKafkaCluster cluster;
     private static String clientKeytab;
@@ -55,10 +66,13 @@ class GssapiTest {
                 .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.security.krb5.conf=" + kdc.krb5Conf())
                 .listener("GSSAPI", "SASL_PLAINTEXT")
                 .listener("GSSAPI_SSL", "SASL_SSL")
+                .listener("GSSAPI_REAUTH", "SASL_PLAINTEXT")
                 .brokerProperty("sasl.enabled.mechanisms", "GSSAPI")
                 .brokerProperty("sasl.kerberos.service.name", SERVICE)
                 .brokerProperty("listener.name.gssapi.gssapi.sasl.jaas.config", brokerJaas)
                 .brokerProperty("listener.name.gssapi_ssl.gssapi.sasl.jaas.config", brokerJaas)
+                .brokerProperty("listener.name.gssapi_reauth.gssapi.sasl.jaas.config", brokerJaas)
+                .brokerProperty("listener.name.gssapi_reauth.connections.max.reauth.ms", Long.toString(REAUTH_MS))
                 .brokerProperty("ssl.keystore.location", certs.path("broker.p12"))
                 .brokerProperty("ssl.keystore.type", "PKCS12")
                 .brokerProperty("ssl.keystore.password", TestCertificates.PASSWORD)
@@ -122,6 +136,61 @@ class GssapiTest {
         Map<String, Object> official = gssapi(listener, TestKdc.keytabJaas("client", clientKeytab));
         official.put("group.id", topic + "-official");
         assertThat(SecurityTest.officialRead(official, topic, 40)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** KIP-368 with Kerberos: each re-authentication is a fresh GSSAPI exchange on the same connection. */
+    @Test
+    void severalSessionLifetimesPassWithoutReconnectingOrLosingRecords() throws Exception {
+        String topic = "gssapi-reauth";
+        cluster.createTopic(topic, 2, 1);
+        String listener = cluster.bootstrapServers("GSSAPI_REAUTH");
+        Map<String, Object> props = gssapi("GSSAPI_REAUTH", TestKdc.keytabJaas("client", clientKeytab));
+        props.put("group.id", "gssapi-reauth");
+        Configurator.setLevel("io.kflux.network", Level.DEBUG);
+        Set<String> received = ConcurrentHashMap.newKeySet();
+        AtomicInteger emitted = new AtomicInteger();
+        try (LogCapture logs = new LogCapture("io.kflux.network", Level.DEBUG);
+             ContinuousProducer producer = new ContinuousProducer(cluster.bootstrapServers(), topic, 2, 100, "g-")) {
+            KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(
+                    ConsumerOptions.create(props, Deserializers.string(), Deserializers.string()).subscription(List.of(topic)));
+            Disposable running = consumer.receive().doOnNext(ConsumerRecord::acknowledge)
+                    .subscribe(r -> {
+                        received.add(r.value());
+                        emitted.incrementAndGet();
+                    });
+            try {
+                waitFor(() -> !received.isEmpty());
+                int connectionsAtStart = connections(logs, listener);
+                Thread.sleep(4 * REAUTH_MS);
+                Set<String> produced = producer.stop();
+                waitFor(() -> received.containsAll(produced));
+                assertThat(connectionsAtStart).as("connections before the first record").isPositive();
+                assertThat(connections(logs, listener)).as("connections by the end (none reopened)")
+                        .isEqualTo(connectionsAtStart);
+                assertThat(logs.matching(m -> m.startsWith("re-authenticated to " + listener))).as("re-authentications")
+                        .hasSizeGreaterThanOrEqualTo(3);
+                assertThat(received).containsAll(produced);
+                // one member, no rebalance: nothing emitted twice
+                assertThat(emitted.get()).isEqualTo(received.size());
+            } finally {
+                running.dispose();
+                consumer.close().block(Duration.ofSeconds(30));
+            }
+        } finally {
+            Configurator.setLevel("io.kflux.network", Level.INFO);
+        }
+    }
+
+    private static int connections(LogCapture logs, String listener) {
+        return logs.matching(m -> m.startsWith("connected to " + listener)).size();
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition met within 60 s").isLessThan(deadline);
+            Thread.sleep(50);
+        }
     }
 
     @Test
