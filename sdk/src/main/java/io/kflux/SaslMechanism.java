@@ -7,7 +7,7 @@ import reactor.core.publisher.Mono;
  * A SASL mechanism that kflux does not build in (e.g. a cloud vendor's IAM mechanism), plugged in with
  * {@link ConsumerOptions#withSaslMechanism(SaslMechanism)} or found with {@link java.util.ServiceLoader} when
  * {@code sasl.mechanism} names it. kflux runs SaslHandshake with {@link #name()} and one SaslAuthenticate per
- * token the {@link Exchange} produces (KIP-43, KIP-152); the built-in PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and
+ * token the {@link Exchange} produces (KIP-43, KIP-152); the built-in GSSAPI, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and
  * OAUTHBEARER cannot be replaced.
  */
 public interface SaslMechanism {

@@ -311,7 +311,7 @@ class ConfigParsingTest {
         });
         assertThat(c.toString()).doesNotContain("s3cr").contains(Password.HIDDEN);
 
-        // mechanisms are checked with the mechanisms: the default GSSAPI is not built in
+        // mechanisms are checked with the mechanisms: the default GSSAPI needs a service name and a Kerberos login
         assertThatThrownBy(() -> security("security.protocol", "SASL_PLAINTEXT", "sasl.jaas.config", jaas))
             .isInstanceOf(ConfigException.class).hasMessageContaining("sasl.mechanism").hasMessageContaining("GSSAPI");
         assertThatThrownBy(() -> security("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN"))

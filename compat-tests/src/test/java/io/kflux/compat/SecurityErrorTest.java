@@ -119,6 +119,24 @@ class SecurityErrorTest {
     }
 
     @Test
+    void anExpiredBrokerCertificateFailsTheHandshakeSayingWhen() {
+        Map<String, Object> props = kafka.ssl("EXPIRED");
+        assertThat(receiveFails(props, "sec-g8")).isExactlyInstanceOf(SslAuthenticationException.class)
+                .hasMessageContaining(kafka.cluster().bootstrapServers("EXPIRED"))
+                .hasMessageContaining("CN=localhost, which expired at").hasMessageNotContaining("-----BEGIN");
+        officialFails(props, org.apache.kafka.common.errors.SslAuthenticationException.class);
+    }
+
+    @Test
+    void aBrokerCertificateNotValidYetFailsTheHandshakeSayingWhen() {
+        Map<String, Object> props = kafka.ssl("NOTYET");
+        assertThat(receiveFails(props, "sec-g9")).isExactlyInstanceOf(SslAuthenticationException.class)
+                .hasMessageContaining(kafka.cluster().bootstrapServers("NOTYET"))
+                .hasMessageContaining("CN=localhost, which is not valid before").hasMessageNotContaining("-----BEGIN");
+        officialFails(props, org.apache.kafka.common.errors.SslAuthenticationException.class);
+    }
+
+    @Test
     void aMissingClientCertificateIsRefusedByAMutualTlsListener() {
         Map<String, Object> props = kafka.ssl("SSL");
         assertThat(receiveFails(props, "sec-g6")).isInstanceOf(SslAuthenticationException.class);

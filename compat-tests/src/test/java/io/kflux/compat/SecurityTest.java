@@ -246,6 +246,65 @@ class SecurityTest {
         String topic = SecuredKafka.ALLOWED + "quickstart";
         kafka.cluster().createTopic(topic, 2, 1);
         SampleData.produce(kafka.cluster().bootstrapServers(), topic, 30);
+        java.nio.file.Path config = commandConfigFile();
+        String printed = printedBy(() -> io.kflux.examples.QuickStart.main(new String[] {"--bootstrap-servers",
+                kafka.cluster().bootstrapServers("SASL_SSL"), "--topic", topic, "--command-config", config.toString()}));
+        assertThat(printed).contains("Done: 30 records");
+    }
+
+    @Test
+    void streamApplicationReadsASecuredClusterWithACommandConfigFile() throws Exception {
+        String topic = SecuredKafka.ALLOWED + "stream-app";
+        kafka.cluster().createTopic(topic, 2, 1);
+        SampleData.produce(kafka.cluster().bootstrapServers(), topic, 30);
+        java.nio.file.Path config = commandConfigFile();
+        String printed = printedBy(() -> io.kflux.examples.StreamApplication.main(new String[] {"--bootstrap-servers",
+                kafka.cluster().bootstrapServers("SASL_SSL"), "--topic", topic, "--members", "1", "--seconds", "10",
+                "--group", SecuredKafka.ALLOWED + "stream-app", "--command-config", config.toString()}));
+        assertThat(printed).contains("member-1 30 records").doesNotContain("failed");
+    }
+
+    @Test
+    void orderPaymentJoinAndOffsetsInDatabaseTakeTheSameClientProperties() throws InterruptedException {
+        // what their --command-config FILE becomes: bootstrap.servers and the security settings
+        Map<String, Object> client = kafka.saslSsl("SCRAM-SHA-256", scramJaas("scram256", SCRAM256_PASSWORD));
+        String orders = SecuredKafka.ALLOWED + "ex-orders";
+        String payments = SecuredKafka.ALLOWED + "ex-payments";
+        kafka.cluster().createTopic(orders, 2, 1);
+        kafka.cluster().createTopic(payments, 2, 1);
+        SampleData.produce(kafka.cluster().bootstrapServers(), orders, 10);
+        SampleData.produce(kafka.cluster().bootstrapServers(), payments, 10);
+        // the official Admin of the co-partitioning check connects with them too
+        assertThat(io.kflux.examples.OrderPaymentJoin.checkCoPartitioned(client, orders, payments)).isEqualTo(2);
+        KafkaFluxConsumer<String, String> join = KafkaFluxConsumer.create(io.kflux.examples.OrderPaymentJoin.options(
+                client, SecuredKafka.ALLOWED + "ex-join", orders, payments));
+        try {
+            assertThat(join.receive().take(20).collectList().block(Duration.ofSeconds(60))).hasSize(20);
+        } finally {
+            join.close().block(Duration.ofSeconds(30));
+        }
+
+        Map<String, Object> security = new HashMap<>(client);
+        security.remove("bootstrap.servers");
+        io.kflux.examples.OffsetsInDatabase.Settings settings = new io.kflux.examples.OffsetsInDatabase.Settings(
+                kafka.cluster().bootstrapServers("SASL_SSL"), orders, SecuredKafka.ALLOWED + "ex-db",
+                "jdbc:h2:mem:sec-ex-db;DB_CLOSE_DELAY=-1", null, null, 5, security);
+        assertThat(settings.toString()).doesNotContain(SCRAM256_PASSWORD);
+        io.kflux.examples.OffsetsInDatabase.Running running = io.kflux.examples.OffsetsInDatabase.start(settings);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (running.stored() < 10 && running.failure() == null && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(running.failure()).isNull();
+            assertThat(running.stored()).isEqualTo(10);
+        } finally {
+            running.close();
+        }
+    }
+
+    /** The SASL_SSL/SCRAM-SHA-256 client properties, bootstrap.servers left out, as a Kafka CLI tools' file. */
+    private static java.nio.file.Path commandConfigFile() throws java.io.IOException {
         java.util.Properties file = new java.util.Properties();
         kafka.saslSsl("SCRAM-SHA-256", scramJaas("scram256", SCRAM256_PASSWORD)).forEach((k, v) -> {
             if (!k.equals("bootstrap.servers")) {
@@ -256,16 +315,24 @@ class SecurityTest {
         try (java.io.Writer out = java.nio.file.Files.newBufferedWriter(config)) {
             file.store(out, "as for the Kafka CLI tools");
         }
+        return config;
+    }
+
+    private interface ExampleMain {
+        void run() throws Exception;
+    }
+
+    /** What {@code main} printed to standard output. */
+    private static String printedBy(ExampleMain main) throws Exception {
         java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
         java.io.PrintStream stdout = System.out;
         System.setOut(new java.io.PrintStream(printed, true, StandardCharsets.UTF_8));
         try {
-            io.kflux.examples.QuickStart.main(new String[] {"--bootstrap-servers",
-                    kafka.cluster().bootstrapServers("SASL_SSL"), "--topic", topic, "--command-config", config.toString()});
+            main.run();
         } finally {
             System.setOut(stdout);
         }
-        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("Done: 30 records");
+        return printed.toString(StandardCharsets.UTF_8);
     }
 
     private static String unsecuredJwt(String sub, long expMs) {

@@ -54,6 +54,16 @@ final class ExampleArgs {
         return out;
     }
 
+    /**
+     * The client properties to connect with: those of {@code --command-config FILE} (see {@link #commandConfig})
+     * plus {@code bootstrap.servers}.
+     */
+    static Map<String, Object> client(Map<String, String> options, String bootstrapServers, Consumer<String> usage) {
+        Map<String, Object> client = commandConfig(options, usage);
+        client.put("bootstrap.servers", bootstrapServers);
+        return client;
+    }
+
     /** Option {@code name} as a number, {@code defaultValue} when absent; not a number goes to {@code usage}. */
     static int intOption(Map<String, String> options, String name, int defaultValue, Consumer<String> usage) {
         try {

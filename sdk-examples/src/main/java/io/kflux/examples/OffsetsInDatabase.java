@@ -39,9 +39,11 @@ import reactor.core.Disposable;
  *       to a 4-partition topic, stores them in an embedded H2 database in a temporary folder, and prints the
  *       result counts.</li>
  *   <li>{@code --bootstrap-servers host:port --topic t [--jdbc-url url] [--jdbc-user u] [--jdbc-password p]
- *       [--group g] [--batch n]}: consumes an existing topic until stopped (Ctrl-C closes cleanly); the
- *       database is H2 in {@code ./kflux-offsets} unless a JDBC URL is given, e.g.
- *       {@code jdbc:postgresql://localhost/app} (the PostgreSQL driver is on the classpath).</li>
+ *       [--group g] [--batch n] [--command-config FILE]}: consumes an existing topic until stopped (Ctrl-C closes
+ *       cleanly); the database is H2 in {@code ./kflux-offsets} unless a JDBC URL is given, e.g.
+ *       {@code jdbc:postgresql://localhost/app} (the PostgreSQL driver is on the classpath). {@code FILE} holds
+ *       client properties as the Kafka CLI tools take them ({@code security.protocol}, {@code sasl.*},
+ *       {@code ssl.*}, ...).</li>
  * </ul>
  */
 public final class OffsetsInDatabase {
@@ -60,10 +62,13 @@ public final class OffsetsInDatabase {
      * @param jdbcUser         database user, may be null
      * @param jdbcPassword     database password, may be null
      * @param batchSize        records per transaction at most
+     * @param client           further client properties (e.g. {@code security.protocol}, {@code sasl.*},
+     *                         {@code ssl.*}); {@code bootstrapServers} wins over a {@code bootstrap.servers} here
      */
     public record Settings(String bootstrapServers, String topic, String groupId, String jdbcUrl, String jdbcUser,
-                           String jdbcPassword, int batchSize) {
+                           String jdbcPassword, int batchSize, Map<String, Object> client) {
         public Settings {
+            client = Map.copyOf(client);
             Objects.requireNonNull(bootstrapServers, "bootstrapServers");
             Objects.requireNonNull(topic, "topic");
             Objects.requireNonNull(groupId, "groupId");
@@ -71,6 +76,19 @@ public final class OffsetsInDatabase {
             if (batchSize < 1) {
                 throw new IllegalArgumentException("batchSize must be >= 1, was " + batchSize);
             }
+        }
+
+        /** Settings for a cluster that needs nothing but its address. */
+        public Settings(String bootstrapServers, String topic, String groupId, String jdbcUrl, String jdbcUser,
+                        String jdbcPassword, int batchSize) {
+            this(bootstrapServers, topic, groupId, jdbcUrl, jdbcUser, jdbcPassword, batchSize, Map.of());
+        }
+
+        /** Leaves the client properties and the database password out: they may hold secrets. */
+        @Override
+        public String toString() {
+            return "Settings[bootstrapServers=" + bootstrapServers + ", topic=" + topic + ", groupId=" + groupId
+                    + ", jdbcUrl=" + jdbcUrl + ", batchSize=" + batchSize + ", client=" + client.keySet() + "]";
         }
     }
 
@@ -92,7 +110,7 @@ public final class OffsetsInDatabase {
      */
     public static Running start(Settings settings) {
         OffsetStore store = OffsetStore.open(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword());
-        Map<String, Object> props = new HashMap<>();
+        Map<String, Object> props = new HashMap<>(settings.client());
         props.put("bootstrap.servers", settings.bootstrapServers());
         props.put("group.id", settings.groupId());
         props.put("enable.auto.commit", false); // the database holds the positions, not Kafka
@@ -182,7 +200,7 @@ public final class OffsetsInDatabase {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = ExampleArgs.parse(args, List.of("--bootstrap-servers", "--topic", "--jdbc-url",
-                "--jdbc-user", "--jdbc-password", "--group", "--batch"), OffsetsInDatabase::usage);
+                "--jdbc-user", "--jdbc-password", "--group", "--batch", "--command-config"), OffsetsInDatabase::usage);
         int batch = ExampleArgs.intOption(options, "--batch", 500, OffsetsInDatabase::usage);
         String bootstrapServers = options.get("--bootstrap-servers");
         if (bootstrapServers == null) {
@@ -195,7 +213,7 @@ public final class OffsetsInDatabase {
         }
         Settings settings = new Settings(bootstrapServers, topic, options.getOrDefault("--group", "kflux-offsets-in-db"),
                 options.getOrDefault("--jdbc-url", "jdbc:h2:file:./kflux-offsets"), options.get("--jdbc-user"),
-                options.get("--jdbc-password"), batch);
+                options.get("--jdbc-password"), batch, ExampleArgs.commandConfig(options, OffsetsInDatabase::usage));
         System.out.printf("Consuming %s at %s into %s (Ctrl-C stops)%n", topic, bootstrapServers, settings.jdbcUrl());
         Running running = start(settings);
         CountDownLatch stop = new CountDownLatch(1);
@@ -236,6 +254,7 @@ public final class OffsetsInDatabase {
         System.err.println("usage: OffsetsInDatabase [--batch n] [--jdbc-url url]      (embedded broker, sample data)");
         System.err.println("       OffsetsInDatabase --bootstrap-servers host:port --topic t [--jdbc-url url]");
         System.err.println("                         [--jdbc-user u] [--jdbc-password p] [--group g] [--batch n]");
+        System.err.println("                         [--command-config client.properties]");
         System.exit(2);
     }
 }

@@ -75,7 +75,9 @@ import reactor.core.publisher.Mono;
  *       {@value #SAMPLE_PARTITIONS} partitions each, writes {@value #SAMPLE_ORDERS} sample orders and their payments
  *       in a few rounds ({@link SampleOrders}), runs the join, prints the counts as they grow and a summary.</li>
  *   <li>{@code --bootstrap-servers host:port [--orders-topic t] [--payments-topic t] [--group g]
- *       [--window-seconds s]}: joins existing topics (default {@code orders} and {@code payments}) until Ctrl-C.</li>
+ *       [--window-seconds s] [--command-config FILE]}: joins existing topics (default {@code orders} and
+ *       {@code payments}) until Ctrl-C; {@code FILE} holds client properties as the Kafka CLI tools take them
+ *       ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}, ...), for the consumer and the Admin alike.</li>
  * </ul>
  */
 public final class OrderPaymentJoin {
@@ -108,8 +110,18 @@ public final class OrderPaymentJoin {
      */
     public static ConsumerOptions<String, String> options(String bootstrapServers, String groupId, String ordersTopic,
                                                           String paymentsTopic) {
-        Map<String, Object> props = new HashMap<>();
-        props.put("bootstrap.servers", bootstrapServers);
+        return options(Map.of("bootstrap.servers", bootstrapServers), groupId, ordersTopic, paymentsTopic);
+    }
+
+    /**
+     * {@link #options(String, String, String, String)} for a cluster that needs more than its address.
+     *
+     * @param client {@code bootstrap.servers} and any connection settings (e.g. {@code security.protocol},
+     *               {@code sasl.*}, {@code ssl.*})
+     */
+    public static ConsumerOptions<String, String> options(Map<String, ?> client, String groupId, String ordersTopic,
+                                                          String paymentsTopic) {
+        Map<String, Object> props = new HashMap<>(client);
         props.put("group.id", groupId);
         props.put("partition.assignment.strategy", "range");
         props.put("auto.offset.reset", "earliest");
@@ -126,7 +138,17 @@ public final class OrderPaymentJoin {
      * @throws IllegalStateException when they differ or cannot be described
      */
     public static int checkCoPartitioned(String bootstrapServers, String ordersTopic, String paymentsTopic) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+        return checkCoPartitioned(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), ordersTopic,
+                paymentsTopic);
+    }
+
+    /**
+     * {@link #checkCoPartitioned(String, String, String)} for a cluster that needs more than its address.
+     *
+     * @param client {@code bootstrap.servers} and any connection settings, as the official {@link Admin} takes them
+     */
+    public static int checkCoPartitioned(Map<String, ?> client, String ordersTopic, String paymentsTopic) {
+        try (Admin admin = Admin.create(new HashMap<String, Object>(client))) {
             Map<String, TopicDescription> topics = admin.describeTopics(List.of(ordersTopic, paymentsTopic))
                     .allTopicNames().get(30, TimeUnit.SECONDS);
             int orders = topics.get(ordersTopic).partitions().size();
@@ -289,7 +311,7 @@ public final class OrderPaymentJoin {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = ExampleArgs.parse(args, List.of("--bootstrap-servers", "--orders-topic",
-                "--payments-topic", "--group", "--window-seconds"), OrderPaymentJoin::usage);
+                "--payments-topic", "--group", "--window-seconds", "--command-config"), OrderPaymentJoin::usage);
         Duration window = Duration.ofSeconds(ExampleArgs.intOption(options, "--window-seconds",
                 (int) DEFAULT_WINDOW.toSeconds(), OrderPaymentJoin::usage));
         String bootstrapServers = options.get("--bootstrap-servers");
@@ -299,10 +321,11 @@ public final class OrderPaymentJoin {
         }
         String orders = options.getOrDefault("--orders-topic", ORDERS);
         String payments = options.getOrDefault("--payments-topic", PAYMENTS);
-        int partitions = checkCoPartitioned(bootstrapServers, orders, payments);
+        Map<String, Object> client = ExampleArgs.client(options, bootstrapServers, OrderPaymentJoin::usage);
+        int partitions = checkCoPartitioned(client, orders, payments);
         System.out.printf("Joining %s and %s (%d partitions each) at %s, window %d s (Ctrl-C stops)%n", orders,
                 payments, partitions, bootstrapServers, window.toSeconds());
-        KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(options(bootstrapServers,
+        KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(options(client,
                 options.getOrDefault("--group", "kflux-order-payment-join"), orders, payments));
         Counts counts = new Counts();
         Disposable running = pipeline(consumer, orders, payments, window, r -> Mono.fromRunnable(() -> {
@@ -376,6 +399,7 @@ public final class OrderPaymentJoin {
         System.err.println("usage: OrderPaymentJoin [--window-seconds s]                 (embedded broker, sample data)");
         System.err.println("       OrderPaymentJoin --bootstrap-servers host:port [--orders-topic t] [--payments-topic t]"
                            + " [--group g] [--window-seconds s]");
+        System.err.println("                        [--command-config client.properties]");
         System.exit(2);
     }
 }

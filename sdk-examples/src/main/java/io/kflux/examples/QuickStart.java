@@ -48,8 +48,7 @@ public final class QuickStart {
             if (topic == null) {
                 usage("--topic is required with --bootstrap-servers");
             }
-            Map<String, Object> client = ExampleArgs.commandConfig(options, QuickStart::usage);
-            client.put("bootstrap.servers", bootstrapServers);
+            Map<String, Object> client = ExampleArgs.client(options, bootstrapServers, QuickStart::usage);
             System.out.printf("Reading topic %s at %s from the beginning%n", topic, bootstrapServers);
             consume(client, partitionsOf(client, topic), Long.MAX_VALUE);
         }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,9 +35,10 @@ import reactor.core.publisher.Mono;
  *   <li>No arguments: starts a real Kafka broker (a forked JVM) with a 6-partition topic and a producer writing
  *       about {@value #RECORDS_PER_SECOND} records/s, then starts {@value #DEFAULT_MEMBERS} members one after
  *       another, lets the first one leave midway, and stops after {@value #DEFAULT_SECONDS} s (or on Ctrl-C).</li>
- *   <li>{@code --bootstrap-servers host:port --topic t [--members n] [--group g] [--seconds s]}: the same members
- *       on an existing topic of a real cluster (nothing is written to it); {@code --seconds 0} runs until
- *       Ctrl-C.</li>
+ *   <li>{@code --bootstrap-servers host:port --topic t [--members n] [--group g] [--seconds s]
+ *       [--command-config FILE]}: the same members on an existing topic of a real cluster (nothing is written to
+ *       it); {@code --seconds 0} runs until Ctrl-C. {@code FILE} holds client properties as the Kafka CLI tools take
+ *       them ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}, ...).</li>
  * </ul>
  */
 public final class StreamApplication {
@@ -58,7 +60,8 @@ public final class StreamApplication {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = ExampleArgs.parse(args,
-                List.of("--bootstrap-servers", "--topic", "--members", "--group", "--seconds"), StreamApplication::usage);
+                List.of("--bootstrap-servers", "--topic", "--members", "--group", "--seconds", "--command-config"),
+                StreamApplication::usage);
         int members = ExampleArgs.intOption(options, "--members", DEFAULT_MEMBERS, StreamApplication::usage);
         int seconds = ExampleArgs.intOption(options, "--seconds", DEFAULT_SECONDS, StreamApplication::usage);
         String group = options.getOrDefault("--group", "kflux-stream-app");
@@ -76,7 +79,8 @@ public final class StreamApplication {
         }));
         try {
             if (bootstrapServers != null) {
-                new Run(bootstrapServers, topic, group, members, seconds, false).execute();
+                new Run(ExampleArgs.client(options, bootstrapServers, StreamApplication::usage), topic, group, members,
+                        seconds, false).execute();
             } else {
                 runWithEmbeddedBroker(group, members, seconds);
             }
@@ -94,7 +98,8 @@ public final class StreamApplication {
             System.out.printf("Broker up at %s; topic %s has %d partitions; producing about %d records/s%n",
                     kafka.bootstrapServers(), topic, SAMPLE_PARTITIONS, RECORDS_PER_SECOND);
             try (SampleProducer producer = new SampleProducer(kafka.bootstrapServers(), topic)) {
-                new Run(kafka.bootstrapServers(), topic, group, members, seconds, true).execute();
+                new Run(Map.of("bootstrap.servers", kafka.bootstrapServers()), topic, group, members, seconds, true)
+                        .execute();
                 System.out.printf("The producer wrote %,d records.%n", producer.written());
             }
             System.out.println("Stopping the broker.");
@@ -103,7 +108,7 @@ public final class StreamApplication {
 
     /** One run: members join one by one, the first leaves midway, progress is printed until the time is up. */
     private static final class Run {
-        private final String bootstrapServers;
+        private final Map<String, Object> client;
         private final String topic;
         private final String group;
         private final int memberCount;
@@ -112,8 +117,8 @@ public final class StreamApplication {
         private final List<Member> members = new ArrayList<>();
         private final long start = System.nanoTime();
 
-        Run(String bootstrapServers, String topic, String group, int memberCount, int seconds, boolean embedded) {
-            this.bootstrapServers = bootstrapServers;
+        Run(Map<String, Object> client, String topic, String group, int memberCount, int seconds, boolean embedded) {
+            this.client = client;
             this.topic = topic;
             this.group = group;
             this.memberCount = memberCount;
@@ -135,7 +140,7 @@ public final class StreamApplication {
                     Member m = new Member("member-" + (members.size() + 1), this);
                     members.add(m);
                     log(m.name + " joins the group");
-                    m.start(bootstrapServers, topic, group);
+                    m.start(client, topic, group);
                     nextJoin = now + JOIN_EVERY.toNanos();
                 }
                 if (now >= leaveAt) {
@@ -193,14 +198,13 @@ public final class StreamApplication {
             this.run = run;
         }
 
-        void start(String bootstrapServers, String topic, String group) {
-            Map<String, Object> config = Map.of(
-                    "bootstrap.servers", bootstrapServers,
-                    "group.id", group,
-                    "client.id", name,
-                    "auto.offset.reset", "earliest",
-                    "enable.auto.commit", true,                   // commits what was acknowledged, every 5 s
-                    "partition.assignment.strategy", "cooperative-sticky"); // only moved partitions are revoked
+        void start(Map<String, Object> client, String topic, String group) {
+            Map<String, Object> config = new HashMap<>(client); // bootstrap.servers and security settings
+            config.put("group.id", group);
+            config.put("client.id", name);
+            config.put("auto.offset.reset", "earliest");
+            config.put("enable.auto.commit", true);                   // commits what was acknowledged, every 5 s
+            config.put("partition.assignment.strategy", "cooperative-sticky"); // only moved partitions are revoked
             consumer = KafkaFluxConsumer.create(ConsumerOptions.create(config, Deserializers.string(),
                             Deserializers.string())
                     .subscription(List.of(topic))
@@ -316,7 +320,7 @@ public final class StreamApplication {
         System.err.println(problem);
         System.err.println("usage: StreamApplication [--members n] [--seconds s]       (embedded broker, sample data)");
         System.err.println("       StreamApplication --bootstrap-servers host:port --topic t [--members n] [--group g]"
-                + " [--seconds s]");
+                + " [--seconds s] [--command-config client.properties]");
         System.exit(2);
     }
 }

@@ -140,7 +140,7 @@ public final class BrokerConnection {
                 .onErrorMap(e -> {
                     SSLException tls = tlsFailure(e);
                     return tls != null ? new SslAuthenticationException("TLS handshake with broker " + target
-                            + " failed: " + tls.getMessage(), tls)
+                            + " failed: " + TlsFailure.describe(tls), tls)
                             : new ConnectionFailedException(address, "could not connect to " + target + ": " + e, e);
                 })
                 .flatMap(c -> {
@@ -151,7 +151,8 @@ public final class BrokerConnection {
                             .onErrorMap(e -> !(e instanceof AuthenticationException), e -> {
                                 SSLException tls = tlsFailure(e);
                                 return tls != null ? new SslAuthenticationException("broker " + target
-                                        + " refused the TLS session (e.g. the client certificate): " + tls.getMessage(), tls)
+                                        + " refused the TLS session (e.g. the client certificate): "
+                                        + TlsFailure.describe(tls), tls)
                                         : new ConnectionFailedException(address, "could not negotiate API versions with "
                                         + target + ": " + e.getMessage(), e);
                             })

@@ -20,6 +20,8 @@ import org.apache.kafka.common.resource.ResourceType;
  *       ({@code scram512}), both created when the storage is formatted, and OAUTHBEARER (unsecured tokens);</li>
  *   <li>{@code SSL}: mutual TLS, {@code ssl.client.auth=required};</li>
  *   <li>{@code MISMATCH}: TLS with a certificate for another host name;</li>
+ *   <li>{@code EXPIRED} and {@code NOTYET}: TLS with a certificate that expired ten days ago, or is valid only in ten
+ *       days;</li>
  *   <li>{@code OAUTH}: SASL_SSL with OAUTHBEARER only, tokens signed by the test's {@link TokenEndpoint} and
  *       checked by the broker against its JWKS;</li>
  *   <li>{@code REAUTH}: SASL_PLAINTEXT with PLAIN only and {@code connections.max.reauth.ms} of
@@ -61,6 +63,8 @@ public final class SecuredKafka implements AutoCloseable {
                 .listener("SSL", "SSL")
                 .listener("MISMATCH", "SSL")
                 .listener("REAUTH", "SASL_PLAINTEXT")
+                .listener("EXPIRED", "SSL")
+                .listener("NOTYET", "SSL")
                 .formatArgs("--add-scram", "SCRAM-SHA-256=[name=scram256,password=" + SCRAM256_PASSWORD + "]",
                         "--add-scram", "SCRAM-SHA-512=[name=scram512,password=" + SCRAM512_PASSWORD + "]")
                 .brokerProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
@@ -100,6 +104,18 @@ public final class SecuredKafka implements AutoCloseable {
                 .brokerProperty("listener.name.mismatch.ssl.key.password", TestCertificates.PASSWORD)
                 // the broker checks its own certificate at start-up; this one names another host on purpose
                 .brokerProperty("listener.name.mismatch.ssl.endpoint.identification.algorithm", "");
+        for (String badDates : List.of("expired", "notyet")) {
+            String prefix = "listener.name." + badDates + ".";
+            b.brokerProperty(prefix + "ssl.keystore.location", certs.path(badDates + ".p12"))
+                    .brokerProperty(prefix + "ssl.keystore.type", "PKCS12")
+                    .brokerProperty(prefix + "ssl.keystore.password", TestCertificates.PASSWORD)
+                    .brokerProperty(prefix + "ssl.key.password", TestCertificates.PASSWORD)
+                    // the broker test-handshakes its own certificate at start-up; trusting the leaf itself skips the
+                    // date check there (a trusted certificate is not validated), clients still see the bad dates
+                    .brokerProperty(prefix + "ssl.truststore.location", certs.path(badDates + "-self.p12"))
+                    .brokerProperty(prefix + "ssl.truststore.type", "PKCS12")
+                    .brokerProperty(prefix + "ssl.truststore.password", TestCertificates.PASSWORD);
+        }
         EmbeddedKafkaCluster cluster;
         try {
             cluster = b.start();

@@ -24,8 +24,11 @@ import javax.crypto.spec.PBEParameterSpec;
 /**
  * Certificates made for one test run with the JDK's own {@code keytool}: a CA, a broker certificate signed by it
  * with {@code 127.0.0.1} and {@code localhost} in its SAN, one with a name that matches nothing, a client
- * certificate, and a second CA that nobody trusts. Every store exists as PKCS12, JKS and PEM (the client key
- * also as encrypted PKCS#8), so each keystore type can be tried.
+ * certificate, a second CA that nobody trusts, and broker certificates that expired ten days ago ({@code expired})
+ * or become valid only in ten days ({@code notyet}), each with a trust store holding just itself
+ * ({@code expired-self.p12}, {@code notyet-self.p12}: a trusted leaf is not checked for validity, which lets the broker
+ * pass its own start-up check). Every store exists as PKCS12, JKS and PEM (the client key also as encrypted PKCS#8),
+ * so each keystore type can be tried.
  */
 public final class TestCertificates {
     /** Password of every store and key made here. */
@@ -54,6 +57,12 @@ public final class TestCertificates {
         signed("broker", "CN=localhost", "ca", "san=ip:127.0.0.1,dns:localhost");
         signed("mismatch", "CN=elsewhere.invalid", "ca", "san=dns:elsewhere.invalid");
         signed("client", "CN=kflux-client", "ca", null);
+        signed("expired", "CN=localhost", "ca", "san=ip:127.0.0.1,dns:localhost", "-10d", "2");
+        signed("notyet", "CN=localhost", "ca", "san=ip:127.0.0.1,dns:localhost", "+10d", "3");
+        for (String leaf : List.of("expired", "notyet")) {
+            keytool("-importcert", "-alias", leaf, "-file", path(leaf + "-cert.pem"), "-keystore", path(leaf + "-self.p12"),
+                    "-storetype", "PKCS12", "-storepass", PASSWORD, "-noprompt");
+        }
         for (String ca : List.of("ca", "other-ca")) {
             keytool("-importcert", "-alias", "ca", "-file", path(ca + ".pem"), "-keystore", path(ca + "-trust.jks"),
                     "-storetype", "JKS", "-storepass", PASSWORD, "-noprompt");
@@ -74,13 +83,21 @@ public final class TestCertificates {
     }
 
     private void signed(String name, String dname, String ca, String san) {
+        signed(name, dname, ca, san, null, "3");
+    }
+
+    /** @param start keytool's {@code -startdate} ({@code -10d}: ten days ago), null for now */
+    private void signed(String name, String dname, String ca, String san, String start, String validityDays) {
         String store = path(name + ".p12");
         keytool("-genkeypair", "-alias", name, "-dname", dname, "-keyalg", "RSA", "-keysize", "2048", "-validity", "3",
                 "-keystore", store, "-storetype", "PKCS12", "-storepass", PASSWORD);
         keytool("-certreq", "-alias", name, "-keystore", store, "-storepass", PASSWORD, "-file", path(name + ".csr"));
         List<String> gencert = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-keystore", path(ca + ".p12"),
                 "-storepass", PASSWORD, "-infile", path(name + ".csr"), "-outfile", path(name + "-cert.pem"), "-rfc",
-                "-validity", "3", "-ext", "eku=serverAuth,clientAuth"));
+                "-validity", validityDays, "-ext", "eku=serverAuth,clientAuth"));
+        if (start != null) {
+            gencert.addAll(List.of("-startdate", start));
+        }
         if (san != null) {
             gencert.addAll(List.of("-ext", san));
         }

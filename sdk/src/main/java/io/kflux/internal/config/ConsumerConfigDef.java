@@ -238,7 +238,8 @@ public final class ConsumerConfigDef {
 
         // --- SASL
         h(d, SASL_MECHANISM, ConfigType.STRING, "GSSAPI", null,
-          "SASL mechanism for SASL_* protocols: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or a plugged-in one.");
+          "SASL mechanism for SASL_* protocols: GSSAPI (the default, as in the official client), PLAIN, SCRAM-SHA-256, "
+          + "SCRAM-SHA-512, OAUTHBEARER or a plugged-in one.");
         h(d, SASL_JAAS_CONFIG, ConfigType.PASSWORD, null, null,
           "JAAS login module entry with the mechanism's options (username/password, OAUTHBEARER's token settings).");
         h(d, "sasl.oauthbearer.token.endpoint.url", ConfigType.STRING, null, null,
@@ -259,6 +260,10 @@ public final class ConsumerConfigDef {
           Validator.oneOf("org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
                           "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler"),
           "OAUTHBEARER: the official client-credentials handler is accepted (kflux has it built in); others are refused.");
+        h(d, "sasl.kerberos.service.name", ConfigType.STRING, null, null,
+          "GSSAPI: the Kerberos service name of the brokers (the first part of their principal, usually kafka).");
+        h(d, "sasl.kerberos.ticket.renew.window.factor", ConfigType.DOUBLE, 0.8, null,
+          "GSSAPI: the next connection logs in again once this fraction of the ticket's lifetime has passed.");
         h(d, "sasl.login.refresh.window.factor", ConfigType.DOUBLE, 0.8, null,
           "OAUTHBEARER: a token is replaced once this fraction of its lifetime has passed.");
 
@@ -316,12 +321,12 @@ public final class ConsumerConfigDef {
         ig(d, "internal.throw.on.fetch.stable.offset.unsupported", ConfigType.BOOLEAN, Boolean.FALSE,
            "internal to the official client");
         ig(d, "share.acknowledgement.mode", ConfigType.STRING, "implicit", "applies to share consumers only");
-        for (String k : List.of("sasl.kerberos.kinit.cmd", "sasl.kerberos.service.name")) {
-            ig(d, k, ConfigType.STRING, k.endsWith("cmd") ? "/usr/bin/kinit" : null, "GSSAPI is not supported");
-        }
-        ig(d, "sasl.kerberos.min.time.before.relogin", ConfigType.LONG, 60000L, "GSSAPI is not supported");
-        ig(d, "sasl.kerberos.ticket.renew.jitter", ConfigType.DOUBLE, 0.05, "GSSAPI is not supported");
-        ig(d, "sasl.kerberos.ticket.renew.window.factor", ConfigType.DOUBLE, 0.8, "GSSAPI is not supported");
+        ig(d, "sasl.kerberos.kinit.cmd", ConfigType.STRING, "/usr/bin/kinit",
+           "GSSAPI logs in through JAAS (keytab or the ticket cache), never by running kinit");
+        ig(d, "sasl.kerberos.min.time.before.relogin", ConfigType.LONG, 60000L,
+           "GSSAPI logs in again after sasl.kerberos.ticket.renew.window.factor of the ticket lifetime");
+        ig(d, "sasl.kerberos.ticket.renew.jitter", ConfigType.DOUBLE, 0.05,
+           "GSSAPI logs in again after sasl.kerberos.ticket.renew.window.factor of the ticket lifetime");
         ig(d, "sasl.login.refresh.buffer.seconds", ConfigType.SHORT, (short) 300, "tokens are refreshed by sasl.login.refresh.window.factor");
         ig(d, "sasl.login.refresh.min.period.seconds", ConfigType.SHORT, (short) 60, "tokens are refreshed by sasl.login.refresh.window.factor");
         ig(d, "sasl.login.refresh.window.jitter", ConfigType.DOUBLE, 0.05, "tokens are refreshed by sasl.login.refresh.window.factor");

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
@@ -25,7 +26,7 @@ import java.util.ServiceLoader;
 public final class ConnectionSecurities {
 
     /** The SASL mechanisms kflux builds in. */
-    public static final List<String> BUILT_IN = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
+    public static final List<String> BUILT_IN = List.of("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
 
     /**
      * The system property listing the token endpoint URLs that may be called, comma separated; as in the official
@@ -71,25 +72,68 @@ public final class ConnectionSecurities {
                 return new OAuthBearerMechanism(TokenSources.cached(tokenProvider != null ? tokenProvider
                         : oauthTokens(c, jaas), factor));
             }
+            case "GSSAPI" -> {
+                return gssapi(c, jaas);
+            }
             default -> {
-                SaslMechanism m = plugged != null && plugged.name().equalsIgnoreCase(mechanism) ? plugged : load(mechanism);
+                List<SaslMechanism> found = loaded();
+                SaslMechanism m = plugged != null && plugged.name().equalsIgnoreCase(mechanism) ? plugged
+                        : found.stream().filter(f -> f.name().equalsIgnoreCase(mechanism)).findFirst().orElse(null);
                 if (m == null) {
-                    throw new ConfigException("sasl.mechanism", mechanism, "one of " + BUILT_IN + ", or a mechanism given "
-                            + "with ConsumerOptions.withSaslMechanism or found by ServiceLoader as io.kflux.SaslMechanism"
-                            + (mechanism.equals("GSSAPI") ? " (kflux does not build in GSSAPI/Kerberos)" : ""));
+                    List<String> names = found.stream().map(SaslMechanism::name).toList();
+                    throw new ConfigException("sasl.mechanism", mechanism, "one of the built-in " + BUILT_IN
+                            + (plugged == null ? "" : ", " + plugged.name() + " (ConsumerOptions.withSaslMechanism)")
+                            + (names.isEmpty() ? ", or a mechanism found by ServiceLoader as io.kflux.SaslMechanism (none is)"
+                                    : ", or one found by ServiceLoader as io.kflux.SaslMechanism: " + names));
                 }
                 return new PluggedMechanism(m, jaas);
             }
         }
     }
 
-    private static SaslMechanism load(String name) {
-        for (SaslMechanism m : ServiceLoader.load(SaslMechanism.class, Thread.currentThread().getContextClassLoader())) {
-            if (m.name().equalsIgnoreCase(name)) {
-                return m;
-            }
+    /** The mechanisms {@link ServiceLoader} finds; one that cannot be loaded is a configuration error. */
+    private static List<SaslMechanism> loaded() {
+        try {
+            return ServiceLoader.load(SaslMechanism.class, Thread.currentThread().getContextClassLoader()).stream()
+                    .map(ServiceLoader.Provider::get).toList();
+        } catch (ServiceConfigurationError e) {
+            throw new ConfigException("sasl.mechanism", null, "SASL mechanisms registered as io.kflux.SaslMechanism "
+                    + "(META-INF/services) that can be loaded; " + e.getMessage(), e);
         }
-        return null;
+    }
+
+    /**
+     * GSSAPI: the service name from the JAAS entry's {@code serviceName} or {@code sasl.kerberos.service.name}, the
+     * login from {@code sasl.jaas.config} or, without it, the JVM's JAAS file entry {@code KafkaClient}, as the
+     * official client takes them. GSSAPI is also what {@code sasl.mechanism} defaults to, so the messages say so.
+     */
+    private static SaslAuthenticator gssapi(ConsumerConfig c, Map<String, String> jaas) {
+        String defaulted = c.isSet("sasl.mechanism") ? "" : " (sasl.mechanism is not set; like the official client, "
+                + "kflux then uses its default, GSSAPI; set sasl.mechanism for PLAIN, SCRAM-SHA-256/512 or OAUTHBEARER)";
+        String serviceName = jaas.getOrDefault("serviceName", c.get("sasl.kerberos.service.name"));
+        if (serviceName == null || serviceName.isBlank()) {
+            throw new ConfigException("sasl.kerberos.service.name", null, "the Kerberos service name the brokers run as "
+                    + "(usually kafka), here or as serviceName in sasl.jaas.config, which GSSAPI needs" + defaulted);
+        }
+        javax.security.auth.login.AppConfigurationEntry entry = c.saslJaasConfig()
+                .map(j -> KerberosLogin.entry(j.loginModule(), j.flag(), j.options())).orElse(null);
+        if (entry == null && !jaasFileHasClientEntry()) {
+            throw new ConfigException("sasl.jaas.config", null, "a login module entry such as "
+                    + "'com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab=\"...\" "
+                    + "principal=\"...\";', or a " + KerberosLogin.CONTEXT + " entry in the JAAS file named by the system "
+                    + "property java.security.auth.login.config, which GSSAPI needs" + defaulted);
+        }
+        return new GssapiMechanism(serviceName, new KerberosLogin(entry,
+                c.<Double>get("sasl.kerberos.ticket.renew.window.factor")));
+    }
+
+    private static boolean jaasFileHasClientEntry() {
+        try {
+            return javax.security.auth.login.Configuration.getConfiguration()
+                    .getAppConfigurationEntry(KerberosLogin.CONTEXT) != null;
+        } catch (SecurityException e) {
+            return false; // no JAAS file configured, or one that cannot be read
+        }
     }
 
     private static OAuthBearerTokenProvider oauthTokens(ConsumerConfig c, Map<String, String> jaas) {
