@@ -308,6 +308,12 @@ public final class ConsumerGroupMember implements GroupMember {
         return everJoined;
     }
 
+    /** KIP-848: OffsetFetch v9+ carries the member id and epoch. */
+    @Override
+    public boolean fetchesOffsetsAsMember() {
+        return true;
+    }
+
     @Override
     public Set<TopicPartition> assignment() {
         return owned;
