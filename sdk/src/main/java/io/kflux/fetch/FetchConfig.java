@@ -12,7 +12,10 @@ package io.kflux.fetch;
  * @param maxBufferedBytes     fetched-but-not-emitted bytes above which no Fetch is sent
  * @param retryBackoffMs       {@code retry.backoff.ms}: pause after a failed Fetch or ListOffsets
  * @param checkCrcs            {@code check.crcs}
+ * @param metadataMaxAgeMs     {@code metadata.max.age.ms}: also how long a preferred read replica named by the leader
+ *                             is used before asking the leader again (KIP-392)
  */
 public record FetchConfig(int maxWaitMs, int minBytes, int maxBytes, int partitionMaxBytes, byte isolationLevel,
-                          String rackId, long maxBufferedBytes, long retryBackoffMs, boolean checkCrcs) {
+                          String rackId, long maxBufferedBytes, long retryBackoffMs, boolean checkCrcs,
+                          long metadataMaxAgeMs) {
 }

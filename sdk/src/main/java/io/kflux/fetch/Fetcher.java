@@ -302,11 +302,12 @@ public final class Fetcher {
                 needValidation |= !ps.validationInFlight;
                 continue;
             }
+            Node source = readReplica(ps, cluster, leader);
             if (ps.pendingFetches >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes()) {
-                heldBack.add(leader.id());
+                heldBack.add(source.id());
                 continue;
             }
-            byNode.computeIfAbsent(leader, n -> new ArrayList<>())
+            byNode.computeIfAbsent(source, n -> new ArrayList<>())
                     .add(new FetchTarget(ps, ps.fetchOffset, ps.seekEpoch(), info.leaderEpoch(), ps.lastFetchedEpoch));
         }
         for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
@@ -324,6 +325,59 @@ public final class Fetcher {
         if (needValidation) {
             validatePositions(cluster);
         }
+    }
+
+    /**
+     * Where {@code ps} is fetched from: the preferred read replica the leader named (KIP-392) while its lease runs and
+     * metadata knows the node, else the leader. Positions are still reset and validated through the leader.
+     */
+    private Node readReplica(PartitionState ps, Cluster cluster, Node leader) {
+        int preferred = ps.preferredReadReplica;
+        if (preferred < 0 || preferred == leader.id()) {
+            return leader;
+        }
+        Node node = cluster.node(preferred);
+        if (node == null || System.nanoTime() - ps.preferredReadReplicaExpiresNanos >= 0) {
+            log.debug("{}: preferred read replica {} {}; fetching from the leader (node {})", ps.topicPartition(),
+                    preferred, node == null ? "is not in metadata" : "lease ended", leader.id());
+            ps.preferredReadReplica = -1;
+            return leader;
+        }
+        return node;
+    }
+
+    /** The node {@code ps} is fetched from, for partitions metadata knows; -1 without a leader. */
+    private int fetchNodeId(PartitionState ps, PartitionInfo info, Cluster cluster) {
+        if (info == null || info.leaderId() < 0) {
+            return -1;
+        }
+        int preferred = ps.preferredReadReplica;
+        return preferred >= 0 && cluster.node(preferred) != null ? preferred : info.leaderId();
+    }
+
+    /** A leader's answer naming another replica to read from (KIP-392, with {@code client.rack} set). */
+    private void preferReadReplica(PartitionState ps, Node from, int replica) {
+        if (replica < 0 || replica == from.id() || replica == ps.preferredReadReplica) {
+            if (replica == ps.preferredReadReplica && replica >= 0) {
+                ps.preferredReadReplicaExpiresNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
+            }
+            return;
+        }
+        log.debug("{}: node {} names node {} as the preferred read replica (client.rack={})", ps.topicPartition(),
+                from.id(), replica, config.rackId());
+        ps.preferredReadReplica = replica;
+        ps.preferredReadReplicaExpiresNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
+    }
+
+    /** An error while fetching from a follower: back to the leader, which decides again (as the official client). */
+    private static boolean leaveReadReplica(PartitionState ps, Node from, String why) {
+        if (ps.preferredReadReplica != from.id()) {
+            return false;
+        }
+        log.info("{}: fetching from preferred read replica {} failed ({}); fetching from the leader", ps.topicPartition(),
+                from.id(), why);
+        ps.preferredReadReplica = -1;
+        return true;
     }
 
     private void send(Node node, List<FetchTarget> targets, boolean heldBack, Cluster cluster) {
@@ -475,11 +529,17 @@ public final class Fetcher {
                     continue;
                 }
                 if (error.isNone()) {
+                    preferReadReplica(ps, node, pd.preferredReadReplica());
                     ps.logEnd(pd.highWatermark(), pd.lastStableOffset());
                     gotData |= accept(target, pd, records);
                     continue;
                 }
                 release(records);
+                if (leaveReadReplica(ps, node, error.name())) {
+                    // A follower out of range or not (yet) in sync is no verdict on the position: the leader is.
+                    leaderErrors.add(ps);
+                    continue;
+                }
                 if (error == Errors.OFFSET_OUT_OF_RANGE) {
                     outOfRange.put(ps.topicPartition(), target.fetchOffset());
                 } else if (OffsetLookup.isLeaderError(error)) {
@@ -539,7 +599,7 @@ public final class Fetcher {
                 continue;
             }
             PartitionInfo info = cluster.partition(ps.topicPartition());
-            if (info != null && info.leaderId() == nodeId
+            if (fetchNodeId(ps, info, cluster) == nodeId
                     && (ps.pendingFetches >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes())) {
                 return true;
             }
@@ -608,6 +668,7 @@ public final class Fetcher {
             return;
         }
         log.debug("Fetch from {} failed: {}", node, error.toString());
+        targets.values().forEach(t -> leaveReadReplica(t.partition(), node, error.toString()));
         refreshMetadata();
         retryLater();
     }

@@ -48,6 +48,13 @@ public final class PartitionState {
     long leaderlessWarnAfterNanos;
     /** A leader error was answered: not fetched again before metadata was refreshed and {@code retry.backoff.ms} passed. */
     boolean leaderBackoff;
+    /**
+     * KIP-392: the replica the leader told this client to fetch from (closest by {@code client.rack}), -1 for the
+     * leader; valid until {@code preferredReadReplicaExpiresNanos} (a lease of {@code metadata.max.age.ms}, as the
+     * official client), and dropped at once on any error or failed connection while fetching from it.
+     */
+    int preferredReadReplica = -1;
+    long preferredReadReplicaExpiresNanos;
 
     /** The topic id this partition was last planned under (null before; loop only). */
     private UUID topicId;

@@ -52,12 +52,17 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
         long durationMs = reset.duration() == null ? 0L : reset.duration().toMillis();
         FetchConfig fetch = new FetchConfig(c.fetchMaxWaitMs(), c.fetchMinBytes(), c.fetchMaxBytes(),
                 c.maxPartitionFetchBytes(), c.isolationLevel().id(), c.clientRack(), maxBufferedBytes,
-                c.retryBackoffMs(), c.checkCrcs());
+                c.retryBackoffMs(), c.checkCrcs(), c.metadataMaxAgeMs());
         NetworkOptions network = NetworkOptions.defaults()
                 .withClientId(c.clientId())
                 .withRequestTimeoutMs(c.requestTimeoutMs())
                 .withConnectionSetupTimeoutMs(c.socketConnectionSetupTimeoutMs())
                 .withReconnectBackoff(c.reconnectBackoffMs(), Math.max(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs()))
+                .withConnectionSetupTimeoutMaxMs(Math.max(c.socketConnectionSetupTimeoutMs(),
+                        c.socketConnectionSetupTimeoutMaxMs()))
+                .withConnectionsMaxIdleMs(c.connectionsMaxIdleMs())
+                .withDnsLookup(io.kflux.network.DnsLookup.fromConfig(c.clientDnsLookup()))
+                .withSocketBuffers(c.sendBufferBytes(), c.receiveBufferBytes())
                 .withSecurity(security);
         return new ClientSettings(bootstrap, c.clientId(), c.groupId().orElse(null), strategy, durationMs,
                 c.defaultApiTimeoutMs(), c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.retryBackoffMs(),

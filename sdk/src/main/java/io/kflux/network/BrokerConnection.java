@@ -79,6 +79,10 @@ public final class BrokerConnection {
         this.options = options;
         this.broker = address.getHostString() + ":" + address.getPort();
         this.handler = new ConnectionHandler(connection.channel(), broker, options);
+        if (options.connectionsMaxIdleMs() >= 0) {
+            connection.addHandlerLast("kflux.idle", new io.netty.handler.timeout.IdleStateHandler(0L, 0L,
+                    Math.max(1L, options.connectionsMaxIdleMs()), TimeUnit.MILLISECONDS));
+        }
         connection.addHandlerLast("kflux.frames", new ResponseFrameDecoder(options.maxFrameBytes()));
         connection.addHandlerLast("kflux.protocol", handler);
         // reactor-netty reads on demand of its inbound Flux, which kflux never subscribes to:
@@ -365,6 +369,11 @@ public final class BrokerConnection {
         return address;
     }
 
+    /** The channel, for tests of socket options. */
+    io.netty.channel.Channel channel() {
+        return connection.channel();
+    }
+
     /** The options this connection was opened with. */
     public NetworkOptions options() {
         return options;
@@ -373,6 +382,11 @@ public final class BrokerConnection {
     /** Whether the connection can still carry requests (it may still drop before the next one is written). */
     public boolean isOpen() {
         return handler.isOpen() && !connection.isDisposed();
+    }
+
+    /** Whether it ended for {@code connections.max.idle.ms} (nothing went wrong: reconnecting needs no backoff). */
+    public boolean closedWhileIdle() {
+        return handler.closedWhileIdle();
     }
 
     /** Why the connection ended, or null while it is open. */

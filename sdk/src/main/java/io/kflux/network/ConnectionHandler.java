@@ -43,6 +43,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** Why the connection ended; null while open. Written on the event loop, read anywhere. */
     private volatile DisconnectedException closeCause;
+    /** Set (before closeCause) when the connection ended for being idle, which is no failure. */
+    private volatile boolean closedWhileIdle;
 
     ConnectionHandler(Channel channel, String broker, NetworkOptions options) {
         this.channel = channel;
@@ -56,6 +58,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     DisconnectedException closeCause() {
         return closeCause;
+    }
+
+    /** Whether the connection was closed for {@code connections.max.idle.ms}, not for an error. */
+    boolean closedWhileIdle() {
+        return closedWhileIdle;
     }
 
     /** Sends {@code request} from any thread; its sink is completed on the event loop. */
@@ -261,6 +268,23 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             oldest.fail(error);
         }
         closeWith("closed: " + error.getMessage(), error);
+    }
+
+    /**
+     * {@code connections.max.idle.ms}: the IdleStateHandler before this one reports no read and no write for that
+     * long. A request still waiting (a long fetch poll answers within fetch.max.wait.ms, so it is never idle that
+     * long) keeps the connection: request.timeout.ms is what ends a stuck request.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof io.netty.handler.timeout.IdleStateEvent) {
+            if (closeCause == null && inFlight.isEmpty() && held.isEmpty() && authState == AuthState.READY) {
+                closedWhileIdle = true;
+                closeWith("was idle for connections.max.idle.ms (" + options.connectionsMaxIdleMs() + " ms)", null);
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
     }
 
     @Override

@@ -3,7 +3,7 @@ package io.kflux.network;
 import io.kflux.util.Backoff;
 
 import java.time.Duration;
-import java.util.function.Supplier;
+import java.util.function.IntFunction;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -32,13 +32,15 @@ final class ConnectionSlot {
 
     /**
      * The open connection for {@code key}, or a shared attempt to make one with {@code connector},
-     * started after the backoff still due. An open connection for another key (the node moved) is
-     * closed and replaced.
+     * started after the backoff still due; {@code connector} is given the number of consecutive failed
+     * attempts before this one (for the growing setup timeout). An open connection for another key (the
+     * node moved) is closed and replaced.
      */
-    Mono<BrokerConnection> get(Object key, Supplier<Mono<BrokerConnection>> connector) {
+    Mono<BrokerConnection> get(Object key, IntFunction<Mono<BrokerConnection>> connector) {
         BrokerConnection stale = null;
         Sinks.One<BrokerConnection> created = null;
         long delayNanos = 0;
+        int priorFailures = 0;
         Mono<BrokerConnection> result;
         synchronized (this) {
             if (closed) {
@@ -55,6 +57,7 @@ final class ConnectionSlot {
                 created = Sinks.one();
                 attempt = created;
                 delayNanos = nextAttemptNanos - System.nanoTime();
+                priorFailures = failures;
             }
             result = attempt.asMono();
         }
@@ -62,7 +65,7 @@ final class ConnectionSlot {
             stale.close().subscribe();
         }
         if (created != null) {
-            launch(created, key, connector, delayNanos);
+            launch(created, key, connector, delayNanos, priorFailures);
         }
         return result;
     }
@@ -71,9 +74,9 @@ final class ConnectionSlot {
      * Subscribed here, not by the callers, so that a caller that cancels does not cancel the
      * others' attempt; outside the monitor, so that no caller waits while a connect is set up.
      */
-    private void launch(Sinks.One<BrokerConnection> sink, Object key, Supplier<Mono<BrokerConnection>> connector,
-                        long delayNanos) {
-        Mono<BrokerConnection> connect = Mono.defer(connector);
+    private void launch(Sinks.One<BrokerConnection> sink, Object key, IntFunction<Mono<BrokerConnection>> connector,
+                        long delayNanos, int priorFailures) {
+        Mono<BrokerConnection> connect = Mono.defer(() -> connector.apply(priorFailures));
         if (delayNanos > 0) {
             connect = Mono.delay(Duration.ofNanos(delayNanos)).then(connect);
         }
@@ -129,7 +132,7 @@ final class ConnectionSlot {
     /**
      * A dropped connection counts as one failure, as in the official client: reconnecting waits
      * {@code reconnect.backoff.ms}, which keeps a broker that accepts and then drops connections
-     * from being hammered.
+     * from being hammered. A connection closed for being idle is no failure.
      */
     private void onClosed(BrokerConnection c) {
         synchronized (this) {
@@ -137,6 +140,11 @@ final class ConnectionSlot {
                 return;
             }
             connection = null;
+            if (c.closedWhileIdle()) {
+                failures = 0;
+                nextAttemptNanos = 0;
+                return;
+            }
             failures = 1;
             nextAttemptNanos = System.nanoTime() + Duration.ofMillis(backoff.delayMs(1)).toNanos();
         }

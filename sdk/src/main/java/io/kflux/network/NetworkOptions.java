@@ -23,17 +23,30 @@ import java.util.regex.Pattern;
  * @param clientSoftwareVersion  sent in ApiVersions v3+ (KIP-511); letters, digits, '.' and '-'
  * @param security               TLS and SASL of every connection ({@code security.protocol} and the
  *                               {@code ssl.*} / {@code sasl.*} keys); not null
+ * @param connectionSetupTimeoutMaxMs {@code socket.connection.setup.timeout.max.ms}: the setup timeout doubles
+ *                               per consecutive failed connect to a destination, from
+ *                               {@code connectionSetupTimeoutMs} up to this (+/-20% jitter; KIP-601); a value
+ *                               below {@code connectionSetupTimeoutMs} means a fixed timeout
+ * @param connectionsMaxIdleMs   {@code connections.max.idle.ms}: a connection with nothing read, written or in
+ *                               flight for this long is closed (reopened on next use, without backoff);
+ *                               negative keeps connections open
+ * @param dnsLookup              {@code client.dns.lookup}; not null
  * <p>The canonical constructor throws {@code IllegalArgumentException} when a value is out of range.
  */
 public record NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
                              long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
                              int sendBufferBytes, int receiveBufferBytes, String clientSoftwareName,
-                             String clientSoftwareVersion, ConnectionSecurity security) {
+                             String clientSoftwareVersion, ConnectionSecurity security,
+                             long connectionSetupTimeoutMaxMs, long connectionsMaxIdleMs, DnsLookup dnsLookup) {
 
     /** The official consumer's default {@code request.timeout.ms}. */
     public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
     /** The official client's default {@code socket.connection.setup.timeout.ms}. */
     public static final long DEFAULT_CONNECTION_SETUP_TIMEOUT_MS = 10_000;
+    /** The official client's default {@code socket.connection.setup.timeout.max.ms}. */
+    public static final long DEFAULT_CONNECTION_SETUP_TIMEOUT_MAX_MS = 30_000;
+    /** The official consumer's default {@code connections.max.idle.ms} (9 minutes). */
+    public static final long DEFAULT_CONNECTIONS_MAX_IDLE_MS = 540_000;
     /** The official client's default {@code reconnect.backoff.ms}. */
     public static final long DEFAULT_RECONNECT_BACKOFF_MS = 50;
     /** The official client's default {@code reconnect.backoff.max.ms}. */
@@ -58,6 +71,7 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
     public NetworkOptions {
         Objects.requireNonNull(clientId, "clientId");
         Objects.requireNonNull(security, "security");
+        Objects.requireNonNull(dnsLookup, "dnsLookup");
         if (clientId.length() > Short.MAX_VALUE) {
             throw new IllegalArgumentException("clientId is longer than " + Short.MAX_VALUE);
         }
@@ -82,6 +96,10 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
         if (receiveBufferBytes == 0 || receiveBufferBytes < -1) {
             throw new IllegalArgumentException("receiveBufferBytes must be -1 or > 0: " + receiveBufferBytes);
         }
+        if (connectionSetupTimeoutMaxMs <= 0 || connectionSetupTimeoutMaxMs > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("connectionSetupTimeoutMaxMs must be in 1.." + Integer.MAX_VALUE
+                    + ": " + connectionSetupTimeoutMaxMs);
+        }
         checkSoftware("clientSoftwareName", clientSoftwareName);
         checkSoftware("clientSoftwareVersion", clientSoftwareVersion);
     }
@@ -96,6 +114,17 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
                 ConnectionSecurity.PLAINTEXT);
     }
 
+    /** Options with the official defaults for the setup timeout cap, idle connections and DNS lookup. */
+    public NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
+                          long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
+                          int sendBufferBytes, int receiveBufferBytes, String clientSoftwareName,
+                          String clientSoftwareVersion, ConnectionSecurity security) {
+        this(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security,
+                Math.max(connectionSetupTimeoutMs, DEFAULT_CONNECTION_SETUP_TIMEOUT_MAX_MS),
+                DEFAULT_CONNECTIONS_MAX_IDLE_MS, DnsLookup.USE_ALL_DNS_IPS);
+    }
+
     /** The official client's defaults, with client id "kflux". */
     public static NetworkOptions defaults() {
         return new NetworkOptions("kflux", DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_CONNECTION_SETUP_TIMEOUT_MS,
@@ -107,39 +136,89 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
     public NetworkOptions withClientId(String id) {
         return new NetworkOptions(id, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
-                clientSoftwareVersion, security);
+                clientSoftwareVersion, security,
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
     }
 
     /** A copy with another {@code request.timeout.ms}, in milliseconds. */
     public NetworkOptions withRequestTimeoutMs(long ms) {
         return new NetworkOptions(clientId, ms, connectionSetupTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
-                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security);
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security,
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
     }
 
     /** A copy with another {@code socket.connection.setup.timeout.ms}, in milliseconds. */
     public NetworkOptions withConnectionSetupTimeoutMs(long ms) {
         return new NetworkOptions(clientId, requestTimeoutMs, ms, reconnectBackoffMs, reconnectBackoffMaxMs,
-                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security);
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security,
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
     }
 
     /** A copy with another reconnect backoff range, in milliseconds. */
     public NetworkOptions withReconnectBackoff(long backoffMs, long backoffMaxMs) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, backoffMs, backoffMaxMs,
-                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security);
+                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security,
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
     }
 
     /** A copy with another response frame limit, in bytes. */
     public NetworkOptions withMaxFrameBytes(int bytes) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, bytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
-                clientSoftwareVersion, security);
+                clientSoftwareVersion, security,
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
     }
 
     /** A copy with other TLS and SASL settings. */
     public NetworkOptions withSecurity(ConnectionSecurity connectionSecurity) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
-                clientSoftwareVersion, connectionSecurity);
+                clientSoftwareVersion, connectionSecurity,
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+    }
+
+    /**
+     * A copy with other socket settings: {@code send.buffer.bytes} and {@code receive.buffer.bytes} in bytes
+     * (-1 = the OS default).
+     */
+    public NetworkOptions withSocketBuffers(int sendBytes, int receiveBytes) {
+        return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
+                reconnectBackoffMaxMs, maxFrameBytes, sendBytes, receiveBytes, clientSoftwareName,
+                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+    }
+
+    /** A copy with another {@code socket.connection.setup.timeout.max.ms}, in milliseconds. */
+    public NetworkOptions withConnectionSetupTimeoutMaxMs(long ms) {
+        return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
+                reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
+                clientSoftwareVersion, security, ms, connectionsMaxIdleMs, dnsLookup);
+    }
+
+    /** A copy with another {@code connections.max.idle.ms}, in milliseconds (negative: never closed). */
+    public NetworkOptions withConnectionsMaxIdleMs(long ms) {
+        return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
+                reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
+                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, ms, dnsLookup);
+    }
+
+    /** A copy with another {@code client.dns.lookup}. */
+    public NetworkOptions withDnsLookup(DnsLookup lookup) {
+        return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
+                reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
+                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, lookup);
+    }
+
+    /**
+     * The setup timeout of a connect after {@code failures} consecutive failed ones to the same destination:
+     * {@code connectionSetupTimeoutMs} doubled per failure up to {@code connectionSetupTimeoutMaxMs}, +/-20% jitter
+     * (KIP-601), so a dead address costs little at first and a slow one eventually gets enough time.
+     */
+    public long connectionSetupTimeoutMs(int failures) {
+        long initial = connectionSetupTimeoutMs;
+        long max = Math.max(initial, connectionSetupTimeoutMaxMs);
+        double base = Math.min((double) max, initial * Math.pow(2, Math.max(0, Math.min(failures, 40))));
+        double jittered = base * (0.8 + 0.4 * java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+        return Math.max(1L, Math.min(max, (long) jittered));
     }
 
     private static void checkSoftware(String name, String value) {

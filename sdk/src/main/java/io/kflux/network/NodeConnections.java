@@ -32,6 +32,11 @@ import reactor.netty.resources.LoopResources;
  * told to every {@link #onAuthenticationFailure listener}, so the consumer ends at once whichever of its
  * loops (metadata, fetch, group, commit) happened to connect, instead of each retrying on its own.
  *
+ * <p><b>Names</b> are resolved at every connect ({@link DnsLookup}); with {@code use_all_dns_ips} each address
+ * of a name is tried in turn. The setup timeout grows per consecutive failure to a destination
+ * ({@code socket.connection.setup.timeout.ms} .. {@code .max.ms}, KIP-601). A connection idle for
+ * {@code connections.max.idle.ms} is closed and reopened on next use without backoff.
+ *
  * <p>Thread-safe. All connections run on the JVM-wide {@link IoLoops}.
  */
 public final class NodeConnections {
@@ -42,6 +47,7 @@ public final class NodeConnections {
     private final ConnectionSlot bootstrap;
     private final AtomicInteger bootstrapStart = new AtomicInteger();
     private final ConnectFailureLog failureLog;
+    private final AddressResolver resolver;
     private final List<Consumer<AuthenticationException>> authenticationListeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -65,6 +71,11 @@ public final class NodeConnections {
     }
 
     NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext) {
+        this(options, loops, logContext, AddressResolver.JDK);
+    }
+
+    NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext, AddressResolver resolver) {
+        this.resolver = resolver;
         this.options = Objects.requireNonNull(options, "options");
         this.loops = loops;
         this.failureLog = new ConnectFailureLog(logContext);
@@ -83,7 +94,7 @@ public final class NodeConnections {
     public Mono<BrokerConnection> connection(int nodeId, String host, int port) {
         Objects.requireNonNull(host, "host");
         InetSocketAddress address = InetSocketAddress.createUnresolved(host, port);
-        return Mono.defer(() -> slot(nodeId).get(address, () -> reported("node " + nodeId, address)));
+        return Mono.defer(() -> slot(nodeId).get(address, failures -> reported("node " + nodeId, address, failures)));
     }
 
     /**
@@ -111,17 +122,34 @@ public final class NodeConnections {
         if (list.isEmpty()) {
             throw new IllegalArgumentException("no bootstrap addresses");
         }
-        return Mono.defer(() -> checkOpen(bootstrap).get(list, () -> connectAny(list)));
+        return Mono.defer(() -> checkOpen(bootstrap).get(list, failures -> bootstrapAddresses(list)
+                .flatMap(expanded -> connectAny(expanded, failures))));
     }
 
-    private Mono<BrokerConnection> connectAny(List<InetSocketAddress> list) {
+    /** {@code resolve_canonical_bootstrap_servers_only}: each name becomes the canonical names of its addresses. */
+    private Mono<List<InetSocketAddress>> bootstrapAddresses(List<InetSocketAddress> list) {
+        if (options.dnsLookup() != DnsLookup.RESOLVE_CANONICAL_BOOTSTRAP_SERVERS_ONLY) {
+            return Mono.just(list);
+        }
+        return Flux.fromIterable(list)
+                .concatMap(a -> resolver.resolve(a)
+                        .map(all -> all.stream().map(r -> InetSocketAddress.createUnresolved(
+                                r.getAddress().getCanonicalHostName(), a.getPort())).toList())
+                        .onErrorReturn(List.of(a))) // unresolvable now: keep the name, connecting reports it
+                .<InetSocketAddress>concatMapIterable(l -> l)
+                .distinct()
+                .collectList()
+                .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic()); // getCanonicalHostName blocks
+    }
+
+    private Mono<BrokerConnection> connectAny(List<InetSocketAddress> list, int failures) {
         int n = list.size();
         int start = Math.floorMod(bootstrapStart.get(), n);
         List<Throwable> errors = new ArrayList<>();
         return Flux.range(0, n)
                 .concatMap(i -> {
                     int index = (start + i) % n;
-                    return reported("bootstrap server", list.get(index))
+                    return reported("bootstrap server", list.get(index), failures)
                             .doOnNext(c -> bootstrapStart.set(index))
                             .onErrorResume(e -> {
                                 errors.add(e);
@@ -143,9 +171,22 @@ public final class NodeConnections {
                 }));
     }
 
-    /** A connect whose failure is reported (WARN, rate-limited per address) where reconnects are handled. */
-    private Mono<BrokerConnection> reported(String destination, InetSocketAddress address) {
-        return BrokerConnection.connect(address, options, loops)
+    /**
+     * A connect whose failure is reported (WARN, rate-limited per address) where reconnects are handled. With
+     * {@code use_all_dns_ips} a name's addresses are tried in turn, each with the setup timeout due after
+     * {@code failures} failed attempts; the first that connects wins.
+     */
+    private Mono<BrokerConnection> reported(String destination, InetSocketAddress address, int failures) {
+        NetworkOptions attempt = options.withConnectionSetupTimeoutMs(options.connectionSetupTimeoutMs(failures));
+        return resolver.resolve(address)
+                .onErrorMap(e -> new ConnectionFailedException(address, "could not resolve " + address.getHostString()
+                        + " (client.dns.lookup=" + options.dnsLookup().configValue() + "): " + e, e))
+                .flatMap(all -> {
+                    List<InetSocketAddress> targets = options.dnsLookup() == DnsLookup.USE_ALL_DNS_IPS ? all
+                            : all.subList(0, 1);
+                    return targets.size() == 1 ? BrokerConnection.connect(targets.get(0), attempt, loops)
+                            : connectFirst(address, targets, attempt);
+                })
                 .doOnError(AuthenticationException.class, e -> authenticationListeners.forEach(l -> l.accept(e)))
                 .doOnNext(c -> failureLog.connected(destination, address))
                 .doOnError(e -> {
@@ -153,6 +194,27 @@ public final class NodeConnections {
                         failureLog.failed(destination, address, e);
                     }
                 });
+    }
+
+    /** The first of {@code targets} (addresses of one name) that connects; a refused authentication ends the try. */
+    private Mono<BrokerConnection> connectFirst(InetSocketAddress name, List<InetSocketAddress> targets,
+                                                NetworkOptions attempt) {
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        return Flux.fromIterable(targets)
+                .concatMap(t -> BrokerConnection.connect(t, attempt, loops)
+                        .onErrorResume(e -> !(e instanceof AuthenticationException), e -> {
+                            errors.add(e);
+                            return Mono.empty();
+                        }), 0)
+                .next()
+                .switchIfEmpty(Mono.error(() -> {
+                    ConnectionFailedException e = new ConnectionFailedException(name, "could not connect to any of the "
+                            + targets.size() + " addresses of " + name.getHostString() + ":" + name.getPort() + " "
+                            + targets.stream().map(t -> t.getAddress().getHostAddress()).toList(),
+                            errors.isEmpty() ? null : errors.get(errors.size() - 1));
+                    errors.forEach(e::addSuppressed);
+                    return e;
+                }));
     }
 
     private ConnectionSlot slot(int nodeId) {

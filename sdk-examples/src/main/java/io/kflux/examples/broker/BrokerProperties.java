@@ -61,8 +61,9 @@ final class BrokerProperties {
         // keeps leading its partitions just as long: 9 s by default, shortened here for tests
         props.put("broker.session.timeout.ms", "6000");
         props.put("broker.heartbeat.interval.ms", "1000");
-        // a node's own ports are picked at build time: overrides name them by placeholder (extra listeners)
-        overrides.forEach((k, v) -> props.put(k, v.replace("${port}", Integer.toString(node.port()))
+        // a node's own id and ports: overrides name them by placeholder (extra listeners, broker.rack per node)
+        overrides.forEach((k, v) -> props.put(k, v.replace("${nodeId}", Integer.toString(node.nodeId()))
+                .replace("${port}", Integer.toString(node.port()))
                 .replace("${controllerPort}", Integer.toString(node.controllerPort()))));
         return render(props);
     }

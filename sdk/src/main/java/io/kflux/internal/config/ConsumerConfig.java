@@ -293,6 +293,15 @@ public final class ConsumerConfig {
     }
 
     /**
+     * {@code client.dns.lookup}.
+     *
+     * @return {@code use_all_dns_ips} or {@code resolve_canonical_bootstrap_servers_only}
+     */
+    public String clientDnsLookup() {
+        return parsed.<String>get(CLIENT_DNS_LOOKUP);
+    }
+
+    /**
      * {@code connections.max.idle.ms}.
      *
      * @return ms; negative means idle connections are never closed

@@ -1,0 +1,36 @@
+package io.kflux.network;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.List;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Turns a broker's host name into the addresses to try, in order. A seam so that tests can give a name
+ * several addresses (a real resolver rarely does on a test machine).
+ */
+@FunctionalInterface
+interface AddressResolver {
+
+    /**
+     * The JDK resolver ({@code /etc/hosts}, the JVM DNS cache, as the official client), on boundedElastic because
+     * it blocks. A literal IP or an already resolved address is returned as it is. Each resolved address keeps the
+     * host name, so TLS still verifies the broker's certificate against the name.
+     */
+    AddressResolver JDK = address -> {
+        if (!address.isUnresolved()) {
+            return Mono.just(List.of(address));
+        }
+        return Mono.fromCallable(() -> Arrays.stream(InetAddress.getAllByName(address.getHostString()))
+                        .map(a -> new InetSocketAddress(a, address.getPort())).toList())
+                .subscribeOn(Schedulers.boundedElastic());
+    };
+
+    /**
+     * @return at least one resolved address; fails with {@link java.net.UnknownHostException} when the name
+     * does not resolve
+     */
+    Mono<List<InetSocketAddress>> resolve(InetSocketAddress address);
+}
