@@ -60,7 +60,7 @@ public final class Cluster {
                     && t.topicId().equals(before.topicId());
             for (MetadataResponsePartition p : sorted) {
                 PartitionInfo fresh = new PartitionInfo(t.name(), p.partitionIndex(), p.leaderId(), p.leaderEpoch(),
-                        p.errorCode());
+                        p.errorCode(), p.replicaNodes());
                 PartitionInfo known = sameTopic ? before.partition(p.partitionIndex()) : null;
                 partitions.add(known != null && fresh.leaderEpoch() >= 0 && fresh.leaderEpoch() < known.leaderEpoch()
                         ? known : fresh);
