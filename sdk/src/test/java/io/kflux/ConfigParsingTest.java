@@ -287,11 +287,14 @@ class ConfigParsingTest {
 
     @Test
     void consumerProtocolChecks() {
-        for (String k : List.of("session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy")) {
+        for (String k : List.of("heartbeat.interval.ms", "partition.assignment.strategy")) {
             Object v = k.startsWith("partition") ? "range" : "1000";
             assertThatThrownBy(() -> parse("group.id", "g", "group.protocol", "consumer", k, v))
                 .isInstanceOf(ConfigException.class).hasMessageContaining(k).hasMessageContaining("group.protocol=consumer");
         }
+        // the broker's session timeout, which KIP-848 does not send: the member needs it to know when it lost its partitions
+        assertThat(parse("group.id", "g", "group.protocol", "consumer", "session.timeout.ms", 10000).sessionTimeoutMs())
+            .isEqualTo(10000);
         assertThatThrownBy(() -> parse("group.id", "g", "group.remote.assignor", "uniform"))
             .isInstanceOf(ConfigException.class).hasMessageContaining("group.remote.assignor");
         assertThat(parse("group.id", "g", "group.protocol", "consumer", "group.remote.assignor", "uniform")

@@ -10,6 +10,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.KafkaFluxException;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.FakeKafkaBroker;
+import io.kflux.compat.support.Kflux;
 import io.kflux.internal.DefaultKafkaFluxConsumer;
 import io.kflux.protocol.message.ApiVersionsResponse;
 import io.kflux.protocol.message.MetadataResponse;
@@ -167,6 +168,43 @@ class BrokerAnomalyTest {
         });
         Outcome o = assertNothingLostOrSkipped(consume(consumer()));
         assertThat(o.error()).isNull();
+    }
+
+    /**
+     * Metadata whose leader epoch goes down (a broker whose metadata lags names a former leader): the partition is not
+     * moved back, every Fetch goes on carrying the highest epoch seen.
+     */
+    @Test
+    void aLeaderEpochThatGoesDownInMetadataIsNotFollowed() {
+        broker.metadataLeaderEpoch = n -> n == 1 ? 5 : 3;
+        // answered at once: a held Fetch would let a later Metadata answer overtake it on the connection
+        broker.onFetch(ex -> ex.respond((short) 0, null));
+        KafkaFluxConsumer<String, String> consumer = Kflux.strings(Kflux.props(broker.bootstrapServers(),
+                "fetch.max.wait.ms", 100, "metadata.max.age.ms", 200, "reconnect.backoff.ms", 20,
+                "retry.backoff.ms", 20), List.of(TP));
+        reactor.core.Disposable running = consumer.receive().subscribe();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (broker.metadataRequests.get() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(broker.metadataRequests.get()).as("metadata answers, the later ones with the lower epoch")
+                    .isGreaterThanOrEqualTo(2);
+            int after = broker.fetchRequests.size() + 5; // fetches planned after the lower epoch arrived
+            while (broker.fetchRequests.size() < after && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(broker.fetchRequests).as("fetches (metadata answers: %d)", broker.metadataRequests.get())
+                    .hasSizeGreaterThanOrEqualTo(after);
+            assertThat(broker.fetchRequests.stream().map(r -> r.topics().get(0).partitions().get(0).currentLeaderEpoch()))
+                    .as("current leader epoch of every Fetch").containsOnly(5);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } finally {
+            running.dispose();
+            consumer.close().block(Duration.ofSeconds(10));
+        }
     }
 
     @Test

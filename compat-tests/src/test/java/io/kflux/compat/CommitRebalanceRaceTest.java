@@ -9,6 +9,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.RebalanceContext;
 import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
+import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.Kflux;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
@@ -39,7 +40,9 @@ import reactor.core.publisher.Mono;
  * once (each member's emissions of a partition lie inside its ownership, and ownerships do not
  * overlap), and every produced record is processed (acknowledged) by some member.
  */
-@KafkaCluster(nodes = 1)
+@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+        "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
+        "group.consumer.min.session.timeout.ms=10000"})
 class CommitRebalanceRaceTest {
 
     private static final int PARTITIONS = 6;
@@ -78,8 +81,8 @@ class CommitRebalanceRaceTest {
                 }
             };
             consumer = KafkaFluxConsumer.create(ConsumerOptions.create(
-                            Kflux.props(kafka.bootstrapServers(), "group.id", "g-race-" + strategy,
-                                    "enable.auto.commit", "false", "partition.assignment.strategy", strategy),
+                            GroupKit.forVariant(strategy, Kflux.props(kafka.bootstrapServers(),
+                                    "group.id", "g-race-" + strategy, "enable.auto.commit", "false")),
                             Deserializers.string(), Deserializers.string())
                     .subscription(List.of(topic))
                     .rebalanceListener(listener));
@@ -122,7 +125,7 @@ class CommitRebalanceRaceTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"range", "cooperative-sticky"})
+    @ValueSource(strings = {"range", "cooperative-sticky", GroupKit.CONSUMER_PROTOCOL})
     void commitsRacingRebalancesNeverEndReceiveNorLoseOrShareRecords(String strategy, EmbeddedKafkaCluster kafka)
             throws Exception {
         String topic = "race-" + strategy;

@@ -16,6 +16,11 @@ import io.kflux.compat.support.GroupKit.OfficialMember;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.examples.broker.SampleData;
+import io.kflux.network.BrokerConnection;
+import io.kflux.network.NetworkOptions;
+import io.kflux.protocol.message.ConsumerGroupDescribeRequest;
+import io.kflux.protocol.message.ConsumerGroupDescribeResponse;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -174,6 +179,40 @@ class ConsumerGroupProtocolTest {
             if (second != null) {
                 second.stop();
             }
+        }
+    }
+
+    /**
+     * {@code client.rack} is sent as the member's rack id (KIP-848), which the broker's rack-aware assignors use: the
+     * coordinator's own ConsumerGroupDescribe shows it (the official Admin's MemberDescription has no rack).
+     */
+    @Test
+    void clientRackReachesTheCoordinatorAsTheMemberRackId(EmbeddedKafkaCluster kafka) {
+        String topic = "kip848-rack";
+        String group = topic + "-group";
+        kafka.createTopic(topic, 2, 1);
+        KfluxMember member = new KfluxMember("racked", GroupKit.consumer(GroupKit.consumerProtocolProps(
+                kafka.bootstrapServers(), group, "client.rack", "rack-z", "client.id", "racked"), topic, null)).start();
+        try {
+            GroupKit.await("assigned", Duration.ofSeconds(30), () -> member.assignment().size() == 2);
+            String[] hostPort = kafka.address(1).split(":");
+            BrokerConnection c = BrokerConnection.connect(new InetSocketAddress(hostPort[0],
+                    Integer.parseInt(hostPort[1])), NetworkOptions.defaults()).block(Duration.ofSeconds(10));
+            try {
+                ConsumerGroupDescribeResponse.DescribedGroup described = c.exchange(
+                        new ConsumerGroupDescribeRequest(List.of(group), false)).block(Duration.ofSeconds(10))
+                        .groups().get(0);
+                assertThat(described.errorCode()).isZero();
+                assertThat(described.members()).singleElement().satisfies(m -> {
+                    assertThat(m.clientId()).isEqualTo("racked");
+                    assertThat(m.rackId()).isEqualTo("rack-z");
+                });
+            } finally {
+                c.close().block(Duration.ofSeconds(10));
+            }
+            assertThat(member.error()).isNull();
+        } finally {
+            member.stop();
         }
     }
 

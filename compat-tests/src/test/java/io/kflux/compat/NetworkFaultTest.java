@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
-import io.kflux.compat.support.BrokerVersion;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.FaultProxy;
 import io.kflux.compat.support.Kflux;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Set;
@@ -59,18 +57,8 @@ class NetworkFaultTest {
 
     @BeforeAll
     static void startBrokerBehindProxy() throws IOException {
-        int faultyPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            faultyPort = s.getLocalPort();
-        }
-        proxy = new FaultProxy(faultyPort);
-        kafka = EmbeddedKafkaCluster.builder()
-                .classpath(BrokerVersion.current().classpath())
-                .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
-                .brokerProperty("listeners", "PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort},"
-                        + "FAULTY://127.0.0.1:" + faultyPort)
-                .brokerProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:${port},FAULTY://" + proxy.address())
-                .brokerProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,FAULTY:PLAINTEXT")
+        proxy = FaultProxy.onFreePort();
+        kafka = proxy.brokerBehind()
                 .start();
     }
 

@@ -40,6 +40,16 @@ public interface GroupContext {
 
     MemberIdentity identity();
 
+    /**
+     * What OffsetFetch (v9+) carries as member id and member epoch: under {@code group.protocol=consumer} (KIP-848)
+     * the member's id and epoch while it has one, so the coordinator checks them as it does for commits
+     * (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID); {@link MemberIdentity#NONE} otherwise (classic members and reads
+     * without membership send none).
+     */
+    default MemberIdentity offsetFetchIdentity() {
+        return MemberIdentity.NONE;
+    }
+
     /** Completes once a rebalance under way is over (the member is stable again); at once without membership. */
     Mono<Void> awaitStable();
 

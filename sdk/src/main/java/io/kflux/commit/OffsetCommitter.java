@@ -260,9 +260,14 @@ public final class OffsetCommitter {
                 topics.add(new OffsetFetchRequestTopic(t, ps));
                 groupTopics.add(new OffsetFetchRequestTopics(t, ids.getOrDefault(t, Types.ZERO_UUID), ps));
             });
-            // Both shapes are filled: v0-7 carry the group at the top level, v8+ in a groups array.
+            // Both shapes are filled: v0-7 carry the group at the top level, v8+ in a groups array; v9+ the member
+            // id and epoch of a KIP-848 member (read again at every attempt: a retry after STALE_MEMBER_EPOCH sends
+            // the epoch the member has moved to).
+            MemberIdentity id = group.offsetFetchIdentity();
+            boolean asMember = id.generationId() > 0;
             OffsetFetchRequest request = new OffsetFetchRequest(group.groupId(), topics,
-                    List.of(new OffsetFetchRequestGroup(group.groupId(), null, -1, groupTopics)), true);
+                    List.of(new OffsetFetchRequestGroup(group.groupId(), asMember ? id.memberId() : null,
+                            asMember ? id.generationId() : -1, groupTopics)), true);
             return group.exchange(request).flatMap(response -> toOffsets(response, IdNames.of(ids)));
         });
     }
@@ -330,6 +335,10 @@ public final class OffsetCommitter {
         return switch (error) {
             case COORDINATOR_LOAD_IN_PROGRESS -> new RetriableCommitException("coordinator loading", false);
             case UNKNOWN_TOPIC_ID -> RetriableCommitException.unknownTopicId("reading committed offsets");
+            // KIP-848: the member's epoch moved on (or it was fenced) between sending and answering; the next attempt
+            // reads its identity again (after fencing: none, which the coordinator does not check).
+            case STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> new RetriableCommitException(error.name()
+                    + " reading committed offsets", false);
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> new RetriableCommitException(error.name(), true);
             default -> BrokerErrors.of(code, "reading committed offsets failed: " + Errors.nameOf(code), null,
                     group.groupId());

@@ -554,9 +554,10 @@ public final class ClassicGroupMember implements GroupMember {
         if (terminal()) {
             return;
         }
-        heartbeat.sessionStarts();
+        // Finding the coordinator says nothing about the session: only its answers confirm it (SessionTimer), so
+        // the first heartbeat goes out at once.
         proceed();
-        heartbeat.ensure();
+        heartbeat.resume();
     }
 
     /**
@@ -573,12 +574,45 @@ public final class ClassicGroupMember implements GroupMember {
             return;
         }
         heartbeat.stop();
+        if (state == MemberState.JOINING) {
+            heartbeat.answered(); // the broker held the JoinGroup until now, and kept the member meanwhile
+        }
         if (state == MemberState.JOINING || state == MemberState.SYNCING) {
             abortFlow();
         }
         if (state.isActive()) {
             awaitCoordinator();
         }
+    }
+
+    /**
+     * Whether the member holds a session the coordinator times out: a generation, in a state where heartbeats are due
+     * (or would be, once the coordinator is found again). Not while JOINING: the broker holds the JoinGroup then.
+     */
+    boolean sessionHeld() {
+        MemberState s = state;
+        return generation.valid() && (s == MemberState.STABLE || s == MemberState.SYNCING
+                || s == MemberState.REJOINING || s == MemberState.REDISCOVERING_COORDINATOR);
+    }
+
+    /**
+     * No answer confirmed the session for {@code session.timeout.ms}: the coordinator has removed this member and
+     * given its partitions to others, whether or not this member could hear it say so. Everything owned is reported
+     * LOST at once (not committed; the consumer stops fetching and emitting it), the generation and member id are
+     * dropped, and the member joins anew once the coordinator answers again (issue #15: it kept emitting a backlog
+     * the group had given away). The state machine carries it: REJOINING without a generation is the lost path.
+     */
+    void sessionExpired(String reason) {
+        if (!sessionHeld()) {
+            return;
+        }
+        log.warn("{}session expired: {}; partitions {} are lost, joining again once the coordinator answers",
+                logPrefix, reason, owned);
+        link.lose(null, "session expired: " + reason);
+        abortFlow();
+        resetGeneration(true, "session expired");
+        rejoinReason = "the session expired";
+        prepareJoin();
     }
 
     // ------------------------------------------------------------------------------------------------ heartbeats
@@ -740,6 +774,7 @@ public final class ClassicGroupMember implements GroupMember {
                 joinFailures = 0;
                 everJoined = true;
                 generation = new Generation(response.generationId(), response.memberId(), response.protocolName());
+                heartbeat.answered(); // the session of the new generation starts now
                 log.info("{}joined generation {} as {} ({}, assignor {})", logPrefix, response.generationId(),
                         response.memberId(), response.isLeader() ? "leader" : "follower", response.protocolName());
                 transitionTo(MemberState.SYNCING);

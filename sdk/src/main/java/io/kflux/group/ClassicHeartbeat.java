@@ -13,10 +13,11 @@ import reactor.core.Disposable;
 
 /**
  * The classic protocol's heartbeat loop of one {@link ClassicGroupMember}: a Heartbeat every
- * {@code heartbeat.interval.ms} while the member's state allows one (at most one in flight), and the session check
- * (no answer within {@code session.timeout.ms}: the coordinator counts as lost). What an answer means for the member
- * (rejoin, reset, fail) the member decides ({@link ClassicGroupMember#onHeartbeatAnswer}). Loop-only state; timers
- * and answers hop onto the member's loop.
+ * {@code heartbeat.interval.ms} while the member's state allows one (at most one in flight), and the session
+ * ({@link SessionTimer}: no answer within {@code session.timeout.ms}, whether or not the coordinator is known, and the
+ * member's session is over: {@link ClassicGroupMember#sessionExpired}). What an answer means for the member (rejoin,
+ * reset, fail) the member decides ({@link ClassicGroupMember#onHeartbeatAnswer}). Loop-only state; timers and answers
+ * hop onto the member's loop.
  */
 final class ClassicHeartbeat {
     private static final Logger log = LoggerFactory.getLogger(ClassicHeartbeat.class);
@@ -28,31 +29,42 @@ final class ClassicHeartbeat {
     private Disposable call;
     private long seq;
     private long inFlight = -1;
-    private long lastAnswerMs;
+    private final SessionTimer session;
 
     ClassicHeartbeat(ClassicGroupMember member, GroupConfig config, String logPrefix) {
         this.member = member;
         this.config = config;
         this.logPrefix = logPrefix;
+        this.session = new SessionTimer(config.sessionTimeoutMs(), member::now, member::schedule,
+                member::sessionHeld, member::sessionExpired);
     }
 
-    /** Starts the loop when the member's state allows heartbeats and none is scheduled; the session starts now. */
+    /** Starts the loop when the member's state allows heartbeats and none is scheduled. */
     void ensure() {
         if (timer != null || !member.heartbeatAllowed()) {
             return;
         }
-        lastAnswerMs = member.now();
         timer = member.schedule(config.heartbeatIntervalMs(), this::tick);
     }
 
-    /** A coordinator was just found: its session starts now. */
-    void sessionStarts() {
-        lastAnswerMs = member.now();
+    /**
+     * A coordinator was found again: heartbeat at once (not after an interval) when the state allows, so the session
+     * is confirmed, or found gone, while there is time left of it.
+     */
+    void resume() {
+        if (!member.heartbeatAllowed()) {
+            return;
+        }
+        dispose(timer);
+        timer = member.schedule(0, this::tick);
     }
 
-    /** The coordinator answered (any answer that proves the member's session is alive). */
+    /**
+     * The coordinator confirmed the member's session now: a Heartbeat answer that proves the session alive, a
+     * JoinGroup answer (a new generation), or the end of a JoinGroup the broker held (it kept the member meanwhile).
+     */
     void answered() {
-        lastAnswerMs = member.now();
+        session.confirmed();
     }
 
     /** Stops the timer; an answer in flight is still taken when it comes. */
@@ -67,6 +79,7 @@ final class ClassicHeartbeat {
         stop();
         dispose(call);
         call = null;
+        session.cancel();
     }
 
     /** A failed heartbeat is tried again after {@code retry.backoff.ms} (at most the interval). */
@@ -83,17 +96,13 @@ final class ClassicHeartbeat {
         if (!member.heartbeatAllowed()) {
             return;
         }
-        long silentMs = member.now() - lastAnswerMs;
-        if (silentMs > config.sessionTimeoutMs()) {
-            member.coordinatorLost(member.coordinatorChannel(), "no heartbeat answer within session.timeout.ms ("
-                    + config.sessionTimeoutMs() + " ms)");
-            return;
+        if (session.isExpired()) {
+            return; // the session timer's check (due now) ends the session
         }
-        long untilSessionExpiry = config.sessionTimeoutMs() - silentMs + 1;
         if (inFlight < 0) {
             send();
         }
-        timer = member.schedule(Math.min(config.heartbeatIntervalMs(), untilSessionExpiry), this::tick);
+        timer = member.schedule(config.heartbeatIntervalMs(), this::tick);
     }
 
     private void send() {

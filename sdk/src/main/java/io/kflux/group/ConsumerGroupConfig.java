@@ -17,10 +17,17 @@ import java.util.Objects;
  *                           error; &gt;= 0
  * @param retryBackoffMaxMs  {@code retry.backoff.max.ms}: cap of that delay, doubling per failure
  * @param requestTimeoutMs   {@code request.timeout.ms} for each heartbeat; &gt; 0
+ * @param sessionTimeoutMs   {@code session.timeout.ms}: the broker's session timeout for the group
+ *                           ({@code group.consumer.session.timeout.ms}, or the group's
+ *                           {@code consumer.session.timeout.ms}), which KIP-848 does not send to the client. After this
+ *                           long without a heartbeat answer the member treats its partitions as lost (issue #15). A
+ *                           value below the broker's is safe (the member gives up first; it may rejoin needlessly
+ *                           after a short outage); a value above it lets the member emit partitions the group already
+ *                           gave to another member. &gt; 0
  */
 public record ConsumerGroupConfig(String groupId, String groupInstanceId, String clientRack, String remoteAssignor,
                                   int rebalanceTimeoutMs, long retryBackoffMs, long retryBackoffMaxMs,
-                                  int requestTimeoutMs) {
+                                  int requestTimeoutMs, int sessionTimeoutMs) {
 
     /**
      * Validates.
@@ -36,9 +43,9 @@ public record ConsumerGroupConfig(String groupId, String groupInstanceId, String
         if (groupInstanceId != null && groupInstanceId.isBlank()) {
             throw new IllegalArgumentException("groupInstanceId must not be blank (null for a dynamic member)");
         }
-        if (rebalanceTimeoutMs <= 0 || requestTimeoutMs <= 0) {
-            throw new IllegalArgumentException("rebalanceTimeoutMs and requestTimeoutMs must be > 0: "
-                    + rebalanceTimeoutMs + ", " + requestTimeoutMs);
+        if (rebalanceTimeoutMs <= 0 || requestTimeoutMs <= 0 || sessionTimeoutMs <= 0) {
+            throw new IllegalArgumentException("rebalanceTimeoutMs, requestTimeoutMs and sessionTimeoutMs must be > 0: "
+                    + rebalanceTimeoutMs + ", " + requestTimeoutMs + ", " + sessionTimeoutMs);
         }
         if (retryBackoffMs < 0 || retryBackoffMaxMs < 0) {
             throw new IllegalArgumentException("retry backoffs must be >= 0: " + retryBackoffMs + ", " + retryBackoffMaxMs);

@@ -135,6 +135,8 @@ public final class ConsumerGroupMember implements GroupMember {
     /** The metadata refresh (or its backoff timer) for assigned topic ids not known yet; null when none. */
     private Disposable unknownIdRefresh;
     private int unknownIdRefreshes;
+    /** The session as this member can know it: heartbeat answers confirm it; none for the session timeout ends it. */
+    private final SessionTimer session;
 
     /**
      * A member that uses the consumer's connections, metadata and coordinator manager.
@@ -168,6 +170,8 @@ public final class ConsumerGroupMember implements GroupMember {
             heartbeatFailures = 0;
             heartbeatNow();
         }, this::fail, this::onCoordinatorLost);
+        this.session = new SessionTimer(config.sessionTimeoutMs(), () -> scheduler.now(TimeUnit.MILLISECONDS),
+                this::schedule, this::sessionHeld, this::sessionExpired);
     }
 
     /** KIP-1082: a random UUID in Kafka's text form (URL-safe base64 of its 16 bytes, no padding). */
@@ -304,6 +308,12 @@ public final class ConsumerGroupMember implements GroupMember {
         return everJoined;
     }
 
+    /** KIP-848: OffsetFetch v9+ carries the member id and epoch. */
+    @Override
+    public boolean fetchesOffsetsAsMember() {
+        return true;
+    }
+
     @Override
     public Set<TopicPartition> assignment() {
         return owned;
@@ -364,6 +374,7 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         metadataWatch = heartbeatTimer = heartbeatCall = unknownIdRefresh = null;
         heartbeatInFlight = false;
+        session.cancel();
         listenerCalls.cancel();
         link.cancel();
         List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
@@ -547,6 +558,7 @@ public final class ConsumerGroupMember implements GroupMember {
 
     private void onHeartbeatAnswered(Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response) {
         heartbeatFailures = 0;
+        session.confirmed();
         if (response.memberId() != null && !response.memberId().isEmpty()) {
             memberId = response.memberId();
         }
@@ -665,9 +677,29 @@ public final class ConsumerGroupMember implements GroupMember {
         owned = Set.copyOf(next);
     }
 
+    /** Whether the member holds a session the coordinator times out: an epoch, in a state that heartbeats. */
+    private boolean sessionHeld() {
+        return memberEpoch > 0 && heartbeatAllowed();
+    }
+
+    /**
+     * No heartbeat answer for the broker's session timeout ({@code session.timeout.ms}, see {@link ConsumerGroupConfig}):
+     * the coordinator has fenced this member and given its partitions to others, whether or not this member could hear
+     * it. As if FENCED_MEMBER_EPOCH had come: the partitions are reported lost at once (not committed; the consumer
+     * stops fetching and emitting them), and the member joins again with epoch 0 once a coordinator answers
+     * (issue #15). The coordinator is looked up afresh: it may have moved meanwhile.
+     */
+    private void sessionExpired(String reason) {
+        if (!sessionHeld()) {
+            return;
+        }
+        coordinatorLost(null, "session expired: " + reason);
+        fenced("session expired: " + reason);
+    }
+
     /** FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID: the partitions are gone; report them lost, join again at epoch 0. */
     private void fenced(String why) {
-        log.warn("{}fenced by the coordinator ({}); partitions {} are lost, joining again", logPrefix, why, owned);
+        log.warn("{}fenced ({}); partitions {} are lost, joining again", logPrefix, why, owned);
         reconcileEpoch++;
         transitionTo(ConsumerMemberState.FENCED);
         cancelHeartbeatTimer();

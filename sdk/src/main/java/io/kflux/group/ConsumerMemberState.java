@@ -12,7 +12,8 @@ import java.util.Set;
  * <pre>
  * UNSUBSCRIBED -> JOINING -> RECONCILING -> ACKNOWLEDGING -> STABLE
  * STABLE -> RECONCILING            (a heartbeat answer carries a new target assignment)
- * any member state -> FENCED -> JOINING   (FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID: partitions lost, epoch 0)
+ * any member state -> FENCED -> JOINING   (FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID, or no heartbeat answer for
+ *                                          the session timeout ({@link SessionTimer}): partitions lost, epoch 0)
  * any -> LEAVING -> UNSUBSCRIBED   (leave(), max.poll.interval.ms expiry)
  * any -> FATAL | CLOSED            (terminal)
  * </pre>
@@ -31,7 +32,10 @@ public enum ConsumerMemberState implements StateTransitions<ConsumerMemberState>
     ACKNOWLEDGING,
     /** Owns its target assignment; heartbeats every interval the coordinator asked for. */
     STABLE,
-    /** The coordinator fenced the member: its partitions are reported lost, then it joins again with epoch 0. */
+    /**
+     * The coordinator fenced the member, or the member's session ran out without a heartbeat answer: its partitions
+     * are reported lost, then it joins again with epoch 0.
+     */
     FENCED,
     /** Revoking everything, then the leave heartbeat (epoch -1, or -2 for a static member). */
     LEAVING,

@@ -66,6 +66,14 @@ public interface GroupMember {
     /** True once the member joined, whatever happened since. */
     boolean everJoined();
 
+    /**
+     * True when OffsetFetch should carry this member's id and epoch (KIP-848's members: the coordinator checks them as
+     * for OffsetCommit); false for classic members, whose coordinator expects none there.
+     */
+    default boolean fetchesOffsetsAsMember() {
+        return false;
+    }
+
     /** The partitions the member owns now (an immutable snapshot). */
     Set<TopicPartition> assignment();
 }

@@ -94,7 +94,7 @@ final class LeaderAssignment {
         Map<String, Integer> counts = partitionCounts(cluster, groupSubscription, false);
         GroupAssignment result;
         try {
-            result = assignor.assign(ClusterTopics.of(counts), subscriptions);
+            result = assignor.assign(new ClusterTopics(counts, replicaRacks(cluster, counts.keySet())), subscriptions);
         } catch (RuntimeException e) {
             throw new KafkaFluxException("assignor '" + assignor.name() + "' failed: " + e, e);
         }
@@ -151,6 +151,37 @@ final class LeaderAssignment {
         }
         groupSubscription = Set.of();
         return true;
+    }
+
+    /**
+     * The racks of each partition's replicas ({@code broker.rack} of the nodes metadata names), for the rack-aware
+     * assignors (KIP-881: the range and sticky assignors prefer giving a member partitions with a replica in its
+     * {@code client.rack}). Empty when no node has a rack: the assignors are then not rack-aware.
+     */
+    private static Map<io.kflux.TopicPartition, Set<String>> replicaRacks(Cluster cluster, Set<String> topics) {
+        if (cluster.nodes().values().stream().allMatch(n -> n.rack() == null || n.rack().isEmpty())) {
+            return Map.of();
+        }
+        Map<io.kflux.TopicPartition, Set<String>> racks = new HashMap<>();
+        for (String topic : topics) {
+            TopicInfo t = cluster.topic(topic);
+            if (t == null) {
+                continue;
+            }
+            for (io.kflux.metadata.PartitionInfo p : t.partitions()) {
+                Set<String> of = new TreeSet<>();
+                for (int node : p.replicas()) {
+                    io.kflux.metadata.Node n = cluster.node(node);
+                    if (n != null && n.rack() != null && !n.rack().isEmpty()) {
+                        of.add(n.rack());
+                    }
+                }
+                if (!of.isEmpty()) {
+                    racks.put(new io.kflux.TopicPartition(topic, p.partition()), Set.copyOf(of));
+                }
+            }
+        }
+        return racks;
     }
 
     /**

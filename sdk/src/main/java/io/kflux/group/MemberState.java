@@ -15,6 +15,9 @@ import java.util.Set;
  * STABLE -> REJOINING -> JOINING          (rebalance: REBALANCE_IN_PROGRESS, a subscription or metadata change,
  *                                          ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID after the owned partitions were lost)
  * any member state -> REDISCOVERING_COORDINATOR -> (STABLE, or REJOINING when a JoinGroup/SyncGroup was under way)
+ * STABLE | SYNCING | REJOINING | REDISCOVERING_COORDINATOR -> REJOINING -> DISCOVERING_COORDINATOR
+ *                                        (session expired: no answer from the coordinator for session.timeout.ms;
+ *                                         generation and member id dropped, partitions lost, issue #15)
  * any -> LEAVING -> UNJOINED             (leave(); max.poll.interval.ms expiry goes straight to UNJOINED)
  * any -> FATAL | CLOSED                  (terminal)
  * </pre>
@@ -37,8 +40,9 @@ public enum MemberState implements StateTransitions<MemberState> {
     STABLE,
     /**
      * The coordinator went away (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, a dropped connection, no heartbeat
-     * answer within {@code session.timeout.ms}) while the member had a generation or partitions: it looks for the
-     * coordinator again and keeps its assignment meanwhile (ownership has not changed), so fetching goes on.
+     * answer) while the member had a generation or partitions: it looks for the coordinator again and keeps its
+     * assignment meanwhile (ownership has not changed), so fetching goes on, until {@code session.timeout.ms} passed
+     * without an answer from the coordinator: then the partitions are lost ({@link SessionTimer}).
      */
     REDISCOVERING_COORDINATOR,
     /** {@code leave()}: the revoke listener runs, then LeaveGroup (dynamic members only) is sent. */

@@ -76,6 +76,14 @@ final class ConsumerGroupContext implements GroupContext {
     }
 
     @Override
+    public MemberIdentity offsetFetchIdentity() {
+        GroupMember m = member;
+        return m != null && m.fetchesOffsetsAsMember() && m.generationId() > 0
+                ? new MemberIdentity(m.generationId(), m.memberId(), m.groupInstanceId().orElse(null))
+                : MemberIdentity.NONE;
+    }
+
+    @Override
     public Mono<Void> awaitStable() {
         GroupMember m = member;
         if (m == null || m.isStable()) {

@@ -192,7 +192,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (c.groupProtocol() == GroupProtocol.CONSUMER) {
             ConsumerGroupConfig config = new ConsumerGroupConfig(settings.groupId(), c.groupInstanceId().orElse(null),
                     c.clientRack(), c.groupRemoteAssignor().orElse(null), c.maxPollIntervalMs(), c.retryBackoffMs(),
-                    c.retryBackoffMaxMs(), c.requestTimeoutMs());
+                    c.retryBackoffMaxMs(), c.requestTimeoutMs(), c.sessionTimeoutMs());
             member = new ConsumerGroupMember(config, resources.connections(), resources.metadata(),
                     resources.coordinator(), loop, handler);
         } else {

@@ -19,6 +19,7 @@ import java.util.UUID;
  * threads never see half an update.
  */
 public final class Cluster {
+    private static final UUID ZERO_ID = new UUID(0, 0);
     public static final Cluster EMPTY = new Cluster(null, Map.of(), Map.of(), 0L);
 
     private final String clusterId;
@@ -37,7 +38,13 @@ public final class Cluster {
         this.createdNanos = createdNanos;
     }
 
-    /** Builds a snapshot from a Metadata response; {@code previous} fills topics the response did not list. */
+    /**
+     * Builds a snapshot from a Metadata response; {@code previous} fills topics the response did not list (with
+     * {@code mergeWithPrevious}). A partition whose leader epoch went down since {@code previous} (same topic id) keeps
+     * its previous leader and epoch: the answer came from a broker whose metadata lags, and following it would move
+     * the partition back to a former leader (which answers FENCED_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER), as the
+     * official client also ignores it (KIP-320). An answer without epoch (-1) is taken as it is.
+     */
     public static Cluster from(MetadataResponse response, Cluster previous, boolean mergeWithPrevious, long nowNanos) {
         Map<Integer, Node> nodes = new HashMap<>();
         for (MetadataResponseBroker b : response.brokers()) {
@@ -48,8 +55,15 @@ public final class Cluster {
             List<PartitionInfo> partitions = new ArrayList<>();
             List<MetadataResponsePartition> sorted = new ArrayList<>(t.partitions());
             sorted.sort(Comparator.comparingInt(MetadataResponsePartition::partitionIndex));
+            TopicInfo before = previous == null ? null : previous.topics.get(t.name());
+            boolean sameTopic = before != null && t.topicId() != null && !ZERO_ID.equals(t.topicId())
+                    && t.topicId().equals(before.topicId());
             for (MetadataResponsePartition p : sorted) {
-                partitions.add(new PartitionInfo(t.name(), p.partitionIndex(), p.leaderId(), p.leaderEpoch(), p.errorCode()));
+                PartitionInfo fresh = new PartitionInfo(t.name(), p.partitionIndex(), p.leaderId(), p.leaderEpoch(),
+                        p.errorCode(), p.replicaNodes());
+                PartitionInfo known = sameTopic ? before.partition(p.partitionIndex()) : null;
+                partitions.add(known != null && fresh.leaderEpoch() >= 0 && fresh.leaderEpoch() < known.leaderEpoch()
+                        ? known : fresh);
             }
             topics.put(t.name(), new TopicInfo(t.name(), t.topicId(), t.errorCode(), t.isInternal(),
                     Collections.unmodifiableList(partitions)));

@@ -89,6 +89,10 @@ class OffsetCommitterTest {
         /** The {@code fresh} flag of each topic id lookup. */
         final List<Boolean> idLookups = new ArrayList<>();
         final List<OffsetFetchRequest> fetches = new ArrayList<>();
+        /** What OffsetFetch carries as member (KIP-848); NONE for classic members. */
+        volatile MemberIdentity fetchIdentity = MemberIdentity.NONE;
+        /** Group-level error of each OffsetFetch answer, in order; past the end none. */
+        final List<Errors> fetchErrors = new ArrayList<>();
 
         @Override
         public Mono<Map<String, UUID>> topicIds(Collection<String> topics, boolean fresh) {
@@ -118,8 +122,9 @@ class OffsetCommitterTest {
         public <R> Mono<R> exchange(ApiRequest<R> request) {
             return Mono.fromSupplier(() -> {
                 if (request instanceof OffsetFetchRequest fetch) {
+                    int n = fetches.size();
                     fetches.add(fetch);
-                    return (R) answer(fetch);
+                    return (R) answer(fetch, n < fetchErrors.size() ? fetchErrors.get(n) : Errors.NONE);
                 }
                 OffsetCommitRequest commit = (OffsetCommitRequest) request;
                 int n = sent.size();
@@ -138,7 +143,11 @@ class OffsetCommitterTest {
         }
 
         /** Offset 42 for every partition asked, topics by id (v10, as a Kafka 4.2+ broker answers). */
-        private OffsetFetchResponse answer(OffsetFetchRequest fetch) {
+        private OffsetFetchResponse answer(OffsetFetchRequest fetch, Errors error) {
+            if (error != Errors.NONE) {
+                return new OffsetFetchResponse(0, null, (short) 0,
+                        List.of(new OffsetFetchResponseGroup("g", List.of(), error.code())));
+            }
             List<OffsetFetchResponseTopics> topics = new ArrayList<>();
             fetch.groups().get(0).topics().forEach(t -> topics.add(new OffsetFetchResponseTopics("", t.topicId(),
                     t.partitionIndexes().stream().map(p -> new OffsetFetchResponsePartitions(p, 42L, 7, "m", (short) 0))
@@ -155,6 +164,11 @@ class OffsetCommitterTest {
         @Override
         public MemberIdentity identity() {
             return identity;
+        }
+
+        @Override
+        public MemberIdentity offsetFetchIdentity() {
+            return fetchIdentity;
         }
 
         @Override
@@ -262,6 +276,33 @@ class OffsetCommitterTest {
         assertThat(sent.maxVersion()).isEqualTo((short) 10);
         assertThat(read.get()).containsOnlyKeys(P0, P1);
         assertThat(read.get().get(P1)).isEqualTo(new CommitOffset(42L, 7, "m"));
+    }
+
+    @Test
+    void aClassicMemberReadsCommittedOffsetsWithoutMemberIdOrEpoch() {
+        committer.fetch(Set.of(P0), TIMEOUT).subscribe();
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.fetches.get(0).groups().get(0).memberId()).isNull();
+        assertThat(group.fetches.get(0).groups().get(0).memberEpoch()).isEqualTo(-1);
+    }
+
+    @Test
+    void aConsumerProtocolMemberReadsCommittedOffsetsWithItsIdAndEpochAndRetriesAStaleEpochWithTheNewOne() {
+        group.fetchIdentity = new MemberIdentity(5, "m-848", null);
+        group.fetchErrors.add(Errors.STALE_MEMBER_EPOCH);
+        AtomicReference<Map<TopicPartition, CommitOffset>> read = new AtomicReference<>();
+        committer.fetch(Set.of(P0), TIMEOUT).subscribe(read::set);
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.fetches).hasSize(1);
+        assertThat(group.fetches.get(0).groups().get(0).memberId()).isEqualTo("m-848");
+        assertThat(group.fetches.get(0).groups().get(0).memberEpoch()).isEqualTo(5);
+        assertThat(group.fetches.get(0).maxVersion()).as("member fields need v9+").isGreaterThanOrEqualTo((short) 9);
+
+        group.fetchIdentity = new MemberIdentity(6, "m-848", null); // the epoch moved on meanwhile
+        time.advanceTimeBy(Duration.ofSeconds(1));
+        assertThat(group.fetches).hasSize(2);
+        assertThat(group.fetches.get(1).groups().get(0).memberEpoch()).isEqualTo(6);
+        assertThat(read.get()).containsOnlyKeys(P0);
     }
 
     @Test

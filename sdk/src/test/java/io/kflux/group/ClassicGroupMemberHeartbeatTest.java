@@ -242,7 +242,8 @@ class ClassicGroupMemberHeartbeatTest {
         assertThat(h.state()).isEqualTo(MemberState.STABLE);
         h.advance(3_000);
         List<HeartbeatRequest> onNew = h.channel().sent(HeartbeatRequest.class);
-        assertThat(onNew).singleElement().satisfies(r -> assertThat(r.generationId()).isEqualTo(4));
+        // one at once (the session must be confirmed while time is left of it), one an interval later
+        assertThat(onNew).hasSize(2).allSatisfy(r -> assertThat(r.generationId()).isEqualTo(4));
         assertThat(h.channel().sent(JoinGroupRequest.class)).isEmpty();
         assertThat(h.listener.kinds()).containsExactly("assigned");
     }
@@ -271,7 +272,7 @@ class ClassicGroupMemberHeartbeatTest {
     }
 
     @Test
-    void noHeartbeatAnswerWithinTheSessionTimeoutRediscovers() {
+    void noHeartbeatAnswerWithinTheSessionTimeoutLosesThePartitionsAndJoinsAnew() {
         h = MemberHarness.eager();
         h.startAndDiscover("t");
         h.joinAsFollower(4, "range", tp("t", 0));
@@ -280,9 +281,51 @@ class ClassicGroupMemberHeartbeatTest {
         assertThat(h.state()).isEqualTo(MemberState.STABLE);
         assertThat(heartbeats()).isEqualTo(1); // one in flight at a time
         h.advance(2);
-        assertThat(h.state()).isEqualTo(MemberState.REDISCOVERING_COORDINATOR);
-        assertThat(h.member.assignment()).containsExactly(tp("t", 0));
+        // issue #15: the coordinator has removed the member by now; it must not go on emitting its partitions
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
+        assertThat(h.member.assignment()).isEmpty();
+        assertThat(h.member.generationId()).isEqualTo(-1);
+        assertThat(h.member.memberId()).isEmpty();
+        assertThat(h.state()).isEqualTo(MemberState.DISCOVERING_COORDINATOR);
         assertThat(h.io.findCount).isEqualTo(2);
+
+        h.io.heartbeatAnswer = r -> hb(Errors.NONE);
+        h.io.answerFind(1);
+        JoinGroupRequest join = h.takeJoin().request(JoinGroupRequest.class);
+        assertThat(join.memberId()).isEmpty();
+        assertThat(join.reason()).isEqualTo("the session expired");
+        assertThat(MemberHarness.subscriptionOf(join, 0).ownedPartitions()).isEmpty();
+    }
+
+    @Test
+    void theSessionExpiresWhileTheCoordinatorCannotBeFound() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.advance(3_000); // answered: the session is confirmed at 3 s
+        h.channel().drop();
+        assertThat(h.state()).isEqualTo(MemberState.REDISCOVERING_COORDINATOR);
+        h.advance(9_999); // FindCoordinator gets no answer
+        assertThat(h.member.assignment()).containsExactly(tp("t", 0));
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        h.advance(1);
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
+        assertThat(h.member.assignment()).isEmpty();
+        assertThat(h.state()).isEqualTo(MemberState.DISCOVERING_COORDINATOR);
+    }
+
+    @Test
+    void aCoordinatorFoundAgainWithinTheSessionKeepsThePartitions() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.channel().drop();
+        h.advance(8_000);
+        h.io.answerFind(2);
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        h.advance(30_000); // heartbeats answered by the new coordinator confirm the session
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        assertThat(h.member.generationId()).isEqualTo(4);
     }
 
     @Test

@@ -48,7 +48,7 @@ class ConsumerGroupMemberTest {
         u = io.cluster.topic("u").topicId();
         CoordinatorManager coordinators = new CoordinatorManager("g", io, time, 100, 1_000);
         member = new ConsumerGroupMember(new ConsumerGroupConfig("g", instanceId, "rack-a", "uniform", 60_000, 100,
-                1_000, 30_000), io, coordinators, loop, listener, time);
+                1_000, 30_000, 45_000), io, coordinators, loop, listener, time);
     }
 
     @AfterEach
@@ -280,6 +280,45 @@ class ConsumerGroupMemberTest {
         assertThat(owned(again)).containsKey(t);
         assertThat(listener.kinds()).containsExactly("assigned");
         assertThat(member.state()).isEqualTo(ConsumerMemberState.STABLE);
+    }
+
+    @Test
+    void noHeartbeatAnswerForTheSessionTimeoutLosesThePartitionsAndJoinsAgainAtEpochZero() {
+        create(null);
+        joinStable(Map.of(t, List.of(0))); // the last answer at 0 confirms the session
+        time.advanceTimeBy(Duration.ofMillis(1_000));
+        Pending<?> unanswered = takeHeartbeat(); // the coordinator goes silent
+        time.advanceTimeBy(Duration.ofMillis(43_999));
+        assertThat(listener.kinds()).containsExactly("assigned");
+        assertThat(member.assignment()).containsExactly(tp("t", 0));
+        time.advanceTimeBy(Duration.ofMillis(1));
+        // issue #15: the broker fenced the member by now; it must not go on emitting its partitions
+        assertThat(listener.kinds()).containsExactly("assigned", "lost");
+        assertThat(member.assignment()).isEmpty();
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.JOINING);
+        assertThat(io.finds).as("the coordinator is looked up afresh").hasSize(1);
+        io.answerFind(2);
+        ConsumerGroupHeartbeatRequest rejoin = heartbeat(takeHeartbeat());
+        assertThat(rejoin.memberEpoch()).isZero();
+        assertThat(rejoin.topicPartitions()).isEmpty();
+        unanswered.answer(answer(1, null)); // a late answer from the old session decides nothing
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.JOINING);
+    }
+
+    @Test
+    void aCoordinatorThatCannotBeFoundEndsTheSessionAtItsTimeout() {
+        create(null);
+        joinStable(Map.of(t, List.of(0)));
+        time.advanceTimeBy(Duration.ofMillis(1_000));
+        takeHeartbeat().answer(answer(1, null)); // confirmed at 1 s
+        time.advanceTimeBy(Duration.ofMillis(1_000));
+        takeHeartbeat(); // at 2 s the connection breaks
+        io.channel().drop();
+        time.advanceTimeBy(Duration.ofMillis(43_999));
+        assertThat(listener.kinds()).containsExactly("assigned");
+        time.advanceTimeBy(Duration.ofMillis(1));
+        assertThat(listener.kinds()).containsExactly("assigned", "lost");
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.JOINING);
     }
 
     @Test

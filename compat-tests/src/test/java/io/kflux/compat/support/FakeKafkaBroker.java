@@ -159,6 +159,8 @@ public final class FakeKafkaBroker implements AutoCloseable {
     public volatile boolean holdApiVersions;
     /** Metadata requests received. */
     public final AtomicInteger metadataRequests = new AtomicInteger();
+    /** The leader epoch Metadata answers, by the answer's number (1 for the first); 0 unless set. */
+    public volatile java.util.function.IntUnaryOperator metadataLeaderEpoch = n -> 0;
     private final DisposableServer server;
 
     public FakeKafkaBroker() {
@@ -256,7 +258,7 @@ public final class FakeKafkaBroker implements AutoCloseable {
             }
             case METADATA -> {
                 MetadataRequest request = (MetadataRequest) body;
-                metadataRequests.incrementAndGet();
+                int leaderEpoch = metadataLeaderEpoch.applyAsInt(metadataRequests.incrementAndGet());
                 List<MetadataResponseTopic> out = new ArrayList<>();
                 List<String> names = new ArrayList<>();
                 if (request.topics() == null) {
@@ -273,7 +275,7 @@ public final class FakeKafkaBroker implements AutoCloseable {
                     }
                     List<MetadataResponsePartition> partitions = new ArrayList<>();
                     for (int p = 0; p < n; p++) {
-                        partitions.add(new MetadataResponsePartition((short) 0, p, NODE_ID, 0, List.of(NODE_ID),
+                        partitions.add(new MetadataResponsePartition((short) 0, p, NODE_ID, leaderEpoch, List.of(NODE_ID),
                                 List.of(NODE_ID), List.of()));
                     }
                     out.add(new MetadataResponseTopic((short) 0, name, topicIds.get(name), false, partitions,
@@ -324,7 +326,9 @@ public final class FakeKafkaBroker implements AutoCloseable {
         frame.writeInt(content.readableBytes());
         frame.writeBytes(content);
         content.release();
-        ctx.writeAndFlush(frame);
+        // Through the event loop's queue, as Fetch answers are written: an answer given at once never overtakes an
+        // earlier request's answer on the connection (a broker answers in request order).
+        ctx.executor().execute(() -> ctx.writeAndFlush(frame));
     }
 
     private static void skipTaggedFields(ByteBuf buf) {

@@ -1,5 +1,6 @@
 package io.kflux.compat.support;
 
+import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -56,6 +57,34 @@ public final class FaultProxy implements AutoCloseable {
         this.server = bind(0);
         this.port = server.getLocalPort();
         startAcceptor(server);
+    }
+
+    /**
+     * A proxy in front of a free loopback port, where {@link #brokerBehind()} puts a broker listener.
+     */
+    public static FaultProxy onFreePort() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        return new FaultProxy(port);
+    }
+
+    /**
+     * A one-node broker (the tests' broker version) with a FAULTY listener on this proxy's target port, advertised as
+     * this proxy: clients that bootstrap from {@link #address()} go through the proxy on every connection, clients
+     * that bootstrap from the cluster's own {@code bootstrapServers()} (PLAINTEXT) never do. Add properties, then
+     * {@code start()}.
+     */
+    public EmbeddedKafkaCluster.Builder brokerBehind() {
+        return EmbeddedKafkaCluster.builder()
+                .classpath(BrokerVersion.current().classpath())
+                .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+                .brokerProperty("listeners", "PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort},"
+                        + "FAULTY://127.0.0.1:" + target.getPort())
+                .brokerProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:${port},FAULTY://" + address())
+                .brokerProperty("listener.security.protocol.map",
+                        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,FAULTY:PLAINTEXT");
     }
 
     /** @return the port clients connect to */

@@ -94,6 +94,27 @@ public final class GroupKit {
                 : props(bootstrap, groupId, assignor, extra);
     }
 
+    /** The value of a test parameter that stands for {@code group.protocol=consumer} next to classic assignor names. */
+    public static final String CONSUMER_PROTOCOL = "consumer";
+
+    /**
+     * For tests parameterized by classic assignor names plus {@link #CONSUMER_PROTOCOL} (issue #12): {@code props}
+     * as the test built them for the classic protocol with {@code variant} as assignor, or, for
+     * {@link #CONSUMER_PROTOCOL}, the same with {@code group.protocol=consumer} and without what that protocol refuses
+     * ({@code partition.assignment.strategy}, {@code heartbeat.interval.ms}: the broker decides). A modifiable copy.
+     */
+    public static Map<String, Object> forVariant(String variant, Map<String, Object> props) {
+        Map<String, Object> out = new HashMap<>(props);
+        if (variant.equals(CONSUMER_PROTOCOL)) {
+            out.put("group.protocol", "consumer");
+            out.remove("partition.assignment.strategy");
+            out.remove("heartbeat.interval.ms");
+        } else {
+            out.put("partition.assignment.strategy", variant);
+        }
+        return out;
+    }
+
     /**
      * Waits until {@code active} split the {@code partitions} partitions of {@code topic} evenly and keep doing so for
      * {@code hold} (30 s at most), and prints how long that took.

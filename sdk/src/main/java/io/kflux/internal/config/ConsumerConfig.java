@@ -105,7 +105,9 @@ public final class ConsumerConfig {
         }
         this.enableAutoCommit = groupId != null && autoCommit;
         if (groupProtocol == GroupProtocol.CONSUMER) {
-            for (String k : List.of(PARTITION_ASSIGNMENT_STRATEGY, SESSION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS)) {
+            // session.timeout.ms stays allowed: KIP-848 does not tell the client the broker's session timeout, and the
+            // member needs it to know when its partitions are lost without a word from the coordinator (issue #15).
+            for (String k : List.of(PARTITION_ASSIGNMENT_STRATEGY, HEARTBEAT_INTERVAL_MS)) {
                 if (p.explicit().contains(k)) {
                     throw new ConfigException(k, originals.get(k),
                                               "not to be set when group.protocol=consumer: the broker controls it (KIP-848)");
@@ -397,7 +399,9 @@ public final class ConsumerConfig {
     }
 
     /**
-     * {@code session.timeout.ms} (classic protocol).
+     * {@code session.timeout.ms}: sent in JoinGroup (classic protocol); under both protocols how long the member goes
+     * without an answer from its coordinator before it treats its partitions as lost (with {@code group.protocol=consumer}
+     * the broker's group session timeout, which KIP-848 does not send to the client).
      *
      * @return ms, {@code >= 1}, greater than {@link #heartbeatIntervalMs()} when a group is used
      */

@@ -194,7 +194,11 @@ public final class ConsumerConfigDef {
         h(d, GROUP_REMOTE_ASSIGNOR, ConfigType.STRING, null, null,
           "With group.protocol=consumer, the name of the broker-side assignor to use; null lets the broker choose.");
         h(d, SESSION_TIMEOUT_MS, ConfigType.INT, 45000, Validator.atLeast(1),
-          "Classic protocol: the coordinator removes the member after this many ms without a heartbeat.");
+          "Classic protocol: the coordinator removes the member after this many ms without a heartbeat. Both protocols: "
+          + "after this many ms without an answer from the coordinator the member treats its partitions as lost "
+          + "(stops emitting and fetching them) and joins again; with group.protocol=consumer set it to the broker's "
+          + "group.consumer.session.timeout.ms (or the group's consumer.session.timeout.ms), which KIP-848 does not "
+          + "send to the client.");
         h(d, HEARTBEAT_INTERVAL_MS, ConfigType.INT, 3000, Validator.atLeast(1),
           "Classic protocol: time between heartbeats, in ms; must be below session.timeout.ms.");
         h(d, MAX_POLL_INTERVAL_MS, ConfigType.INT, 300000, Validator.atLeast(1),

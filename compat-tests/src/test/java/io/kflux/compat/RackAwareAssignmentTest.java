@@ -1,0 +1,60 @@
+package io.kflux.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.TopicPartition;
+import io.kflux.compat.support.GroupKit;
+import io.kflux.compat.support.GroupKit.KfluxMember;
+import io.kflux.compat.support.KafkaCluster;
+import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.junit.jupiter.api.Test;
+
+/**
+ * KIP-881 under the classic protocol: each member's subscription carries its {@code client.rack}, the leader reads
+ * the racks of every partition's replicas from metadata ({@code broker.rack}) and the range assignor gives each
+ * member, within its share, partitions with a replica in its rack. Three nodes in three racks, a topic with one
+ * replica per partition (two partitions per node), three kflux members, one per rack: every member owns exactly the
+ * partitions stored in its rack. (Rack-blind range order would give member i partitions 2i and 2i+1, which the
+ * broker's replica placement does not put on one node.)
+ */
+@KafkaCluster(nodes = 3, brokerProperties = {"broker.rack=rack-${nodeId}"})
+class RackAwareAssignmentTest {
+    private static final int PARTITIONS = 6;
+
+    @Test
+    void theRangeAssignorGivesEachMemberThePartitionsInItsRack(EmbeddedKafkaCluster kafka) throws Exception {
+        String topic = "rack-aware";
+        String group = topic + "-group";
+        kafka.createTopic(topic, PARTITIONS, 1);
+        TopicDescription described = kafka.admin().describeTopics(List.of(topic)).allTopicNames()
+                .get(10, TimeUnit.SECONDS).get(topic);
+        Map<TopicPartition, String> rackOf = new HashMap<>();
+        described.partitions().forEach(p -> rackOf.put(new TopicPartition(topic, p.partition()),
+                p.replicas().get(0).rack()));
+        assertThat(rackOf.values()).as("replica racks").containsOnly("rack-1", "rack-2", "rack-3");
+
+        List<KfluxMember> members = new ArrayList<>();
+        try {
+            for (int node = 1; node <= 3; node++) {
+                String rack = "rack-" + node;
+                members.add(new KfluxMember(rack, GroupKit.consumer(GroupKit.props(kafka.bootstrapServers(), group,
+                        "range", "client.id", "member-" + rack, "client.rack", rack), topic, null)).start());
+            }
+            GroupKit.awaitBalanced("rack-aware", topic, PARTITIONS, members, Duration.ofSeconds(2));
+            for (KfluxMember m : members) {
+                assertThat(m.assignment()).as(m.name() + "'s partitions").hasSize(2)
+                        .allSatisfy(tp -> assertThat(rackOf.get(tp)).as("rack of " + tp).isEqualTo(m.name()));
+                assertThat(m.error()).isNull();
+            }
+        } finally {
+            members.forEach(KfluxMember::stop);
+        }
+    }
+}
