@@ -2,6 +2,7 @@ package io.kflux.compat;
 
 import static io.kflux.compat.CloseRaceTest.assertNoLeaks;
 import static io.kflux.compat.CloseRaceTest.awaitTrue;
+import static io.kflux.compat.CloseRaceTest.allKfluxThreads;
 import static io.kflux.compat.CloseRaceTest.kfluxThreads;
 import static io.kflux.compat.SecuredCloseRaceTest.clientSockets;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,6 +74,7 @@ class ScaleTest {
         kafka.createTopic(topic, partitions, 1);
         int port = Integer.parseInt(kafka.bootstrapServers().split(",")[0].split(":")[1]);
         int socketsBefore = clientSockets(port); // the cluster helper's admin client
+        int otherThreadsBefore = kfluxThreads();
         Map<String, Object> props = GroupKit.props(kafka.bootstrapServers(), "scale-churn", "cooperative-sticky",
                 "auto.offset.reset", "earliest", "auto.commit.interval.ms", "500");
         Random random = new Random(7);
@@ -84,14 +86,14 @@ class ScaleTest {
             running.add(first);
             all.add(first);
             GroupKit.await("the first member is assigned", Duration.ofSeconds(30), () -> !first.assignment().isEmpty());
-            int threadsWithOne = kfluxThreads();
+            int threadsWithOne = allKfluxThreads();
             for (int i = 1; i < 20; i++) {
                 KfluxMember m = new KfluxMember("m" + i, GroupKit.consumer(props, topic, null)).start();
                 running.add(m);
                 all.add(m);
             }
             GroupKit.awaitBalanced("20 members", topic, partitions, running, Duration.ofSeconds(2));
-            int threadsWithTwenty = kfluxThreads();
+            int threadsWithTwenty = allKfluxThreads();
             for (int cycle = 0; cycle < 4; cycle++) {
                 for (int k = 0; k < 4; k++) {
                     running.remove(random.nextInt(running.size())).stop();
@@ -115,7 +117,8 @@ class ScaleTest {
             for (KfluxMember m : all) {
                 m.consumer.close(Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
             }
-            assertThat(kfluxThreads()).as("kflux threads after every consumer closed").isLessThanOrEqualTo(threadsWithOne);
+            assertThat(allKfluxThreads()).as("kflux threads after every consumer closed").isLessThanOrEqualTo(threadsWithTwenty);
+            assertThat(kfluxThreads()).as("kflux threads but its I/O loops, after every consumer closed").isLessThanOrEqualTo(otherThreadsBefore);
             assertNoLeaks(leaks);
         }
         // the producer closed with the try block: what is left is what was there before
