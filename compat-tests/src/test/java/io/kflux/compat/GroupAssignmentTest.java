@@ -21,12 +21,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * complete and balanced, and in the end every produced record was consumed by some member.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+        "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
+        "group.consumer.min.session.timeout.ms=10000"})
 class GroupAssignmentTest {
     private static final int PARTITIONS = 6;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"range", "roundrobin", "sticky", "cooperative-sticky"})
+    @ValueSource(strings = {"range", "roundrobin", "sticky", "cooperative-sticky", GroupKit.CONSUMER_PROTOCOL})
     void membersJoinAndLeaveWhileConsumingWithoutLosingRecords(String assignor, EmbeddedKafkaCluster kafka) {
         String topic = "ga-" + assignor;
         String group = "ga-group-" + assignor;
@@ -37,7 +39,8 @@ class GroupAssignmentTest {
         try (BackgroundProducer producer = new BackgroundProducer(kafka.bootstrapServers(), topic, 1000)) {
             for (int i = 1; i <= 5; i++) {
                 KfluxMember m = new KfluxMember("m" + i, GroupKit.consumer(
-                        GroupKit.props(kafka.bootstrapServers(), group, assignor, "client.id", "m" + i), topic, null));
+                        GroupKit.forVariant(assignor, GroupKit.props(kafka.bootstrapServers(), group, assignor,
+                                "client.id", "m" + i)), topic, null));
                 all.add(m);
                 active.add(m.start());
                 awaitBalanced(assignor, topic, active);

@@ -3,6 +3,7 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.TopicPartition;
+import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.GroupMember;
 import io.kflux.compat.support.GroupMember.Blocking;
@@ -30,7 +31,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * shorter than {@code max.poll.interval.ms} costs nothing, however many session timeouts it lasts; a stall past
  * it makes the member leave (its partitions go to the others) and rejoin once demand returns.
  */
-@KafkaCluster(nodes = 1)
+@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+        "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
+        "group.consumer.min.session.timeout.ms=10000"})
 class GroupLivenessTest {
 
     private static final int PARTITIONS = 4;
@@ -109,15 +112,14 @@ class GroupLivenessTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"range", "cooperative-sticky"})
+    @ValueSource(strings = {"range", "cooperative-sticky", GroupKit.CONSUMER_PROTOCOL})
     void aStallPastMaxPollIntervalHandsThePartitionsOverUntilDemandReturns(String assignor, EmbeddedKafkaCluster kafka)
             throws Exception {
         String topic = "liveness-expiry-" + assignor;
         String group = topic + "-group";
         kafka.createTopic(topic, PARTITIONS, 1);
         int maxPollIntervalMs = 8_000;
-        Map<String, Object> props = props(kafka, group, maxPollIntervalMs);
-        props.put("partition.assignment.strategy", assignor);
+        Map<String, Object> props = GroupKit.forVariant(assignor, props(kafka, group, maxPollIntervalMs));
         try (ContinuousProducer producer = new ContinuousProducer(kafka.bootstrapServers(), topic, PARTITIONS, 200, "v");
              GroupMember slow = new GroupMember("slow", props, topic, Blocking.STOP_REQUESTING).start();
              GroupMember other = new GroupMember("other", props, topic, Blocking.STOP_REQUESTING).start()) {

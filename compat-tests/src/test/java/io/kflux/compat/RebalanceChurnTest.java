@@ -29,7 +29,9 @@ import reactor.core.Disposable;
  * milliseconds, so partitions move (and often come back to the same member in the next generation) while
  * fetches, commits and revocations overlap. Every produced record must be emitted by some member.
  */
-@KafkaCluster(nodes = 1)
+@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+        "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
+        "group.consumer.min.session.timeout.ms=10000"})
 class RebalanceChurnTest {
     private static final int PARTITIONS = 6;
     private static final int ROUNDS = Integer.getInteger("kflux.churn.rounds", 24);
@@ -45,8 +47,8 @@ class RebalanceChurnTest {
 
         Member(String name, EmbeddedKafkaCluster kafka, String group, String topic, String assignor) {
             this.name = name;
-            Map<String, Object> props = GroupKit.props(kafka.bootstrapServers(), group, assignor, "client.id", name,
-                    "auto.commit.interval.ms", 100);
+            Map<String, Object> props = GroupKit.forVariant(assignor, GroupKit.props(kafka.bootstrapServers(), group,
+                    assignor, "client.id", name, "auto.commit.interval.ms", 100));
             consumer = KafkaFluxConsumer.create(ConsumerOptions.create(props, Deserializers.string(),
                     Deserializers.string()).subscription(List.of(topic)));
         }
@@ -76,7 +78,7 @@ class RebalanceChurnTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"range", "cooperative-sticky"})
+    @ValueSource(strings = {"range", "cooperative-sticky", GroupKit.CONSUMER_PROTOCOL})
     void noRecordIsLostAcrossFastSuccessiveRebalances(String assignor, EmbeddedKafkaCluster kafka) {
         for (int i = 0; i < Integer.getInteger("kflux.churn.repeat", 1); i++) {
             churn(assignor, kafka, assignor + "-" + i);
