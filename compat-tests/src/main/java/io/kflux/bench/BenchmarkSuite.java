@@ -178,6 +178,7 @@ public final class BenchmarkSuite {
                     + " --bootstrap-servers pass --cpu-modes spare");
         }
         SuiteTables tables = new SuiteTables(s.clients());
+        String allCpus = CpuPinning.allCpus(); // read before anything is pinned
         try {
             if (servers == null) {
                 System.out.println("starting a 1-node embedded Kafka broker...");
@@ -187,7 +188,7 @@ public final class BenchmarkSuite {
             for (String mode : s.cpuModes()) {
                 boolean oneCore = mode.equals("one-core");
                 if (kafka != null) {
-                    CpuPinning.pinSelfAndChildren(oneCore ? s.brokerCpu() : CpuPinning.allCpus());
+                    CpuPinning.pinSelfAndChildren(oneCore ? s.brokerCpu() : allCpus);
                 }
                 Runner runner = new Runner(jvmArgs, oneCore ? s.contenderCpu() : null);
                 for (String name : s.cases()) {
@@ -202,7 +203,7 @@ public final class BenchmarkSuite {
                 }
             }
             if (kafka != null) {
-                CpuPinning.pinSelfAndChildren(CpuPinning.allCpus());
+                CpuPinning.pinSelfAndChildren(allCpus);
             }
             Runner runner = new Runner(jvmArgs, null);
             if (s.cases().contains("e2e")) {
@@ -262,12 +263,12 @@ public final class BenchmarkSuite {
                 Result r = runner.run(client, round, args);
                 results.computeIfAbsent(client, k -> new ArrayList<>()).add(r);
                 System.out.printf("  case %s %s round %d %-15s %5.2f M records/s (steady %5.2f M) %6.0f ns CPU/record"
-                                + " %,7.0f B/record, window %.1f s (%d passes), set-up %.2f s, max gap %4d ms before"
-                                + " record %,d, %d stalls, GC %d ms, load %s%n",
+                                + " %,7.0f B/record, window %.1f s (%d+ passes), set-up %.2f s, max gap %4d ms before"
+                                + " record %,d, %d stalls, %d discarded after seeks, GC %d ms, load %s%n",
                         c.name(), mode, round, client, r.recordsPerSecond() / 1e6, r.steadyRecordsPerSecond() / 1e6,
                         r.cpuNanosPerRecord(), r.allocatedPerRecord(), r.get("nanos") / 1e9, r.get("passes"),
                         r.get("setupNanos") / 1e9, r.get("maxGapNanos") / 1_000_000, r.get("maxGapAt") + 1,
-                        r.get("stalls"), r.get("gcMillis"), r.fields().get("load"));
+                        r.get("stalls"), r.get("discarded"), r.get("gcMillis"), r.fields().get("load"));
                 if (!client.equals("raw")) {
                     // raw decodes no record, so it has no checksum; its offsets and counts are still checked
                     if (checksum == null) {

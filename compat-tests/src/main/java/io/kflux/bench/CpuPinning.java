@@ -19,9 +19,15 @@ final class CpuPinning {
         return List.of("taskset", "-c", cpus);
     }
 
-    /** Every CPU of the machine as a taskset list. */
+    /**
+     * The CPUs this JVM could use when the class was loaded (before any pinning: once pinned, the JVM sees only
+     * the CPU it was pinned to), as a taskset list.
+     */
+    private static final String ALL_CPUS = "0-" + (Runtime.getRuntime().availableProcessors() - 1);
+
+    /** Every CPU the suite had before it pinned anything, as a taskset list. */
     static String allCpus() {
-        return "0-" + (Runtime.getRuntime().availableProcessors() - 1);
+        return ALL_CPUS;
     }
 
     /**

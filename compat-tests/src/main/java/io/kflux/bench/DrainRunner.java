@@ -148,9 +148,13 @@ public final class DrainRunner {
         try (KafkaConsumer<byte[], byte[]> consumer = official(spec, "earliest")) {
             while (!tally.complete() && System.nanoTime() < deadline) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
-                for (ConsumerRecord<byte[], byte[]> r : records) {
-                    if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
-                        consumer.seek(new org.apache.kafka.common.TopicPartition(spec.topic(), r.partition()), 0);
+                for (org.apache.kafka.common.TopicPartition tp : records.partitions()) {
+                    for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+                        if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
+                            // the rest of this poll's records of the partition come before the seek
+                            consumer.seek(tp, 0);
+                            break;
+                        }
                     }
                 }
             }

@@ -14,9 +14,9 @@ import java.util.Map;
  * on its own kafka-clients. JDK only, because it is loaded next to both kafka-clients 3.9 and 4.x.
  *
  * <p>Throughput ({@code --mode drain}): {@code --warmup} unmeasured drains of one pass over the topic, then one
- * measured drain, each with a new consumer reading from offset 0. The measured drain reads the topic as many
- * times as it takes to last {@code --window-seconds} (estimated from the last warm-up drain, or {@code --passes}),
- * seeking each partition back to 0 at its end, so that the window is steady consumption and long enough for
+ * measured drain, each with a new consumer reading from offset 0. The measured drain reads the topic again and
+ * again until {@code --window-seconds} have passed since its first record (or {@code --passes} times), after a
+ * staggered lead-in, seeking each partition back to 0 at its end, so that the window is steady consumption and long enough for
  * process CPU time to mean something; see {@link Tally} for what each record is checked against. End-to-end latency ({@code --mode e2e}): one consumer
  * follows the topic from its end while the suite produces at a fixed rate; latencies are taken from the
  * producer's send time written into the first 8 bytes of each value (epoch microseconds).
@@ -87,21 +87,21 @@ public final class DrainHarness {
 
     private static String drain(Spec spec, Drainer drainer) throws Exception {
         long warmupNanos = 0;
-        long lastWindow = 0;
         for (int i = 0; i < spec.warmup(); i++) {
-            Tally t = new Tally(spec.client(), spec.partitions(), spec.endOffset(), 1, false);
+            Tally t = new Tally(spec.client(), spec.partitions(), spec.endOffset(), 1, 0, false, false);
             long start = System.nanoTime();
             t.created();
             drainer.drain(spec, t);
             t.verify();
             warmupNanos += System.nanoTime() - start;
-            lastWindow = t.windowNanos();
         }
-        int passes = spec.passes() > 0 ? spec.passes()
-                : lastWindow <= 0 ? 1 : (int) Math.max(1, Math.ceil(spec.windowSeconds() * 1e9 / lastWindow));
         System.gc();
         Thread.sleep(200);
-        Tally tally = new Tally(spec.client(), spec.partitions(), spec.endOffset(), passes, true);
+        // --passes N: exactly N passes; otherwise passes until the window is over
+        Tally tally = spec.passes() > 0
+                ? new Tally(spec.client(), spec.partitions(), spec.endOffset(), spec.passes(), 0, true, true)
+                : new Tally(spec.client(), spec.partitions(), spec.endOffset(), Integer.MAX_VALUE,
+                        (long) (spec.windowSeconds() * 1e9), true, true);
         long gcBefore = gcMillis();
         tally.created();
         drainer.drain(spec, tally);
@@ -109,11 +109,11 @@ public final class DrainHarness {
         long gc = gcMillis() - gcBefore;
         return String.format("client=%s mode=drain records=%d bytes=%d nanos=%d setupNanos=%d passes=%d"
                         + " checksum=%016x allocated=%d cpuNanos=%d cpuJit=%d cpuGc=%d maxGapNanos=%d maxGapAt=%d"
-                        + " stalls=%d stallNanos=%d gcMillis=%d warmupDrains=%d warmupNanos=%d load=%.2f",
+                        + " stalls=%d stallNanos=%d discarded=%d gcMillis=%d warmupDrains=%d warmupNanos=%d load=%.2f",
                 spec.client(), tally.records, tally.bytes, tally.windowNanos(), tally.startNanos - tally.createdNanos,
-                passes, checksum, tally.allocated, tally.cpuNanos, tally.cpuByGroup.getOrDefault("jit", -1L),
+                tally.passes(), checksum, tally.allocated, tally.cpuNanos, tally.cpuByGroup.getOrDefault("jit", -1L),
                 tally.cpuByGroup.getOrDefault("gc", -1L), tally.maxGap, tally.maxGapAt, tally.stalls,
-                tally.stallNanos, gc, spec.warmup(), warmupNanos, loadAverage());
+                tally.stallNanos, tally.discarded, gc, spec.warmup(), warmupNanos, loadAverage());
     }
 
     private static String follow(Spec spec, Follower follower) throws Exception {
