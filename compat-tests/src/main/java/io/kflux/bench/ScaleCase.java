@@ -54,7 +54,7 @@ final class ScaleCase {
                     results.computeIfAbsent(client, k -> new ArrayList<>()).add(r);
                     System.out.printf("  scale round %d %-9s %d consumers: %d threads (%d Java), heap after GC %.0f MB,"
                                     + " RSS %.0f MB, CPU %.1f %% of a core, %d sockets, %.0f records/s received by %d"
-                                    + " consumers, set-up %.1f s, load %s%n", round, client, r.get("consumers"),
+                                    + " consumers, creation %.1f s, load %s%n", round, client, r.get("consumers"),
                             r.get("threads"), r.get("javaThreads"), r.get("heapAfterGc") / 1048576.0,
                             r.get("rss") / 1048576.0, r.get("cpuNanos") * 100.0 / r.get("nanos"), r.get("sockets"),
                             r.recordsPerSecond(), r.get("consumersWithRecords"), r.get("setupNanos") / 1e9,

@@ -31,6 +31,8 @@ import reactor.core.publisher.Flux;
  * is used. After {@code --warmup-seconds} it measures, over {@code --measure-seconds}: records received, process CPU
  * time, then the OS threads, open sockets and RSS of the process, and the heap in use after full collections, with
  * every consumer still open. Each consumer's records must follow one another by offset (no gap, no duplicate).
+ * {@code setupNanos} is the time to create the consumers and subscribe (kflux) or to start their threads
+ * (official, whose consumers are created on those threads): not comparable, shown as "creation".
  */
 final class ScaleRunner {
 

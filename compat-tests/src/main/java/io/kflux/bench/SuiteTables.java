@@ -122,7 +122,7 @@ final class SuiteTables {
         }
         System.out.println();
         System.out.println("| scale contender | consumers | OS threads (Java) | heap after GC | RSS | CPU, % of a core"
-                + " | sockets | records/s received | set-up |");
+                + " | sockets | records/s received | creation |");
         System.out.println("|---|---|---|---|---|---|---|---|---|");
         for (String client : ScaleCase.CLIENTS) {
             List<Result> rs = scale.get(client);
