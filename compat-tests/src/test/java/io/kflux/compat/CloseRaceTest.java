@@ -129,7 +129,7 @@ class CloseRaceTest {
         assertNoLeaks();
     }
 
-    private static void assertClosesWithinTimeout(KafkaFluxConsumer<String, String> consumer) {
+    static void assertClosesWithinTimeout(KafkaFluxConsumer<String, String> consumer) {
         long start = System.nanoTime();
         consumer.close(CLOSE_TIMEOUT).block(CLOSE_TIMEOUT.plusSeconds(5));
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -137,7 +137,7 @@ class CloseRaceTest {
     }
 
     /** Threads kflux started (its event loop group and workers), by name. */
-    private static int kfluxThreads() {
+    static int kfluxThreads() {
         return (int) Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && t.getName().startsWith("kflux")).count();
     }
@@ -147,6 +147,10 @@ class CloseRaceTest {
      * after a GC: provoke both, then read the detector's log.
      */
     private void assertNoLeaks() throws InterruptedException {
+        assertNoLeaks(leaks);
+    }
+
+    static void assertNoLeaks(LogCapture leaks) throws InterruptedException {
         for (int i = 0; i < 5; i++) {
             System.gc();
             Thread.sleep(50);
@@ -160,7 +164,7 @@ class CloseRaceTest {
         assertThat(leaks.matching(m -> m.contains("LEAK"))).as("Netty leak reports").isEmpty();
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration within)
+    static void awaitTrue(java.util.function.BooleanSupplier condition, Duration within)
             throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
         while (!condition.getAsBoolean()) {

@@ -1,0 +1,126 @@
+package io.kflux.compat;
+
+import static io.kflux.compat.CloseRaceTest.assertClosesWithinTimeout;
+import static io.kflux.compat.CloseRaceTest.assertNoLeaks;
+import static io.kflux.compat.CloseRaceTest.awaitTrue;
+import static io.kflux.compat.CloseRaceTest.kfluxThreads;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.TopicPartition;
+import io.kflux.compat.support.Kflux;
+import io.kflux.compat.support.LogCapture;
+import io.kflux.compat.support.SecuredKafka;
+import io.kflux.compat.support.TestCertificates;
+import io.netty.util.ResourceLeakDetector;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.Disposable;
+
+/**
+ * Issue #15's last close race: a subscription disposed while its connections are in the TLS handshake or the SASL
+ * exchange (SCRAM-SHA-256 over TLS), against a real secured broker. The dispose point moves from "at once" to past
+ * the handshakes over the rounds. Each round must leave no client socket to the broker (read from
+ * {@code /proc/net/tcp*}), no kflux thread behind and no buffer unreleased (Netty's leak detector on PARANOID), and
+ * {@code close(timeout)} must complete within its timeout.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class SecuredCloseRaceTest {
+    private static final String TOPIC = SecuredKafka.ALLOWED + "race";
+    private static final int ROUNDS = 16;
+
+    private static SecuredKafka kafka;
+    private static ResourceLeakDetector.Level levelBefore;
+
+    @BeforeAll
+    static void start() {
+        levelBefore = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        kafka = SecuredKafka.start();
+        kafka.cluster().createTopic(TOPIC, 2, 1);
+    }
+
+    @AfterAll
+    static void stop() {
+        ResourceLeakDetector.setLevel(levelBefore);
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    /** SCRAM-SHA-256 over TLS on the SASL_SSL listener; mutual TLS (a client key store) on the SSL one. */
+    private static Map<String, Object> props(String listener) {
+        Map<String, Object> p = new HashMap<>();
+        if (listener.equals("SSL")) {
+            p.putAll(kafka.ssl("SSL"));
+            p.put("ssl.keystore.location", kafka.certs().path("client.jks"));
+            p.put("ssl.keystore.type", "JKS");
+            p.put("ssl.keystore.password", TestCertificates.PASSWORD);
+            p.put("ssl.key.password", TestCertificates.PASSWORD);
+        } else {
+            p.putAll(kafka.saslSsl("SCRAM-SHA-256", SecuredKafka.scramJaas("scram256", SecuredKafka.SCRAM256_PASSWORD)));
+        }
+        p.put("auto.offset.reset", "earliest");
+        return p;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"SASL_SSL", "SSL"})
+    void disposeDuringTheHandshakesLeavesNothingBehind(String listener) throws Exception {
+        int port = Integer.parseInt(kafka.cluster().bootstrapServers(listener).split(",")[0].split(":")[1]);
+        try (LogCapture leaks = new LogCapture("io.netty.util.ResourceLeakDetector")) {
+            int threadsBefore = -1;
+            for (int round = 0; round < ROUNDS; round++) {
+                KafkaFluxConsumer<String, String> consumer = Kflux.strings(props(listener),
+                        List.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 1)));
+                Disposable subscription = consumer.receive().subscribe(r -> { }, e -> { });
+                // from at once to well past TLS + SCRAM (a few ms to ~100 ms once warm; longer in the first rounds)
+                Thread.sleep(round * 15L);
+                subscription.dispose();
+                assertClosesWithinTimeout(consumer);
+                awaitTrue(() -> clientSockets(port) == 0, Duration.ofSeconds(5));
+                if (round == 3) {
+                    // not round 0: the JVM-wide event loops start with the first connection, which a dispose
+                    // "at once" may not have made yet
+                    threadsBefore = kfluxThreads();
+                }
+            }
+            assertThat(kfluxThreads()).as("kflux threads after %d rounds", ROUNDS).isLessThanOrEqualTo(threadsBefore);
+            assertNoLeaks(leaks);
+        }
+    }
+
+    /** Established or half-open client sockets of this machine to {@code port} (the broker's side is not counted). */
+    static int clientSockets(int port) {
+        String hexPort = String.format(Locale.ROOT, ":%04X", port);
+        int n = 0;
+        for (String file : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            try {
+                List<String> lines = Files.readAllLines(Path.of(file));
+                for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+                    String[] f = line.trim().split("\\s+");
+                    // f[2] is rem_address:port, f[3] the state: 01 ESTABLISHED, 02 SYN_SENT, 08 CLOSE_WAIT
+                    if (f.length > 3 && f[2].endsWith(hexPort)
+                            && (f[3].equals("01") || f[3].equals("02") || f[3].equals("08"))) {
+                        n++;
+                    }
+                }
+            } catch (IOException e) {
+                // no such table (no IPv6): nothing to count there
+            }
+        }
+        return n;
+    }
+}
