@@ -20,10 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -85,7 +82,6 @@ public final class BenchmarkSuite {
     private static final List<String> CPU_MODES = List.of("spare", "one-core");
     private static final String E2E_TOPIC = "suite-e2e";
     private static final int E2E_PARTITIONS = 8;
-    private static final int E2E_VALUE_SIZE = 100;
     static final int HEADERS = 3;
 
     record Case(String name, String description, int partitions, long records, int valueSize, String compression,
@@ -383,7 +379,7 @@ public final class BenchmarkSuite {
         long measureMs = Long.parseLong(opts.getOrDefault("--e2e-seconds", "20")) * 1000;
         long warmupMs = Long.parseLong(opts.getOrDefault("--e2e-warmup-seconds", "5")) * 1000;
         System.out.printf("%ncase e2e: %,d records/s of %d B into %d partitions, %d s measured after %d s warm-up"
-                + " per run%n", rate, E2E_VALUE_SIZE, E2E_PARTITIONS, measureMs / 1000, warmupMs / 1000);
+                + " per run%n", rate, FixedRateProducer.VALUE_SIZE, E2E_PARTITIONS, measureMs / 1000, warmupMs / 1000);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {
             if (!admin.listTopics().names().get().contains(E2E_TOPIC)) {
                 admin.createTopics(List.of(new NewTopic(E2E_TOPIC, E2E_PARTITIONS, (short) 1))).all().get();
@@ -409,69 +405,6 @@ public final class BenchmarkSuite {
             }
         }
         return results;
-    }
-
-    /**
-     * Sends {@code rate} records/s round-robin over the topic's partitions, a tick's worth every millisecond (linger.ms 0, acks 1), each value starting
-     * with its send time in epoch microseconds; behind schedule it catches up, and reports by how much.
-     */
-    static final class FixedRateProducer implements AutoCloseable {
-        final AtomicLong sent = new AtomicLong();
-        final AtomicLong maxLagMicros = new AtomicLong();
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final AtomicReference<Exception> failure = new AtomicReference<>();
-        private final Thread thread;
-
-        FixedRateProducer(String servers, String topic, int partitions, int rate) {
-            Properties props = producerProps(servers);
-            props.put("linger.ms", "0");
-            byte[][] payloads = ConsumeBenchmark.payloads(E2E_VALUE_SIZE);
-            thread = new Thread(() -> {
-                try (KafkaProducer<byte[], byte[]> producer =
-                             new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-                    long start = System.nanoTime();
-                    long n = 0;
-                    while (running.get()) {
-                        long due = start + n * 1_000_000_000L / rate;
-                        long now = System.nanoTime();
-                        if (due > now) {
-                            LockSupport.parkNanos(due - now);
-                            continue;
-                        }
-                        maxLagMicros.accumulateAndGet((now - due) / 1000, Math::max);
-                        byte[] value = payloads[(int) (n % payloads.length)].clone();
-                        long micros = DrainHarness.nowMicros();
-                        for (int i = 7; i >= 0; i--) {
-                            value[i] = (byte) micros;
-                            micros >>>= 8;
-                        }
-                        producer.send(new ProducerRecord<>(topic, (int) (n % partitions), null, value),
-                                (metadata, error) -> {
-                                    if (error != null) {
-                                        failure.compareAndSet(null, error);
-                                    }
-                                });
-                        n++;
-                        sent.incrementAndGet();
-                    }
-                }
-            }, "bench-fixed-rate-producer");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        @Override
-        public void close() {
-            running.set(false);
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (failure.get() != null) {
-                throw new IllegalStateException("the fixed-rate producer failed", failure.get());
-            }
-        }
     }
 
     // ---------------------------------------------------------------- forked contenders

@@ -42,8 +42,8 @@ final class ScaleCase {
                 admin.createTopics(List.of(new NewTopic(topic, consumers, (short) 1))).all().get();
             }
         }
-        try (BenchmarkSuite.FixedRateProducer producer =
-                     new BenchmarkSuite.FixedRateProducer(servers, topic, consumers, rate)) {
+        try (FixedRateProducer producer =
+                     new FixedRateProducer(servers, topic, consumers, rate)) {
             for (int round = 1; round <= rounds; round++) {
                 List<String> order = new ArrayList<>(clients);
                 Collections.rotate(order, -((round - 1) % order.size()));
