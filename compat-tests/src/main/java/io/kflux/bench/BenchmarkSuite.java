@@ -20,39 +20,55 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.ToDoubleFunction;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Issue #5's suite: every case drained by every contender on one broker and the same pre-filled topics, each
- * contender in a JVM of its own with the same flags (reactor-kafka cannot share kafka-clients 4.x's classpath,
- * so the others are forked too, for equal footing), contenders alternating within a round and the first one
- * rotating from round to round. Each forked JVM drains {@code --warmup} times unmeasured, then once measured
- * (see {@link DrainHarness}).
+ * Issue #5's suite, extended by #17: every case drained by every contender on one broker and the same pre-filled
+ * topics, each contender in a JVM of its own with the same flags (reactor-kafka cannot share kafka-clients 4.x's
+ * classpath, so the others are forked too, for equal footing), contenders alternating within a round and the first
+ * one rotating from round to round. Each forked JVM drains {@code --warmup} times unmeasured, then once measured
+ * over a window of at least {@code --window-seconds} of steady consumption (repeated passes over the topic, see
+ * {@link DrainHarness}); every drain is verified per partition (offsets, count, checksum of key and value bytes),
+ * and the checksums must be equal across contenders, or the suite stops. It runs the drain cases with a spare core
+ * and again with the contender pinned to one core and the broker to another ({@code --cpu-modes}), then the e2e
+ * latency case and the scale case, and prints every table in Markdown at the end.
  *
  * <pre>
- * --cases 1,2-lz4,2-zstd,3,e2e   1: 5M x 100 B, 8 partitions, none; 2-lz4 / 2-zstd: 500k x 1 KB, 8 partitions;
- *                                3: 200 partitions x 10k x 100 B, none; e2e: latency at a fixed produce rate
- * --clients kflux,official,reactor-kafka,raw   (raw has no e2e figure: it decodes no record)
- * --rounds N                     measured drains per contender and case (default 5); medians over them
- * --warmup N                     unmeasured drains in each forked JVM before the measured one (default 3)
+ * --cases 1,2-lz4,2-zstd,3,4-keys,e2e,scale
+ *                                1: 5M x 100 B, 8 partitions, none; 2-lz4 / 2-zstd: 500k x 1 KB, 8 partitions;
+ *                                3: 200 partitions x 10k x 100 B, none; 4-keys: 2M x 100 B with 16 B keys and
+ *                                3 headers, 8 partitions, none; e2e: latency at a fixed produce rate;
+ *                                scale: N consumers of one partition each in one JVM
+ * --clients kflux,official,official-kip848,reactor-kafka,raw
+ *                                (raw has no e2e figure: it decodes no record; the scale case has kflux and
+ *                                official only)
+ * --rounds N                     measured drains per contender, case and CPU mode (default 15)
+ * --warmup N                     unmeasured one-pass drains in each forked JVM before the measured one (default 3)
+ * --window-seconds S             least length of the measured window (default 10)
  * --scale F                      multiply record counts by F, for a quick check of the suite itself (default 1)
- * --jvm-args a,b,...             flags of every contender JVM, comma- or space-separated
+ * --jvm-args a,b,...             flags of every contender JVM, comma- or space-separated, naming the collector
  *                                (default -Xms1g,-Xmx1g,-XX:+UseG1GC)
+ * --cpu-modes spare,one-core     spare: no pinning; one-core: each contender JVM on --contender-cpu (default 0),
+ *                                the broker and the suite on --broker-cpu (default 1)
+ * --one-core-cases 1,2-lz4       the drain cases also run in the one-core mode (default 1,2-lz4)
  * --e2e-rate N                   records/s produced during e2e (default 20000)
  * --e2e-seconds N                measured seconds per e2e run (default 20), after --e2e-warmup-seconds (5)
- * --bootstrap-servers h:p        use this cluster instead of starting a 1-node embedded broker
+ * --scale-consumers N            consumers (and partitions) of the scale case (default 100)
+ * --scale-rate N                 records/s produced in total during the scale case (default 1000)
+ * --scale-seconds S              measured seconds per scale run (default 30), after --scale-warmup-seconds (10)
+ * --scale-rounds N               runs per contender of the scale case (default 5)
+ * --scale-jvm-args a,b,...       flags of the scale case's JVMs (default -Xms256m,-Xmx4g,-XX:+UseG1GC)
+ * --bootstrap-servers h:p        use this cluster instead of starting a 1-node embedded broker (no one-core mode)
  * </pre>
  *
  * <p>The reactor-kafka contender runs from the {@code bench-reactor-kafka} module's build directory, named by
@@ -60,23 +76,29 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class BenchmarkSuite {
 
-    private static final List<String> ALL_CASES = List.of("1", "2-lz4", "2-zstd", "3", "e2e");
-    private static final List<String> ALL_CLIENTS = List.of("kflux", "official", "reactor-kafka", "raw");
+    private static final List<String> ALL_CASES = List.of("1", "2-lz4", "2-zstd", "3", "4-keys", "e2e", "scale");
+    private static final List<String> ALL_CLIENTS = List.of("kflux", "official", "official-kip848", "reactor-kafka",
+            "raw");
+    private static final List<String> CPU_MODES = List.of("spare", "one-core");
     private static final String E2E_TOPIC = "suite-e2e";
     private static final int E2E_PARTITIONS = 8;
-    private static final int E2E_VALUE_SIZE = 100;
+    static final int HEADERS = 3;
 
-    record Case(String name, String description, int partitions, long records, int valueSize, String compression) {
+    record Case(String name, String description, int partitions, long records, int valueSize, String compression,
+                int keySize) {
         static Case of(String name, double scale) {
             Case c = switch (name) {
-                case "1" -> new Case("1", "5M x 100 B, 8 partitions, none", 8, 5_000_000, 100, "none");
-                case "2-lz4" -> new Case("2-lz4", "500k x 1 KB, 8 partitions, lz4", 8, 500_000, 1024, "lz4");
-                case "2-zstd" -> new Case("2-zstd", "500k x 1 KB, 8 partitions, zstd", 8, 500_000, 1024, "zstd");
-                case "3" -> new Case("3", "200 partitions x 10k x 100 B, none", 200, 2_000_000, 100, "none");
+                case "1" -> new Case("1", "5M x 100 B, 8 partitions, none", 8, 5_000_000, 100, "none", 0);
+                case "2-lz4" -> new Case("2-lz4", "500k x 1 KB, 8 partitions, lz4", 8, 500_000, 1024, "lz4", 0);
+                case "2-zstd" -> new Case("2-zstd", "500k x 1 KB, 8 partitions, zstd", 8, 500_000, 1024, "zstd", 0);
+                case "3" -> new Case("3", "200 partitions x 10k x 100 B, none", 200, 2_000_000, 100, "none", 0);
+                case "4-keys" -> new Case("4-keys", "2M x 100 B, 16 B keys, 3 headers, 8 partitions, none", 8,
+                        2_000_000, 100, "none", 16);
                 default -> throw new IllegalArgumentException("unknown case " + name + " (one of " + ALL_CASES + ")");
             };
             long records = Math.max(c.partitions(), Math.round(c.records() * scale) / c.partitions() * c.partitions());
-            return new Case(c.name(), c.description(), c.partitions(), records, c.valueSize(), c.compression());
+            return new Case(c.name(), c.description(), c.partitions(), records, c.valueSize(), c.compression(),
+                    c.keySize());
         }
 
         String topic() {
@@ -84,7 +106,7 @@ public final class BenchmarkSuite {
         }
     }
 
-    /** One forked drain's figures, as its result line gave them. */
+    /** One forked run's figures, as its result line gave them. */
     record Result(String client, int round, Map<String, String> fields) {
         long get(String key) {
             return Long.parseLong(fields.get(key));
@@ -94,6 +116,11 @@ public final class BenchmarkSuite {
             return get("records") * 1e9 / get("nanos");
         }
 
+        /** Records over the window without its stalls (gaps of {@code Tally.STALL_NANOS} or more). */
+        double steadyRecordsPerSecond() {
+            return get("records") * 1e9 / (get("nanos") - get("stallNanos"));
+        }
+
         double megabytesPerSecond() {
             return get("bytes") * 1e3 / get("nanos");
         }
@@ -101,6 +128,22 @@ public final class BenchmarkSuite {
         double allocatedPerRecord() {
             return (double) get("allocated") / get("records");
         }
+
+        double cpuNanosPerRecord() {
+            return (double) get("cpuNanos") / get("records");
+        }
+
+        /** CPU of a thread group ({@code cpuJit}, {@code cpuGc}) per record, NaN where it was not read. */
+        double groupNanosPerRecord(String key) {
+            long v = get(key);
+            return v < 0 ? Double.NaN : (double) v / get("records");
+        }
+    }
+
+    /** The suite's settings, from its command line. */
+    record Settings(List<String> cases, List<String> clients, int rounds, int warmup, double windowSeconds,
+                    List<String> cpuModes, List<String> oneCoreCases, String contenderCpu, String brokerCpu,
+                    Map<String, String> opts) {
     }
 
     private BenchmarkSuite() {
@@ -109,68 +152,130 @@ public final class BenchmarkSuite {
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = parseArgs(args);
         double scale = Double.parseDouble(opts.getOrDefault("--scale", "1"));
-        List<String> cases = Arrays.asList(opts.getOrDefault("--cases", String.join(",", ALL_CASES)).split(","));
-        List<String> clients = Arrays.asList(opts.getOrDefault("--clients", String.join(",", ALL_CLIENTS)).split(","));
-        for (String c : clients) {
-            if (!ALL_CLIENTS.contains(c)) {
-                throw new IllegalArgumentException("unknown client " + c + " (one of " + ALL_CLIENTS + ")");
-            }
-        }
-        int rounds = Integer.parseInt(opts.getOrDefault("--rounds", "5"));
-        int warmup = Integer.parseInt(opts.getOrDefault("--warmup", "3"));
-        List<String> jvmArgs = List.of(opts.getOrDefault("--jvm-args", "-Xms1g -Xmx1g -XX:+UseG1GC").trim().split("[\\s,]+"));
-        Runner runner = new Runner(jvmArgs);
-        System.out.printf("suite: cases %s, clients %s, %d rounds, %d warm-up drains per JVM, JVM flags %s, %d cores,"
-                        + " %s%n", cases, clients, rounds, warmup, jvmArgs, Runtime.getRuntime().availableProcessors(),
+        Settings s = new Settings(list(opts, "--cases", String.join(",", ALL_CASES), ALL_CASES),
+                list(opts, "--clients", String.join(",", ALL_CLIENTS), ALL_CLIENTS),
+                Integer.parseInt(opts.getOrDefault("--rounds", "15")),
+                Integer.parseInt(opts.getOrDefault("--warmup", "3")),
+                Double.parseDouble(opts.getOrDefault("--window-seconds", "10")),
+                list(opts, "--cpu-modes", String.join(",", CPU_MODES), CPU_MODES),
+                list(opts, "--one-core-cases", "1,2-lz4", ALL_CASES),
+                opts.getOrDefault("--contender-cpu", "0"), opts.getOrDefault("--broker-cpu", "1"), opts);
+        List<String> jvmArgs = jvmArgs(opts, "--jvm-args", "-Xms1g -Xmx1g -XX:+UseG1GC");
+        System.out.printf("suite: cases %s, clients %s, CPU modes %s (one-core cases %s), %d rounds, %d warm-up"
+                        + " drains per JVM, windows of %.0f s or more, JVM flags %s, %d cores, %s%n", s.cases(),
+                s.clients(), s.cpuModes(), s.oneCoreCases(), s.rounds(), s.warmup(), s.windowSeconds(), jvmArgs,
+                Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
 
         EmbeddedKafkaCluster kafka = null;
         String servers = opts.get("--bootstrap-servers");
-        Map<Case, Map<String, List<Result>>> drains = new LinkedHashMap<>();
-        Map<String, List<Result>> latencies = new LinkedHashMap<>();
+        if (servers != null && s.cpuModes().contains("one-core")) {
+            throw new IllegalArgumentException("the one-core mode pins the embedded broker; with"
+                    + " --bootstrap-servers pass --cpu-modes spare");
+        }
+        SuiteTables tables = new SuiteTables(s.clients());
+        String allCpus = CpuPinning.allCpus(); // read before anything is pinned
         try {
             if (servers == null) {
                 System.out.println("starting a 1-node embedded Kafka broker...");
                 kafka = EmbeddedKafkaCluster.startCluster(1);
                 servers = kafka.bootstrapServers();
             }
-            for (String name : cases) {
-                if (name.equals("e2e")) {
-                    List<String> followers = clients.stream().filter(c -> !c.equals("raw")).toList();
-                    latencies = runLatency(runner, servers, followers, rounds, opts);
-                    continue;
+            for (String mode : s.cpuModes()) {
+                boolean oneCore = mode.equals("one-core");
+                if (kafka != null) {
+                    CpuPinning.pinSelfAndChildren(oneCore ? s.brokerCpu() : allCpus);
                 }
-                Case c = Case.of(name, scale);
-                drains.put(c, runCase(runner, servers, c, clients, rounds, warmup));
+                Runner runner = new Runner(jvmArgs, oneCore ? s.contenderCpu() : null);
+                for (String name : s.cases()) {
+                    if (name.equals("e2e") || name.equals("scale")) {
+                        continue;
+                    }
+                    if (oneCore && !s.oneCoreCases().contains(name)) {
+                        continue;
+                    }
+                    Case c = Case.of(name, scale);
+                    tables.addDrains(mode, c, runCase(runner, servers, c, s, mode));
+                }
+            }
+            if (kafka != null) {
+                CpuPinning.pinSelfAndChildren(allCpus);
+            }
+            Runner runner = new Runner(jvmArgs, null);
+            if (s.cases().contains("e2e")) {
+                List<String> followers = s.clients().stream().filter(c -> !c.equals("raw")).toList();
+                tables.addLatencies(runLatency(runner, servers, followers, s.rounds(), opts));
+            }
+            if (s.cases().contains("scale")) {
+                Runner scaleRunner = new Runner(jvmArgs(opts, "--scale-jvm-args", "-Xms256m -Xmx4g -XX:+UseG1GC"),
+                        null);
+                tables.addScale(ScaleCase.run(scaleRunner, servers, s.clients(), opts));
             }
         } finally {
             if (kafka != null) {
                 kafka.close();
             }
         }
-        printTables(drains, latencies, clients);
+        tables.print();
+    }
+
+    private static List<String> list(Map<String, String> opts, String option, String defaults, List<String> allowed) {
+        List<String> values = Arrays.asList(opts.getOrDefault(option, defaults).split(","));
+        for (String v : values) {
+            if (!allowed.contains(v)) {
+                throw new IllegalArgumentException("unknown " + option + " value " + v + " (one of " + allowed + ")");
+            }
+        }
+        return values;
+    }
+
+    /** JVM flags, which must name the collector: a JVM that sees one CPU would otherwise pick Serial GC alone. */
+    private static List<String> jvmArgs(Map<String, String> opts, String option, String defaults) {
+        List<String> flags = List.of(opts.getOrDefault(option, defaults).trim().split("[\\s,]+"));
+        if (flags.stream().noneMatch(f -> f.matches("-XX:\\+Use\\w+GC"))) {
+            throw new IllegalArgumentException(option + " must name the collector (e.g. -XX:+UseG1GC or"
+                    + " -XX:+UseSerialGC), so that every contender runs with the same one: " + flags);
+        }
+        return flags;
     }
 
     // ---------------------------------------------------------------- throughput
 
-    private static Map<String, List<Result>> runCase(Runner runner, String servers, Case c, List<String> clients,
-                                                     int rounds, int warmup) throws Exception {
-        System.out.printf("%ncase %s: %s, %,d records, topic %s%n", c.name(), c.description(), c.records(), c.topic());
+    private static Map<String, List<Result>> runCase(Runner runner, String servers, Case c, Settings s, String mode)
+            throws Exception {
+        System.out.printf("%ncase %s (%s): %s, %,d records, topic %s%n", c.name(), mode, c.description(), c.records(),
+                c.topic());
         String topicId = fillOnce(servers, c);
         Map<String, List<Result>> results = new LinkedHashMap<>();
-        for (int round = 1; round <= rounds; round++) {
-            for (String client : rotate(clients, round - 1)) {
+        String checksum = null;
+        String checksumClient = null;
+        for (int round = 1; round <= s.rounds(); round++) {
+            for (String client : rotate(s.clients(), round - 1)) {
                 List<String> args = new ArrayList<>(List.of("--client", client, "--mode", "drain",
                         "--bootstrap-servers", servers, "--topic", c.topic(), "--topic-id", topicId,
                         "--partitions", Integer.toString(c.partitions()), "--records", Long.toString(c.records()),
-                        "--value-size", Integer.toString(c.valueSize()), "--warmup", Integer.toString(warmup)));
+                        "--value-size", Integer.toString(c.valueSize()), "--warmup", Integer.toString(s.warmup()),
+                        "--window-seconds", Double.toString(s.windowSeconds())));
                 Result r = runner.run(client, round, args);
                 results.computeIfAbsent(client, k -> new ArrayList<>()).add(r);
-                System.out.printf("  case %s round %d %-13s %5.2f M records/s %7.1f MB/s %,7.0f B/record,"
-                                + " max gap %4d ms before record %,d, GC %d ms, warm-up %.1f s, load %s%n",
-                        c.name(), round, client, r.recordsPerSecond() / 1e6, r.megabytesPerSecond(),
-                        r.allocatedPerRecord(), r.get("maxGapNanos") / 1_000_000, r.get("maxGapAt") + 1,
-                        r.get("gcMillis"), r.get("warmupNanos") / 1e9, r.fields().get("load"));
+                System.out.printf("  case %s %s round %d %-15s %5.2f M records/s (steady %5.2f M) %6.0f ns CPU/record"
+                                + " %,7.0f B/record, window %.1f s (%d+ passes), set-up %.2f s, max gap %4d ms before"
+                                + " record %,d, %d stalls, %d discarded after seeks, GC %d ms, load %s%n",
+                        c.name(), mode, round, client, r.recordsPerSecond() / 1e6, r.steadyRecordsPerSecond() / 1e6,
+                        r.cpuNanosPerRecord(), r.allocatedPerRecord(), r.get("nanos") / 1e9, r.get("passes"),
+                        r.get("setupNanos") / 1e9, r.get("maxGapNanos") / 1_000_000, r.get("maxGapAt") + 1,
+                        r.get("stalls"), r.get("discarded"), r.get("gcMillis"), r.fields().get("load"));
+                if (!client.equals("raw")) {
+                    // raw decodes no record, so it has no checksum; its offsets and counts are still checked
+                    if (checksum == null) {
+                        checksum = r.fields().get("checksum");
+                        checksumClient = client;
+                    } else if (!checksum.equals(r.fields().get("checksum"))) {
+                        throw new IllegalStateException("case " + c.name() + ": " + client + " round " + round
+                                + " read checksum " + r.fields().get("checksum") + ", " + checksumClient + " read "
+                                + checksum + ": the contenders did not read the same records");
+                    }
+                }
             }
         }
         return results;
@@ -182,7 +287,11 @@ public final class BenchmarkSuite {
         return order;
     }
 
-    /** Creates and fills the case's topic with the official producer, unless it already holds the case; its id. */
+    /**
+     * Creates and fills the case's topic with the official producer, unless it already holds the case; its id.
+     *
+     * @throws IllegalStateException unless every partition ends at {@code records / partitions}
+     */
     private static String fillOnce(String servers, Case c) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {
             if (!admin.listTopics().names().get().contains(c.topic())) {
@@ -195,13 +304,14 @@ public final class BenchmarkSuite {
             for (int p = 0; p < description.partitions().size(); p++) {
                 query.put(new org.apache.kafka.common.TopicPartition(c.topic(), p), OffsetSpec.latest());
             }
-            long existing = 0;
-            for (var info : admin.listOffsets(query).all().get().values()) {
-                existing += info.offset();
-            }
-            if (description.partitions().size() != c.partitions() || existing != c.records()) {
+            long perPartition = c.records() / c.partitions();
+            Map<org.apache.kafka.common.TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+                    admin.listOffsets(query).all().get();
+            if (description.partitions().size() != c.partitions()
+                    || ends.values().stream().anyMatch(info -> info.offset() != perPartition)) {
                 throw new IllegalStateException("topic " + c.topic() + " has " + description.partitions().size()
-                        + " partitions and " + existing + " records; delete it");
+                        + " partitions ending at " + ends.values().stream().map(i -> i.offset()).toList()
+                        + ", not " + c.partitions() + " of " + perPartition + " records; delete it");
             }
             Uuid id = description.topicId();
             return new java.util.UUID(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
@@ -219,12 +329,16 @@ public final class BenchmarkSuite {
         try (KafkaProducer<byte[], byte[]> producer =
                      new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = 0; i < c.records() && failure.get() == null; i++) {
-                producer.send(new ProducerRecord<>(c.topic(), (int) (i % c.partitions()), null,
-                        values[(int) (i % values.length)]), (metadata, error) -> {
-                            if (error != null) {
-                                failure.compareAndSet(null, error);
-                            }
-                        });
+                int partition = (int) (i % c.partitions());
+                byte[] value = values[(int) (i % values.length)];
+                ProducerRecord<byte[], byte[]> record = c.keySize() == 0
+                        ? new ProducerRecord<>(c.topic(), partition, null, value)
+                        : new ProducerRecord<>(c.topic(), partition, key(i, c.keySize()), value, headers(i));
+                producer.send(record, (metadata, error) -> {
+                    if (error != null) {
+                        failure.compareAndSet(null, error);
+                    }
+                });
             }
             producer.flush();
         }
@@ -234,7 +348,22 @@ public final class BenchmarkSuite {
         System.out.printf("  filled %s in %.1f s%n", c.topic(), (System.nanoTime() - start) / 1e9);
     }
 
-    private static Properties producerProps(String servers) {
+    /** A key of {@code size} bytes unique to record {@code i}: its decimal number, zero-padded. */
+    static byte[] key(long i, int size) {
+        String digits = Long.toString(i);
+        return ("0".repeat(Math.max(0, size - digits.length())) + digits).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The {@value #HEADERS} headers of record {@code i}, as tracing and routing put them. */
+    static RecordHeaders headers(long i) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add("trace-id", key(i * 7919, 16));
+        headers.add("event-type", "order-updated".getBytes(StandardCharsets.US_ASCII));
+        headers.add("source", "bench".getBytes(StandardCharsets.US_ASCII));
+        return headers;
+    }
+
+    static Properties producerProps(String servers) {
         Properties props = new Properties();
         props.put("bootstrap.servers", servers);
         props.put("acks", "1");
@@ -250,14 +379,14 @@ public final class BenchmarkSuite {
         long measureMs = Long.parseLong(opts.getOrDefault("--e2e-seconds", "20")) * 1000;
         long warmupMs = Long.parseLong(opts.getOrDefault("--e2e-warmup-seconds", "5")) * 1000;
         System.out.printf("%ncase e2e: %,d records/s of %d B into %d partitions, %d s measured after %d s warm-up"
-                + " per run%n", rate, E2E_VALUE_SIZE, E2E_PARTITIONS, measureMs / 1000, warmupMs / 1000);
+                + " per run%n", rate, FixedRateProducer.VALUE_SIZE, E2E_PARTITIONS, measureMs / 1000, warmupMs / 1000);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {
             if (!admin.listTopics().names().get().contains(E2E_TOPIC)) {
                 admin.createTopics(List.of(new NewTopic(E2E_TOPIC, E2E_PARTITIONS, (short) 1))).all().get();
             }
         }
         Map<String, List<Result>> results = new LinkedHashMap<>();
-        try (FixedRateProducer producer = new FixedRateProducer(servers, rate)) {
+        try (FixedRateProducer producer = new FixedRateProducer(servers, E2E_TOPIC, E2E_PARTITIONS, rate)) {
             Thread.sleep(2000);
             for (int round = 1; round <= rounds; round++) {
                 for (String client : rotate(clients, round - 1)) {
@@ -278,83 +407,26 @@ public final class BenchmarkSuite {
         return results;
     }
 
-    /**
-     * Sends {@code rate} records/s, a tick's worth every millisecond (linger.ms 0, acks 1), each value starting
-     * with its send time in epoch microseconds; behind schedule it catches up, and reports by how much.
-     */
-    static final class FixedRateProducer implements AutoCloseable {
-        final AtomicLong sent = new AtomicLong();
-        final AtomicLong maxLagMicros = new AtomicLong();
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final AtomicReference<Exception> failure = new AtomicReference<>();
-        private final Thread thread;
-
-        FixedRateProducer(String servers, int rate) {
-            Properties props = producerProps(servers);
-            props.put("linger.ms", "0");
-            byte[][] payloads = ConsumeBenchmark.payloads(E2E_VALUE_SIZE);
-            thread = new Thread(() -> {
-                try (KafkaProducer<byte[], byte[]> producer =
-                             new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-                    long start = System.nanoTime();
-                    long n = 0;
-                    while (running.get()) {
-                        long due = start + n * 1_000_000_000L / rate;
-                        long now = System.nanoTime();
-                        if (due > now) {
-                            LockSupport.parkNanos(due - now);
-                            continue;
-                        }
-                        maxLagMicros.accumulateAndGet((now - due) / 1000, Math::max);
-                        byte[] value = payloads[(int) (n % payloads.length)].clone();
-                        long micros = DrainHarness.nowMicros();
-                        for (int i = 7; i >= 0; i--) {
-                            value[i] = (byte) micros;
-                            micros >>>= 8;
-                        }
-                        producer.send(new ProducerRecord<>(E2E_TOPIC, (int) (n % E2E_PARTITIONS), null, value),
-                                (metadata, error) -> {
-                                    if (error != null) {
-                                        failure.compareAndSet(null, error);
-                                    }
-                                });
-                        n++;
-                        sent.incrementAndGet();
-                    }
-                }
-            }, "bench-fixed-rate-producer");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        @Override
-        public void close() {
-            running.set(false);
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (failure.get() != null) {
-                throw new IllegalStateException("the fixed-rate producer failed", failure.get());
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- forked contenders
 
-    /** Forks one contender JVM and reads its result line. */
+    /** Forks one contender JVM, on one CPU when asked to, and reads its result line. */
     static final class Runner {
         private final List<String> jvmArgs;
+        private final String cpu;
         private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         private String reactorKafkaClasspath;
 
-        Runner(List<String> jvmArgs) {
+        /** @param cpu the CPU (a taskset list) every contender JVM is pinned to, or null */
+        Runner(List<String> jvmArgs, String cpu) {
             this.jvmArgs = jvmArgs;
+            this.cpu = cpu;
         }
 
         Result run(String client, int round, List<String> args) throws IOException, InterruptedException {
             List<String> command = new ArrayList<>();
+            if (cpu != null) {
+                command.addAll(CpuPinning.prefix(cpu));
+            }
             command.add(java);
             command.addAll(jvmArgs);
             command.add("-cp");
@@ -410,70 +482,6 @@ public final class BenchmarkSuite {
             }
             return reactorKafkaClasspath;
         }
-    }
-
-    // ---------------------------------------------------------------- output
-
-    private static void printTables(Map<Case, Map<String, List<Result>>> drains, Map<String, List<Result>> latencies,
-                                    List<String> clients) {
-        if (!drains.isEmpty()) {
-            System.out.println();
-            System.out.println("| case | contender | records/s | MB/s | B allocated/record | worst gap | GC ms"
-                    + " | kflux/contender records/s, median of per-round ratios (range) |");
-            System.out.println("|---|---|---|---|---|---|---|---|");
-            for (Map.Entry<Case, Map<String, List<Result>>> e : drains.entrySet()) {
-                Map<String, List<Result>> byClient = e.getValue();
-                for (String client : clients) {
-                    List<Result> rs = byClient.get(client);
-                    if (rs == null) {
-                        continue;
-                    }
-                    System.out.printf("| %s | %s | %s | %.1f | %,.0f | %d ms | %.0f | %s |%n", e.getKey().name(),
-                            client, millions(median(rs, Result::recordsPerSecond)),
-                            median(rs, Result::megabytesPerSecond), median(rs, Result::allocatedPerRecord),
-                            rs.stream().mapToLong(r -> r.get("maxGapNanos")).max().orElse(0) / 1_000_000,
-                            median(rs, r -> r.get("gcMillis")), ratio(byClient.get("kflux"), rs, client));
-                }
-            }
-        }
-        if (!latencies.isEmpty()) {
-            System.out.println();
-            System.out.println("| e2e contender | p50 ms | p99 ms | p99.9 ms | max ms (worst round) | records per run |");
-            System.out.println("|---|---|---|---|---|---|");
-            for (String client : clients) {
-                List<Result> rs = latencies.get(client);
-                if (rs == null) {
-                    continue;
-                }
-                System.out.printf("| %s | %.2f | %.2f | %.2f | %.1f | %,.0f |%n", client,
-                        median(rs, r -> r.get("p50Micros")) / 1e3, median(rs, r -> r.get("p99Micros")) / 1e3,
-                        median(rs, r -> r.get("p999Micros")) / 1e3,
-                        rs.stream().mapToLong(r -> r.get("maxMicros")).max().orElse(0) / 1e3,
-                        median(rs, r -> r.get("records")));
-            }
-        }
-    }
-
-    private static String ratio(List<Result> kflux, List<Result> other, String client) {
-        if (kflux == null || client.equals("kflux")) {
-            return "";
-        }
-        List<Double> ratios = new ArrayList<>();
-        for (int i = 0; i < Math.min(kflux.size(), other.size()); i++) {
-            ratios.add(kflux.get(i).recordsPerSecond() / other.get(i).recordsPerSecond());
-        }
-        return String.format("%.2f (%.2f-%.2f)", median(ratios, d -> d), Collections.min(ratios),
-                Collections.max(ratios));
-    }
-
-    private static String millions(double perSecond) {
-        return perSecond >= 1e6 ? String.format("%.2f M", perSecond / 1e6) : String.format("%.0f k", perSecond / 1e3);
-    }
-
-    private static <T> double median(List<T> items, ToDoubleFunction<T> value) {
-        double[] sorted = items.stream().mapToDouble(value).sorted().toArray();
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
 }

@@ -4,6 +4,7 @@ import io.kflux.ConsumerOptions;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.bench.runner.DrainHarness;
+import io.kflux.bench.runner.Tally;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.NetworkOptions;
 import io.kflux.protocol.message.FetchRequest;
@@ -25,8 +26,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * The contenders that run on kafka-clients 4.x's classpath, one per JVM forked by {@link BenchmarkSuite}:
- * {@code kflux}, {@code official} (KafkaConsumer, assign + poll loop) and {@code raw} (Fetch requests whose
- * record sets are never decoded). Every client keeps its default fetch settings (fetch.min.bytes 1,
+ * {@code kflux}, {@code official} (KafkaConsumer, assign + poll loop), {@code official-kip848} (KafkaConsumer with
+ * {@code group.protocol=consumer}, KIP-848: a fresh group, subscribe + poll loop; its background thread makes it a
+ * two-thread client like kflux) and {@code raw} (Fetch requests whose record sets are never decoded); and, with
+ * {@code --mode scale}, the scale case's many consumers in one JVM ({@link ScaleRunner}). Every client keeps its default fetch settings (fetch.min.bytes 1,
  * fetch.max.wait.ms 500, fetch.max.bytes 50 MB, max.partition.fetch.bytes 1 MB); raw uses the same values.
  */
 public final class DrainRunner {
@@ -38,9 +41,14 @@ public final class DrainRunner {
 
     public static void main(String[] args) {
         String client = clientOf(args);
+        if ("scale".equals(optionOf(args, "--mode"))) {
+            ScaleRunner.main(args);
+            return;
+        }
         switch (client) {
             case "kflux" -> DrainHarness.run(args, DrainRunner::drainKflux, DrainRunner::followKflux);
             case "official" -> DrainHarness.run(args, DrainRunner::drainOfficial, DrainRunner::followOfficial);
+            case "official-kip848" -> DrainHarness.run(args, DrainRunner::drainOfficial, DrainRunner::followOfficial);
             case "raw" -> DrainHarness.run(args, DrainRunner::drainRaw, (spec, latencies) -> {
                 throw new UnsupportedOperationException("raw fetch decodes no record, so it has no per-record latency");
             });
@@ -48,13 +56,21 @@ public final class DrainRunner {
         }
     }
 
-    private static String clientOf(String[] args) {
+    static String clientOf(String[] args) {
+        String client = optionOf(args, "--client");
+        if (client == null) {
+            throw new IllegalArgumentException("--client is required");
+        }
+        return client;
+    }
+
+    private static String optionOf(String[] args, String name) {
         for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals("--client")) {
+            if (args[i].equals(name)) {
                 return args[i + 1];
             }
         }
-        throw new IllegalArgumentException("--client is required");
+        return null;
     }
 
     // ---------------------------------------------------------------- kflux
@@ -69,12 +85,16 @@ public final class DrainRunner {
                 .assignment(partitions));
     }
 
-    private static void drainKflux(DrainHarness.Spec spec, DrainHarness.Tally tally) {
+    private static void drainKflux(DrainHarness.Spec spec, Tally tally) {
         KafkaFluxConsumer<byte[], byte[]> consumer = kflux(spec, "earliest");
         try {
             consumer.receive()
-                    .take(spec.records())
-                    .doOnNext(r -> tally.add(r.serializedKeySize(), r.serializedValueSize()))
+                    .doOnNext(r -> {
+                        if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
+                            consumer.seek(new TopicPartition(spec.topic(), r.partition()), 0).subscribe();
+                        }
+                    })
+                    .takeUntil(r -> tally.complete())
                     .blockLast(DRAIN_TIMEOUT);
         } finally {
             consumer.close().block(Duration.ofSeconds(30));
@@ -96,34 +116,53 @@ public final class DrainRunner {
 
     // ---------------------------------------------------------------- official
 
-    private static KafkaConsumer<byte[], byte[]> official(DrainHarness.Spec spec) {
+    /**
+     * {@code official}: manual assignment, no group. {@code official-kip848}: a fresh group with
+     * {@code group.protocol=consumer} and a subscription (the protocol only acts in a group), positioned by
+     * {@code auto.offset.reset} once the broker assigns it the partitions; the join counts as set-up.
+     */
+    private static KafkaConsumer<byte[], byte[]> official(DrainHarness.Spec spec, String reset) {
         Properties props = new Properties();
         props.put("bootstrap.servers", spec.servers());
-        props.put("client.id", "bench-official");
+        props.put("client.id", "bench-" + spec.client());
         props.put("enable.auto.commit", "false");
+        props.put("auto.offset.reset", reset);
+        boolean kip848 = spec.client().equals("official-kip848");
+        if (kip848) {
+            props.put("group.protocol", "consumer");
+            props.put("group.id", "bench-kip848-" + UUID.randomUUID());
+        }
         KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        consumer.assign(IntStream.range(0, spec.partitions())
-                .mapToObj(p -> new org.apache.kafka.common.TopicPartition(spec.topic(), p)).toList());
+        if (kip848) {
+            consumer.subscribe(List.of(spec.topic()));
+        } else {
+            consumer.assign(IntStream.range(0, spec.partitions())
+                    .mapToObj(p -> new org.apache.kafka.common.TopicPartition(spec.topic(), p)).toList());
+        }
         return consumer;
     }
 
-    private static void drainOfficial(DrainHarness.Spec spec, DrainHarness.Tally tally) {
+    private static void drainOfficial(DrainHarness.Spec spec, Tally tally) {
         long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-        try (KafkaConsumer<byte[], byte[]> consumer = official(spec)) {
-            consumer.seekToBeginning(consumer.assignment());
+        try (KafkaConsumer<byte[], byte[]> consumer = official(spec, "earliest")) {
             while (!tally.complete() && System.nanoTime() < deadline) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
-                for (ConsumerRecord<byte[], byte[]> r : records) {
-                    tally.add(r.serializedKeySize(), r.serializedValueSize());
+                for (org.apache.kafka.common.TopicPartition tp : records.partitions()) {
+                    for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+                        if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
+                            // the rest of this poll's records of the partition come before the seek
+                            consumer.seek(tp, 0);
+                            break;
+                        }
+                    }
                 }
             }
         }
     }
 
     private static void followOfficial(DrainHarness.Spec spec, DrainHarness.Latencies latencies) {
-        try (KafkaConsumer<byte[], byte[]> consumer = official(spec)) {
-            consumer.seekToEnd(consumer.assignment());
+        try (KafkaConsumer<byte[], byte[]> consumer = official(spec, "latest")) {
             while (!latencies.done()) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
                     latencies.add(r.value());
@@ -143,7 +182,7 @@ public final class DrainRunner {
      * from batch headers (lastOffsetDelta + 1), the record sets are released without being decoded. Full
      * fetches, no fetch session: with one topic, listing every partition each time costs the broker little.
      */
-    private static void drainRaw(DrainHarness.Spec spec, DrainHarness.Tally tally) {
+    private static void drainRaw(DrainHarness.Spec spec, Tally tally) {
         NetworkOptions defaults = NetworkOptions.defaults();
         NetworkOptions options = new NetworkOptions("bench-raw", defaults.requestTimeoutMs(),
                 defaults.connectionSetupTimeoutMs(), defaults.reconnectBackoffMs(), defaults.reconnectBackoffMaxMs(),
@@ -185,7 +224,7 @@ public final class DrainRunner {
     }
 
     /** Counts the response's records into the tally; returns the size of its record sets. */
-    private static long count(FetchResponse response, long[] offsets, int valueSize, DrainHarness.Tally tally) {
+    private static long count(FetchResponse response, long[] offsets, int valueSize, Tally tally) {
         long size = 0;
         try {
             if (response.errorCode() != 0) {
@@ -198,10 +237,12 @@ public final class DrainRunner {
                                 + " failed with error " + partition.errorCode());
                     }
                     size += partition.records().readableBytes();
-                    long records = scan(partition.records(), offsets, partition.partitionIndex());
-                    if (records > 0) {
-                        // no record is decoded, so the payload is the workload's value size per record
-                        tally.addBatch(records, records * valueSize);
+                    int p = partition.partitionIndex();
+                    long from = offsets[p];
+                    long records = scan(partition.records(), offsets, p);
+                    // no record is decoded, so the payload is the workload's value size per record
+                    if (records > 0 && tally.addBatch(p, from, records, records * valueSize)) {
+                        offsets[p] = 0;
                     }
                 }
             }

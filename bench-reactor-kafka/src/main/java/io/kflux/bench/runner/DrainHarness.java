@@ -1,7 +1,5 @@
 package io.kflux.bench.runner;
 
-import static io.kflux.bench.runner.JvmCounters.allocatedByThread;
-import static io.kflux.bench.runner.JvmCounters.allocatedSince;
 import static io.kflux.bench.runner.JvmCounters.gcMillis;
 import static io.kflux.bench.runner.JvmCounters.loadAverage;
 
@@ -15,8 +13,11 @@ import java.util.Map;
  * contender and round, so every client gets the same heap, collector and JIT state, and reactor-kafka can run
  * on its own kafka-clients. JDK only, because it is loaded next to both kafka-clients 3.9 and 4.x.
  *
- * <p>Throughput ({@code --mode drain}): {@code --warmup} unmeasured drains, then one measured drain, each with
- * a new consumer reading the whole topic from offset 0. End-to-end latency ({@code --mode e2e}): one consumer
+ * <p>Throughput ({@code --mode drain}): {@code --warmup} unmeasured drains of one pass over the topic, then one
+ * measured drain, each with a new consumer reading from offset 0. The measured drain reads the topic again and
+ * again until {@code --window-seconds} have passed since its first record (or {@code --passes} times), after a
+ * staggered lead-in, seeking each partition back to 0 at its end, so that the window is steady consumption and long enough for
+ * process CPU time to mean something; see {@link Tally} for what each record is checked against. End-to-end latency ({@code --mode e2e}): one consumer
  * follows the topic from its end while the suite produces at a fixed rate; latencies are taken from the
  * producer's send time written into the first 8 bytes of each value (epoch microseconds).
  *
@@ -29,7 +30,8 @@ public final class DrainHarness {
 
     /** What to read, from the command line the suite builds. */
     public record Spec(String client, String mode, String servers, String topic, String topicId, int partitions,
-                       long records, int valueSize, int warmup, long e2eWarmupMillis, long e2eMeasureMillis) {
+                       long records, int valueSize, int warmup, long e2eWarmupMillis, long e2eMeasureMillis,
+                       double windowSeconds, int passes, Map<String, String> options) {
         static Spec parse(String[] args) {
             Map<String, String> o = new HashMap<>();
             for (int i = 0; i + 1 < args.length; i += 2) {
@@ -41,11 +43,21 @@ public final class DrainHarness {
                     Integer.parseInt(o.getOrDefault("--value-size", "0")),
                     Integer.parseInt(o.getOrDefault("--warmup", "0")),
                     Long.parseLong(o.getOrDefault("--e2e-warmup-ms", "5000")),
-                    Long.parseLong(o.getOrDefault("--e2e-measure-ms", "20000")));
+                    Long.parseLong(o.getOrDefault("--e2e-measure-ms", "20000")),
+                    Double.parseDouble(o.getOrDefault("--window-seconds", "10")),
+                    Integer.parseInt(o.getOrDefault("--passes", "0")), Map.copyOf(o));
+        }
+
+        /** Records per partition: the suite fills partitions round-robin with a multiple of their number. */
+        public long endOffset() {
+            return records / partitions;
         }
     }
 
-    /** Reads {@code spec.records()} records from offset 0 of every partition, feeding each to the tally. */
+    /**
+     * Reads every partition from offset 0, feeding each record to the tally, and seeks a partition back to 0 when
+     * {@link Tally#add} says so, until {@link Tally#complete()}; no {@code take(n)}, which would hide duplicates.
+     */
     public interface Drainer {
         void drain(Spec spec, Tally tally) throws Exception;
     }
@@ -76,24 +88,32 @@ public final class DrainHarness {
     private static String drain(Spec spec, Drainer drainer) throws Exception {
         long warmupNanos = 0;
         for (int i = 0; i < spec.warmup(); i++) {
-            Tally t = new Tally(spec.records());
+            Tally t = new Tally(spec.client(), spec.partitions(), spec.endOffset(), 1, 0, false, false);
             long start = System.nanoTime();
+            t.created();
             drainer.drain(spec, t);
-            t.check(spec);
+            t.verify();
             warmupNanos += System.nanoTime() - start;
         }
         System.gc();
         Thread.sleep(200);
-        Tally tally = new Tally(spec.records());
+        // --passes N: exactly N passes; otherwise passes until the window is over
+        Tally tally = spec.passes() > 0
+                ? new Tally(spec.client(), spec.partitions(), spec.endOffset(), spec.passes(), 0, true, true)
+                : new Tally(spec.client(), spec.partitions(), spec.endOffset(), Integer.MAX_VALUE,
+                        (long) (spec.windowSeconds() * 1e9), true, true);
         long gcBefore = gcMillis();
-        tally.start();
+        tally.created();
         drainer.drain(spec, tally);
-        tally.check(spec);
+        long checksum = tally.verify();
         long gc = gcMillis() - gcBefore;
-        return String.format("client=%s mode=drain records=%d bytes=%d nanos=%d allocated=%d maxGapNanos=%d"
-                        + " maxGapAt=%d gcMillis=%d warmupDrains=%d warmupNanos=%d load=%.2f",
-                spec.client(), tally.records, tally.bytes, tally.endNanos - tally.startNanos, tally.allocated,
-                tally.maxGap, tally.maxGapAt, gc, spec.warmup(), warmupNanos, loadAverage());
+        return String.format("client=%s mode=drain records=%d bytes=%d nanos=%d setupNanos=%d passes=%d"
+                        + " checksum=%016x allocated=%d cpuNanos=%d cpuJit=%d cpuGc=%d maxGapNanos=%d maxGapAt=%d"
+                        + " stalls=%d stallNanos=%d discarded=%d gcMillis=%d warmupDrains=%d warmupNanos=%d load=%.2f",
+                spec.client(), tally.records, tally.bytes, tally.windowNanos(), tally.startNanos - tally.createdNanos,
+                tally.passes(), checksum, tally.allocated, tally.cpuNanos, tally.cpuByGroup.getOrDefault("jit", -1L),
+                tally.cpuByGroup.getOrDefault("gc", -1L), tally.maxGap, tally.maxGapAt, tally.stalls,
+                tally.stallNanos, tally.discarded, gc, spec.warmup(), warmupNanos, loadAverage());
     }
 
     private static String follow(Spec spec, Follower follower) throws Exception {
@@ -113,72 +133,6 @@ public final class DrainHarness {
     private static long percentile(long[] sorted, double q) {
         int index = (int) Math.ceil(q * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-    }
-
-    /**
-     * Per-record bookkeeping, the same for every client so that its cost is too. Not thread-safe: each client
-     * calls it from one thread at a time (reactive clients serially, as Reactive Streams require).
-     */
-    public static final class Tally {
-        private final long expected;
-        long records;
-        long bytes;
-        long startNanos;
-        long endNanos;
-        long last;
-        long maxGap;
-        long maxGapAt;
-        long allocated;
-        private Map<Long, Long> allocatedBefore;
-
-        Tally(long expected) {
-            this.expected = expected;
-        }
-
-        void start() {
-            allocatedBefore = allocatedByThread();
-            startNanos = System.nanoTime();
-            last = startNanos;
-        }
-
-        public long records() {
-            return records;
-        }
-
-        public boolean complete() {
-            return records >= expected;
-        }
-
-        public void add(int keySize, int valueSize) {
-            addBatch(1, (long) Math.max(0, keySize) + Math.max(0, valueSize));
-        }
-
-        /** For the raw-fetch baseline, which sees whole batches and never single records. */
-        public void addBatch(long count, long payloadBytes) {
-            long now = System.nanoTime();
-            // from the first record on: the wait for it is connection and consumer set-up, not a stall
-            if (records > 0 && now - last > maxGap) {
-                maxGap = now - last;
-                maxGapAt = records;
-            }
-            last = now;
-            records += count;
-            bytes += payloadBytes;
-            if (records >= expected && endNanos == 0) {
-                endNanos = now;
-                // Taken here, not after the drain returns: closing a client ends threads of its own
-                // (reactor-kafka's receive thread), and an ended thread's allocations can no longer be read.
-                if (allocatedBefore != null) {
-                    allocated = allocatedSince(allocatedBefore);
-                }
-            }
-        }
-
-        void check(Spec spec) {
-            if (records != expected) {
-                throw new IllegalStateException(spec.client() + " read " + records + " records, expected " + expected);
-            }
-        }
     }
 
     /** End-to-end latencies of the records received in the measuring window. */

@@ -45,11 +45,21 @@ public final class ReactorKafkaRunner {
                         ? ReceiverPartition::seekToBeginning : ReceiverPartition::seekToEnd));
     }
 
-    private static void drain(DrainHarness.Spec spec, DrainHarness.Tally tally) {
-        KafkaReceiver.create(options(spec, true))
-                .receive()
-                .take(spec.records())
-                .doOnNext(r -> tally.add(r.serializedKeySize(), r.serializedValueSize()))
+    private static void drain(DrainHarness.Spec spec, Tally tally) {
+        KafkaReceiver<byte[], byte[]> receiver = KafkaReceiver.create(options(spec, true));
+        receiver.receive()
+                .doOnNext(r -> {
+                    if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
+                        // on the receiver's consumer thread, as reactor-kafka requires; nothing follows the
+                        // partition's last record, so no record of it is in flight
+                        TopicPartition tp = new TopicPartition(spec.topic(), r.partition());
+                        receiver.doOnConsumer(c -> {
+                            c.seek(tp, 0);
+                            return tp;
+                        }).subscribe();
+                    }
+                })
+                .takeUntil(r -> tally.complete())
                 .blockLast(DRAIN_TIMEOUT);
     }
 

@@ -1,0 +1,78 @@
+package io.kflux.bench;
+
+import io.kflux.bench.runner.DrainHarness;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The suite's steady producer (e2e and scale cases): sends {@code rate} records/s round-robin over the topic's
+ * partitions, a tick's worth every millisecond (linger.ms 0, acks 1), each value starting with its send time in
+ * epoch microseconds; behind schedule it catches up, and reports by how much.
+ */
+final class FixedRateProducer implements AutoCloseable {
+    /** Bytes per value: the send time in the first 8, text after it. */
+    static final int VALUE_SIZE = 100;
+
+    final AtomicLong sent = new AtomicLong();
+    final AtomicLong maxLagMicros = new AtomicLong();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicReference<Exception> failure = new AtomicReference<>();
+    private final Thread thread;
+
+    FixedRateProducer(String servers, String topic, int partitions, int rate) {
+        Properties props = BenchmarkSuite.producerProps(servers);
+        props.put("linger.ms", "0");
+        byte[][] payloads = ConsumeBenchmark.payloads(VALUE_SIZE);
+        thread = new Thread(() -> {
+            try (KafkaProducer<byte[], byte[]> producer =
+                         new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+                long start = System.nanoTime();
+                long n = 0;
+                while (running.get()) {
+                    long due = start + n * 1_000_000_000L / rate;
+                    long now = System.nanoTime();
+                    if (due > now) {
+                        LockSupport.parkNanos(due - now);
+                        continue;
+                    }
+                    maxLagMicros.accumulateAndGet((now - due) / 1000, Math::max);
+                    byte[] value = payloads[(int) (n % payloads.length)].clone();
+                    long micros = DrainHarness.nowMicros();
+                    for (int i = 7; i >= 0; i--) {
+                        value[i] = (byte) micros;
+                        micros >>>= 8;
+                    }
+                    producer.send(new ProducerRecord<>(topic, (int) (n % partitions), null, value),
+                            (metadata, error) -> {
+                                if (error != null) {
+                                    failure.compareAndSet(null, error);
+                                }
+                            });
+                    n++;
+                    sent.incrementAndGet();
+                }
+            }
+        }, "bench-fixed-rate-producer");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public void close() {
+        running.set(false);
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("the fixed-rate producer failed", failure.get());
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.kflux.bench;
+
+import static io.kflux.bench.runner.JvmCounters.parseArgs;
+
+import io.kflux.ConsumerOptions;
+import io.kflux.KafkaFluxConsumer;
+import io.kflux.TopicPartition;
+import io.kflux.bench.runner.DrainHarness;
+import io.kflux.bench.runner.JvmCounters;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+
+/**
+ * The scale case's contender JVM ({@code --mode scale}, forked by {@link BenchmarkSuite}): {@code --consumers N}
+ * consumers of one topic with N partitions, each assigned one partition (manual assignment, from the end), while
+ * the suite produces a low total rate into the topic. {@code kflux}: N {@code KafkaFluxConsumer}s with a
+ * subscriber each. {@code official}: N {@code KafkaConsumer}s, each polled by a thread of its own, as that client
+ * is used. After {@code --warmup-seconds} it measures, over {@code --measure-seconds}: records received, process CPU
+ * time, then the OS threads, open sockets and RSS of the process, and the heap in use after full collections, with
+ * every consumer still open. Each consumer's records must follow one another by offset (no gap, no duplicate).
+ * {@code setupNanos} is the time to create the consumers and subscribe (kflux) or to start their threads
+ * (official, whose consumers are created on those threads): not comparable, shown as "creation".
+ */
+final class ScaleRunner {
+
+    private ScaleRunner() {
+    }
+
+    /** One contender's consumers, started and still open; {@link #close()} ends them. */
+    private interface Fleet extends AutoCloseable {
+        @Override
+        void close() throws Exception;
+    }
+
+    static void main(String[] args) {
+        try {
+            Map<String, String> o = parseArgs(args);
+            String client = o.get("--client");
+            int consumers = Integer.parseInt(o.get("--consumers"));
+            long warmupMillis = Long.parseLong(o.getOrDefault("--warmup-seconds", "10")) * 1000;
+            long measureMillis = Long.parseLong(o.getOrDefault("--measure-seconds", "30")) * 1000;
+            Counts counts = new Counts(consumers);
+            long created = System.nanoTime();
+            Fleet fleet = switch (client) {
+                case "kflux" -> kflux(o.get("--bootstrap-servers"), o.get("--topic"), consumers, counts);
+                case "official" -> official(o.get("--bootstrap-servers"), o.get("--topic"), consumers, counts);
+                default -> throw new IllegalArgumentException("the scale case has kflux and official, not " + client);
+            };
+            long setupNanos = System.nanoTime() - created;
+            Thread.sleep(warmupMillis);
+            counts.check();
+            long cpuBefore = JvmCounters.processCpuNanos();
+            long receivedBefore = counts.received.get();
+            long start = System.nanoTime();
+            Thread.sleep(measureMillis);
+            long cpu = JvmCounters.processCpuNanos() - cpuBefore;
+            long window = System.nanoTime() - start;
+            long received = counts.received.get() - receivedBefore;
+            long threads = JvmCounters.osThreads();
+            int javaThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+            long sockets = JvmCounters.sockets();
+            long rss = JvmCounters.rssBytes();
+            long heap = JvmCounters.heapAfterGc();
+            counts.check();
+            String line = String.format("client=%s mode=scale consumers=%d records=%d nanos=%d cpuNanos=%d"
+                            + " threads=%d javaThreads=%d sockets=%d rss=%d heapAfterGc=%d consumersWithRecords=%d"
+                            + " setupNanos=%d load=%.2f",
+                    client, consumers, received, window, cpu, threads, javaThreads, sockets, rss, heap,
+                    counts.withRecords(), setupNanos, JvmCounters.loadAverage());
+            fleet.close();
+            System.out.println(DrainHarness.RESULT_PREFIX + line);
+            System.out.flush();
+            System.exit(0);
+        } catch (Throwable e) {
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    /** Records per consumer, checked offset by offset; safe for calls from many threads. */
+    private static final class Counts {
+        final AtomicLong received = new AtomicLong();
+        private final AtomicLongArray next;
+        private final AtomicReference<String> failure = new AtomicReference<>();
+
+        Counts(int consumers) {
+            next = new AtomicLongArray(consumers);
+            for (int i = 0; i < consumers; i++) {
+                next.set(i, -1);
+            }
+        }
+
+        void add(int partition, long offset) {
+            long expected = next.getAndSet(partition, offset + 1);
+            if (expected >= 0 && expected != offset) {
+                failure.compareAndSet(null, "partition " + partition + " gave offset " + offset + " where " + expected
+                        + " was due");
+            }
+            received.incrementAndGet();
+        }
+
+        int withRecords() {
+            int n = 0;
+            for (int i = 0; i < next.length(); i++) {
+                n += next.get(i) >= 0 ? 1 : 0;
+            }
+            return n;
+        }
+
+        void check() {
+            if (failure.get() != null) {
+                throw new IllegalStateException(failure.get());
+            }
+        }
+    }
+
+    private static Fleet kflux(String servers, String topic, int consumers, Counts counts) {
+        List<KafkaFluxConsumer<byte[], byte[]>> all = new ArrayList<>(consumers);
+        List<Disposable> subscriptions = new ArrayList<>(consumers);
+        for (int p = 0; p < consumers; p++) {
+            int partition = p;
+            KafkaFluxConsumer<byte[], byte[]> consumer = KafkaFluxConsumer.create(ConsumerOptions.<byte[], byte[]>create(
+                            Map.of("bootstrap.servers", servers, "client.id", "bench-scale-kflux",
+                                    "auto.offset.reset", "latest"))
+                    .assignment(List.of(new TopicPartition(topic, partition))));
+            all.add(consumer);
+            subscriptions.add(consumer.receive().subscribe(r -> counts.add(partition, r.offset()),
+                    e -> counts.failure.compareAndSet(null, "consumer " + partition + " failed: " + e)));
+        }
+        return () -> {
+            subscriptions.forEach(Disposable::dispose);
+            Flux.fromIterable(all).flatMap(KafkaFluxConsumer::close, 256).blockLast(Duration.ofMinutes(5));
+        };
+    }
+
+    private static Fleet official(String servers, String topic, int consumers, Counts counts) {
+        AtomicBoolean running = new AtomicBoolean(true);
+        List<Thread> threads = new ArrayList<>(consumers);
+        for (int p = 0; p < consumers; p++) {
+            int partition = p;
+            Thread thread = new Thread(() -> {
+                Properties props = new Properties();
+                props.put("bootstrap.servers", servers);
+                props.put("client.id", "bench-scale-official");
+                props.put("enable.auto.commit", "false");
+                props.put("auto.offset.reset", "latest");
+                try (KafkaConsumer<byte[], byte[]> consumer =
+                             new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                    consumer.assign(List.of(new org.apache.kafka.common.TopicPartition(topic, partition)));
+                    while (running.get()) {
+                        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                            counts.add(partition, r.offset());
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    counts.failure.compareAndSet(null, "consumer " + partition + " failed: " + e);
+                }
+            }, "bench-official-" + p);
+            thread.start();
+            threads.add(thread);
+        }
+        return () -> {
+            running.set(false);
+            for (Thread t : threads) {
+                t.join(60_000);
+            }
+        };
+    }
+}

@@ -1,0 +1,173 @@
+package io.kflux.bench;
+
+import io.kflux.bench.BenchmarkSuite.Case;
+import io.kflux.bench.BenchmarkSuite.Result;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The suite's results and their Markdown tables: one drain table per CPU mode, the e2e latency table and the scale
+ * table. Every figure is a median over the rounds with its order-statistics confidence interval
+ * ({@link MedianInterval}); ratios are medians of per-round ratios against the official client's drain of the same
+ * round, with theirs.
+ */
+final class SuiteTables {
+
+    private static final String BASELINE = "official";
+
+    private final List<String> clients;
+    private final Map<String, Map<Case, Map<String, List<Result>>>> drains = new LinkedHashMap<>();
+    private final TreeSet<Integer> sampleSizes = new TreeSet<>();
+    private Map<String, List<Result>> latencies = Map.of();
+    private Map<String, List<Result>> scale = Map.of();
+
+    SuiteTables(List<String> clients) {
+        this.clients = clients;
+    }
+
+    void addDrains(String mode, Case c, Map<String, List<Result>> byClient) {
+        drains.computeIfAbsent(mode, k -> new LinkedHashMap<>()).put(c, byClient);
+    }
+
+    void addLatencies(Map<String, List<Result>> byClient) {
+        latencies = byClient;
+    }
+
+    void addScale(Map<String, List<Result>> byClient) {
+        scale = byClient;
+    }
+
+    void print() {
+        drains.forEach(this::printDrains);
+        printLatencies();
+        printScale();
+        if (!sampleSizes.isEmpty()) {
+            System.out.println();
+            StringBuilder coverage = new StringBuilder();
+            for (int n : sampleSizes) {
+                coverage.append(coverage.length() == 0 ? "" : ", ").append(String.format("%.1f %% for %d values",
+                        MedianInterval.coverage(n, MedianInterval.rank(n)) * 100, n));
+            }
+            System.out.println("Intervals in parentheses: distribution-free confidence intervals of the median from"
+                    + " order statistics (coverage " + coverage + ").");
+        }
+    }
+
+    private void printDrains(String mode, Map<Case, Map<String, List<Result>>> cases) {
+        System.out.println();
+        System.out.println("Drains, " + (mode.equals("one-core") ? "contender pinned to one core, broker to another"
+                : "no pinning (a spare core)") + ":");
+        System.out.println();
+        System.out.println("| case | contender | records/s | steady records/s | ns CPU/record | of it JIT / GC"
+                + " | B allocated/record | set-up | window (passes) | worst gap, stalls | records/s vs official"
+                + " | CPU/record vs official |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for (Map.Entry<Case, Map<String, List<Result>>> e : cases.entrySet()) {
+            Map<String, List<Result>> byClient = e.getValue();
+            for (String client : clients) {
+                List<Result> rs = byClient.get(client);
+                if (rs == null) {
+                    continue;
+                }
+                System.out.printf("| %s | %s | %s | %s | %s | %.0f / %.0f | %,.0f | %.2f s | %.1f s (%.0f) | %d ms, %d"
+                                + " | %s | %s |%n", e.getKey().name(), client,
+                        interval(rs, Result::recordsPerSecond, SuiteTables::perSecond),
+                        perSecond(median(rs, Result::steadyRecordsPerSecond)),
+                        interval(rs, Result::cpuNanosPerRecord, v -> String.format("%.0f", v)),
+                        median(rs, r -> r.groupNanosPerRecord("cpuJit")),
+                        median(rs, r -> r.groupNanosPerRecord("cpuGc")),
+                        median(rs, Result::allocatedPerRecord), median(rs, r -> r.get("setupNanos") / 1e9),
+                        median(rs, r -> r.get("nanos") / 1e9), median(rs, r -> r.get("passes")),
+                        rs.stream().mapToLong(r -> r.get("maxGapNanos")).max().orElse(0) / 1_000_000,
+                        rs.stream().mapToLong(r -> r.get("stalls")).sum(),
+                        ratio(byClient.get(BASELINE), rs, Result::recordsPerSecond),
+                        ratio(byClient.get(BASELINE), rs, Result::cpuNanosPerRecord));
+            }
+        }
+        System.out.println();
+        System.out.println("records/s: records over the measured window (first to last record, set-up apart);"
+                + " steady: the same without stalls (gaps of " + io.kflux.bench.runner.Tally.STALL_NANOS / 1_000_000
+                + " ms or more); ns CPU/record: process CPU time (user + sys, all threads) over the window;"
+                + " stalls: summed over the rounds.");
+    }
+
+    private void printLatencies() {
+        if (latencies.isEmpty()) {
+            return;
+        }
+        System.out.println();
+        System.out.println("| e2e contender | p50 ms | p99 ms | p99.9 ms | max ms (worst round) | records per run |");
+        System.out.println("|---|---|---|---|---|---|");
+        for (String client : clients) {
+            List<Result> rs = latencies.get(client);
+            if (rs == null) {
+                continue;
+            }
+            System.out.printf("| %s | %s | %s | %s | %.1f | %,.0f |%n", client,
+                    interval(rs, r -> r.get("p50Micros") / 1e3, v -> String.format("%.2f", v)),
+                    interval(rs, r -> r.get("p99Micros") / 1e3, v -> String.format("%.2f", v)),
+                    interval(rs, r -> r.get("p999Micros") / 1e3, v -> String.format("%.2f", v)),
+                    rs.stream().mapToLong(r -> r.get("maxMicros")).max().orElse(0) / 1e3,
+                    median(rs, r -> r.get("records")));
+        }
+    }
+
+    private void printScale() {
+        if (scale.isEmpty()) {
+            return;
+        }
+        System.out.println();
+        System.out.println("| scale contender | consumers | OS threads (Java) | heap after GC | RSS | CPU, % of a core"
+                + " | sockets | records/s received | creation |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
+        for (String client : ScaleCase.CLIENTS) {
+            List<Result> rs = scale.get(client);
+            if (rs == null) {
+                continue;
+            }
+            System.out.printf("| %s | %d | %.0f (%.0f) | %s MB | %s MB | %s | %.0f | %.0f | %.1f s |%n", client,
+                    rs.get(0).get("consumers"), median(rs, r -> r.get("threads")),
+                    median(rs, r -> r.get("javaThreads")),
+                    interval(rs, r -> r.get("heapAfterGc") / 1048576.0, v -> String.format("%.0f", v)),
+                    interval(rs, r -> r.get("rss") / 1048576.0, v -> String.format("%.0f", v)),
+                    interval(rs, r -> r.get("cpuNanos") * 100.0 / r.get("nanos"), v -> String.format("%.1f", v)),
+                    median(rs, r -> r.get("sockets")), median(rs, Result::recordsPerSecond),
+                    median(rs, r -> r.get("setupNanos") / 1e9));
+        }
+    }
+
+    private interface Format {
+        String of(double value);
+    }
+
+    private <T> String interval(List<T> items, ToDoubleFunction<T> value, Format format) {
+        double[] values = items.stream().mapToDouble(value).toArray();
+        sampleSizes.add(values.length);
+        MedianInterval mi = MedianInterval.of(values);
+        return format.of(mi.median()) + " (" + format.of(mi.low()) + "-" + format.of(mi.high()) + ")";
+    }
+
+    /** Median of the per-round ratios contender / official, with its interval; blank for official itself. */
+    private String ratio(List<Result> official, List<Result> other, ToDoubleFunction<Result> value) {
+        if (official == null || official == other) {
+            return "";
+        }
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < Math.min(official.size(), other.size()); i++) {
+            ratios.add(value.applyAsDouble(other.get(i)) / value.applyAsDouble(official.get(i)));
+        }
+        return interval(ratios, d -> d, v -> String.format("%.2f", v));
+    }
+
+    static String perSecond(double perSecond) {
+        return perSecond >= 1e6 ? String.format("%.2f M", perSecond / 1e6) : String.format("%.0f k", perSecond / 1e3);
+    }
+
+    private static <T> double median(List<T> items, ToDoubleFunction<T> value) {
+        return MedianInterval.of(items.stream().mapToDouble(value).toArray()).median();
+    }
+}
