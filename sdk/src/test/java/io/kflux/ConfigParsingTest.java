@@ -94,7 +94,7 @@ class ConfigParsingTest {
         assertThat(c.sessionTimeoutMs()).isEqualTo(45000);
         assertThat(c.heartbeatIntervalMs()).isEqualTo(3000);
         assertThat(c.maxPollIntervalMs()).isEqualTo(300000);
-        assertThat(c.maxPollRecords()).isEqualTo(500);
+        assertThat(c.value("max.poll.records", Integer.class)).as("accepted, without effect").isEqualTo(500);
         assertThat(c.autoOffsetReset().strategy()).isEqualTo(AutoOffsetReset.Strategy.LATEST);
         assertThat(c.isolationLevel()).isEqualTo(IsolationLevel.READ_UNCOMMITTED);
         assertThat(c.fetchMinBytes()).isEqualTo(1);

@@ -516,15 +516,6 @@ public final class ConsumerConfig {
     }
 
     /**
-     * {@code max.poll.records}: a batching hint, there is no poll().
-     *
-     * @return records, {@code >= 1}
-     */
-    public int maxPollRecords() {
-        return parsed.<Integer>get(MAX_POLL_RECORDS);
-    }
-
-    /**
      * {@code check.crcs}.
      *
      * @return whether batch CRC32C values are verified
