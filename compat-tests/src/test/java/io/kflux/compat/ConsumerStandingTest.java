@@ -7,10 +7,10 @@ import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.ContinuousProducer;
-import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.KafkaTest;
+import io.kflux.test.KafkaTestCluster;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -24,14 +24,13 @@ import org.junit.jupiter.api.Timeout;
  * Where a consumer stands: position, beginningOffsets / endOffsets and currentLag on a real broker, while a producer
  * writes and after it paused.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(topics = "standing:2") // the user-facing test kit, on the broker version under test (BrokerVersionSession)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ConsumerStandingTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @Test
-    void positionEndOffsetsAndLagWhileAProducerRunsAndAfterItPaused(EmbeddedKafkaCluster kafka) throws Exception {
-        kafka.createTopic("standing", 2, 1);
+    void positionEndOffsetsAndLagWhileAProducerRunsAndAfterItPaused(KafkaTestCluster kafka) throws Exception {
         List<TopicPartition> tps = Kflux.partitions("standing", 2);
         KafkaFluxConsumer<String, String> consumer = Kflux.strings(Kflux.props(kafka.bootstrapServers(),
                 "fetch.max.wait.ms", 100), tps);

@@ -20,6 +20,12 @@ public final class KafkaTestExtension implements BeforeAllCallback, ParameterRes
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(KafkaTestExtension.class);
     private static final String KEY = "cluster";
 
+    /**
+     * A system property naming the class path of the broker JVMs (e.g. another Kafka version's jars); when absent,
+     * the broker runs from the {@code kafka_2.13} jars of the test class path.
+     */
+    public static final String BROKER_CLASSPATH_PROPERTY = "kflux.test.broker.classpath";
+
     @Override
     public void beforeAll(ExtensionContext context) {
         Optional<KafkaTest> spec = AnnotationSupport.findAnnotation(context.getRequiredTestClass(), KafkaTest.class);
@@ -30,6 +36,10 @@ public final class KafkaTestExtension implements BeforeAllCallback, ParameterRes
             throw new ExtensionConfigurationException("@KafkaTest(nodes) must be at least 1, was " + spec.get().nodes());
         }
         EmbeddedKafkaCluster.Builder builder = EmbeddedKafkaCluster.builder().nodes(spec.get().nodes());
+        String classpath = System.getProperty(BROKER_CLASSPATH_PROPERTY);
+        if (classpath != null && !classpath.isBlank()) {
+            builder.classpath(classpath);
+        }
         for (String line : spec.get().brokerProperties()) {
             int eq = line.indexOf('=');
             if (eq <= 0) {
