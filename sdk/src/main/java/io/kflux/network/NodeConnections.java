@@ -2,6 +2,7 @@ package io.kflux.network;
 
 import io.kflux.AuthenticationException;
 import io.kflux.util.Backoff;
+import io.kflux.util.ClientMetrics;
 import io.kflux.util.LogContext;
 
 import java.net.InetSocketAddress;
@@ -36,6 +37,7 @@ import reactor.netty.resources.LoopResources;
  */
 public final class NodeConnections {
     private final NetworkOptions options;
+    private final ClientMetrics metrics;
     private final LoopResources loops;
     private final Backoff backoff;
     private final ConcurrentHashMap<Integer, ConnectionSlot> nodes = new ConcurrentHashMap<>();
@@ -65,6 +67,20 @@ public final class NodeConnections {
     }
 
     NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext) {
+        this(options, loops, logContext, ClientMetrics.NONE);
+    }
+
+    /**
+     * @param options    the settings of every connection this manager opens
+     * @param logContext whose connections these are, for the failed-connection WARNs
+     * @param metrics    where every connection reports its life and traffic
+     */
+    public NodeConnections(NetworkOptions options, LogContext logContext, ClientMetrics metrics) {
+        this(options, IoLoops.shared(), logContext, metrics);
+    }
+
+    NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext, ClientMetrics metrics) {
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.options = Objects.requireNonNull(options, "options");
         this.loops = loops;
         this.failureLog = new ConnectFailureLog(logContext);
@@ -83,7 +99,7 @@ public final class NodeConnections {
     public Mono<BrokerConnection> connection(int nodeId, String host, int port) {
         Objects.requireNonNull(host, "host");
         InetSocketAddress address = InetSocketAddress.createUnresolved(host, port);
-        return Mono.defer(() -> slot(nodeId).get(address, () -> reported("node " + nodeId, address)));
+        return Mono.defer(() -> slot(nodeId).get(address, () -> reported("node " + nodeId, nodeId, address)));
     }
 
     /**
@@ -121,7 +137,8 @@ public final class NodeConnections {
         return Flux.range(0, n)
                 .concatMap(i -> {
                     int index = (start + i) % n;
-                    return reported("bootstrap server", list.get(index))
+                    // the official client numbers bootstrap servers -1, -2, ... in metrics
+                    return reported("bootstrap server", -1 - index, list.get(index))
                             .doOnNext(c -> bootstrapStart.set(index))
                             .onErrorResume(e -> {
                                 errors.add(e);
@@ -144,8 +161,8 @@ public final class NodeConnections {
     }
 
     /** A connect whose failure is reported (WARN, rate-limited per address) where reconnects are handled. */
-    private Mono<BrokerConnection> reported(String destination, InetSocketAddress address) {
-        return BrokerConnection.connect(address, options, loops)
+    private Mono<BrokerConnection> reported(String destination, int nodeId, InetSocketAddress address) {
+        return BrokerConnection.connect(address, options, loops, metrics, nodeId)
                 .doOnError(AuthenticationException.class, e -> authenticationListeners.forEach(l -> l.accept(e)))
                 .doOnNext(c -> failureLog.connected(destination, address))
                 .doOnError(e -> {

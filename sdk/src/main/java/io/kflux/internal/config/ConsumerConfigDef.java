@@ -151,7 +151,7 @@ public final class ConsumerConfigDef {
           Validator.oneOf("use_all_dns_ips", "resolve_canonical_bootstrap_servers_only"),
           "How host names are resolved: try every address of a name, or first canonicalise bootstrap names.");
         h(d, CLIENT_ID, ConfigType.STRING, "", null,
-          "Name sent with every request for broker logs and quotas; empty generates kflux-consumer-N.");
+          "Name sent with every request for broker logs and quotas; empty generates consumer-<group.id>-<n>, as the official client.");
         h(d, CLIENT_RACK, ConfigType.STRING, "", null,
           "Rack of this client, sent in Fetch so a broker may direct it to a nearby replica (KIP-392).");
         h(d, SECURITY_PROTOCOL, ConfigType.STRING, "PLAINTEXT",
