@@ -301,10 +301,10 @@ public final class ConsumerConfigDef {
         // --- accepted for compatibility, not acted on
         ig(d, "interceptor.classes", ConfigType.LIST, List.of(), "consumer interceptors are not supported");
         ig(d, "metric.reporters", ConfigType.LIST, List.of("org.apache.kafka.common.metrics.JmxReporter"),
-           "Kafka metrics reporters are not supported");
-        ig(d, "metrics.num.samples", ConfigType.INT, 2, "Kafka metrics are not supported");
-        ig(d, "metrics.recording.level", ConfigType.STRING, "INFO", "Kafka metrics are not supported");
-        ig(d, "metrics.sample.window.ms", ConfigType.LONG, 30000L, "Kafka metrics are not supported");
+           "Kafka metrics reporters are not supported; kflux publishes Micrometer meters (withMeterRegistry)");
+        ig(d, "metrics.num.samples", ConfigType.INT, 2, "kflux's Micrometer meters always use 2 samples");
+        ig(d, "metrics.recording.level", ConfigType.STRING, "INFO", "kflux's Micrometer meters have no recording levels");
+        ig(d, "metrics.sample.window.ms", ConfigType.LONG, 30000L, "kflux's Micrometer meters always use 30 s windows");
         ig(d, "enable.metrics.push", ConfigType.BOOLEAN, Boolean.TRUE, "client metrics push (KIP-714) is not supported");
         ig(d, "metadata.recovery.strategy", ConfigType.STRING, "rebootstrap",
            "metadata recovery is built in and not configurable");
