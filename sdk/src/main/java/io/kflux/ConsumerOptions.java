@@ -73,23 +73,39 @@ public final class ConsumerOptions<K, V> {
      * a plugged-in SASL mechanism, each may be null).
      */
     private record Extras(DeserializationErrorHandler deserializationErrorHandler, int commitBatchSize,
-                          OAuthBearerTokenProvider tokenProvider, SaslMechanism saslMechanism) {
-        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), 0, null, null);
+                          OAuthBearerTokenProvider tokenProvider, SaslMechanism saslMechanism,
+                          Object meterRegistry, Object observationRegistry) {
+        // The registries are held as Object: Micrometer is an optional dependency, and these options must load
+        // (and be copied) without it on the class path.
+        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), 0, null, null, null, null);
 
         Extras withDeserializationErrorHandler(DeserializationErrorHandler handler) {
-            return new Extras(handler, commitBatchSize, tokenProvider, saslMechanism);
+            return new Extras(handler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry, observationRegistry);
         }
 
         Extras withCommitBatchSize(int acknowledgements) {
-            return new Extras(deserializationErrorHandler, acknowledgements, tokenProvider, saslMechanism);
+            return new Extras(deserializationErrorHandler, acknowledgements, tokenProvider, saslMechanism, meterRegistry,
+                    observationRegistry);
         }
 
         Extras withTokenProvider(OAuthBearerTokenProvider provider) {
-            return new Extras(deserializationErrorHandler, commitBatchSize, provider, saslMechanism);
+            return new Extras(deserializationErrorHandler, commitBatchSize, provider, saslMechanism, meterRegistry,
+                    observationRegistry);
         }
 
         Extras withSaslMechanism(SaslMechanism mechanism) {
-            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, mechanism);
+            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, mechanism, meterRegistry,
+                    observationRegistry);
+        }
+
+        Extras withMeterRegistry(Object registry) {
+            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, saslMechanism, registry,
+                    observationRegistry);
+        }
+
+        Extras withObservationRegistry(Object registry) {
+            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry,
+                    registry);
         }
     }
 
@@ -483,6 +499,72 @@ public final class ConsumerOptions<K, V> {
         return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
                                      pattern, partitions, listener, maxBufferedBytes,
                                      extras.withCommitBatchSize(acknowledgements));
+    }
+
+    /**
+     * Publishes this consumer's metrics as Micrometer meters in {@code registry}: named, typed and tagged as
+     * Micrometer's {@code KafkaClientMetrics} publishes the official consumer's ({@code kafka.consumer.*}, tags
+     * {@code client.id} and {@code kafka.version} on every meter, kflux's version in the latter), so dashboards built
+     * for the official client work unchanged; kflux's own meters start with {@code kflux.}. Meters are registered
+     * when {@code receive()} is first subscribed to and removed when the consumer closes; consumers sharing a
+     * registry are told apart by {@code client.id} (generated as {@code consumer-<group.id>-<n>} when not set, as
+     * the official client does). The guide's "Metrics and tracing" chapter lists every meter.
+     *
+     * <p>Needs {@code io.micrometer:micrometer-core} on the class path (an optional dependency of kflux); without
+     * a registry kflux records nothing and needs no Micrometer.
+     *
+     * @param registry where the meters go
+     * @return a copy
+     * @throws NullPointerException if {@code registry} is {@code null}
+     */
+    public ConsumerOptions<K, V> withMeterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     extras.withMeterRegistry(registry));
+    }
+
+    /**
+     * Traces record processing with Micrometer Observation: one observation per record delivered to the
+     * {@code receive()} subscriber, spanning its {@code onNext} (name {@code kflux.consumer.process}, contextual name
+     * {@code "<topic> process"}, kind CONSUMER, tags {@code messaging.system=kafka}, {@code messaging.operation},
+     * {@code messaging.destination.name}, {@code messaging.kafka.consumer.group}, {@code messaging.client.id}; the
+     * partition and offset as high-cardinality tags). Its context reads the record's headers, so with Micrometer
+     * Tracing (or its OpenTelemetry bridge) the consumer span continues the W3C {@code traceparent} the producer
+     * wrote. Work done asynchronously after {@code onNext} returns is outside the observation. Without a registry
+     * (the default) nothing is observed and nothing is allocated for it.
+     *
+     * <p>Needs {@code io.micrometer:micrometer-observation} on the class path (an optional dependency of kflux).
+     *
+     * @param registry where observations go
+     * @return a copy
+     * @throws NullPointerException if {@code registry} is {@code null}
+     */
+    public ConsumerOptions<K, V> withObservationRegistry(io.micrometer.observation.ObservationRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     extras.withObservationRegistry(registry));
+    }
+
+    /**
+     * The registry set with {@link #withObservationRegistry}, typed as {@code Object} so that calling this needs no
+     * Micrometer on the class path.
+     *
+     * @return the {@code ObservationRegistry}, or empty when tracing is off (the default)
+     */
+    public Optional<Object> observationRegistry() {
+        return Optional.ofNullable(extras.observationRegistry());
+    }
+
+    /**
+     * The registry set with {@link #withMeterRegistry}, typed as {@code Object} so that calling this needs no
+     * Micrometer on the class path.
+     *
+     * @return the {@code MeterRegistry}, or empty when metrics are off (the default)
+     */
+    public Optional<Object> meterRegistry() {
+        return Optional.ofNullable(extras.meterRegistry());
     }
 
     /**

@@ -188,10 +188,13 @@ class ConfigParsingTest {
 
     @Test
     void generatedClientIdsAreUnique() {
-        String a = parse().clientId();
-        String b = parse().clientId();
-        assertThat(a).startsWith("kflux-consumer-").isNotEqualTo(b);
-        assertThat(parse("client.id", "mine").clientId()).isEqualTo("mine");
+        var config = parse();
+        assertThat(config.clientId()).isEmpty();
+        String a = config.generateClientId();
+        String b = config.generateClientId();
+        assertThat(a).matches("consumer-[0-9]+").isNotEqualTo(b); // one config, two consumers: two ids
+        assertThat(parse("group.id", "orders").generateClientId()).matches("consumer-orders-[0-9]+");
+        assertThat(parse("client.id", "mine").generateClientId()).isEqualTo("mine");
     }
 
     @Test

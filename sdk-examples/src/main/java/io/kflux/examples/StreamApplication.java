@@ -21,6 +21,8 @@ import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import reactor.core.Disposable;
@@ -39,6 +41,9 @@ import reactor.core.publisher.Mono;
  *       [--command-config FILE]}: the same members on an existing topic of a real cluster (nothing is written to
  *       it); {@code --seconds 0} runs until Ctrl-C. {@code FILE} holds client properties as the Kafka CLI tools take
  *       them ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}, ...).</li>
+ *   <li>{@code --metrics} (with either): every member publishes its meters into one Micrometer registry
+ *       ({@link ConsumerOptions#withMeterRegistry}), and once a second a plain table shows each member's records/s
+ *       and its lag per partition, read from those meters ({@link MetricsTable}).</li>
  * </ul>
  */
 public final class StreamApplication {
@@ -49,6 +54,7 @@ public final class StreamApplication {
     private static final int RECORDS_PER_SECOND = 500;
     private static final Duration JOIN_EVERY = Duration.ofSeconds(4);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(3);
+    private static final Duration METRICS_EVERY = Duration.ofSeconds(1);
 
     /** Set when Ctrl-C was pressed. */
     private static final CountDownLatch INTERRUPTED = new CountDownLatch(1);
@@ -59,6 +65,10 @@ public final class StreamApplication {
     }
 
     public static void main(String[] args) throws Exception {
+        // --metrics is a flag (no value): taken out before the name/value options are parsed
+        List<String> rest = new ArrayList<>(List.of(args));
+        boolean metrics = rest.remove("--metrics");
+        args = rest.toArray(String[]::new);
         Map<String, String> options = ExampleArgs.parse(args,
                 List.of("--bootstrap-servers", "--topic", "--members", "--group", "--seconds", "--command-config"),
                 StreamApplication::usage);
@@ -80,16 +90,17 @@ public final class StreamApplication {
         try {
             if (bootstrapServers != null) {
                 new Run(ExampleArgs.client(options, bootstrapServers, StreamApplication::usage), topic, group, members,
-                        seconds, false).execute();
+                        seconds, false, metrics).execute();
             } else {
-                runWithEmbeddedBroker(group, members, seconds);
+                runWithEmbeddedBroker(group, members, seconds, metrics);
             }
         } finally {
             FINISHED.countDown();
         }
     }
 
-    private static void runWithEmbeddedBroker(String group, int members, int seconds) throws Exception {
+    private static void runWithEmbeddedBroker(String group, int members, int seconds, boolean metrics)
+            throws Exception {
         System.out.println("Starting a Kafka broker (a forked JVM; it logs to a temporary data folder,"
                 + " deleted when the broker stops)...");
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.startCluster(1)) {
@@ -98,8 +109,8 @@ public final class StreamApplication {
             System.out.printf("Broker up at %s; topic %s has %d partitions; producing about %d records/s%n",
                     kafka.bootstrapServers(), topic, SAMPLE_PARTITIONS, RECORDS_PER_SECOND);
             try (SampleProducer producer = new SampleProducer(kafka.bootstrapServers(), topic)) {
-                new Run(Map.of("bootstrap.servers", kafka.bootstrapServers()), topic, group, members, seconds, true)
-                        .execute();
+                new Run(Map.of("bootstrap.servers", kafka.bootstrapServers()), topic, group, members, seconds, true,
+                        metrics).execute();
                 System.out.printf("The producer wrote %,d records.%n", producer.written());
             }
             System.out.println("Stopping the broker.");
@@ -116,8 +127,14 @@ public final class StreamApplication {
         private final boolean embedded;
         private final List<Member> members = new ArrayList<>();
         private final long start = System.nanoTime();
+        /** Every member's meters (--metrics), or null. */
+        private final MeterRegistry registry;
+        private final MetricsTable table;
 
-        Run(Map<String, Object> client, String topic, String group, int memberCount, int seconds, boolean embedded) {
+        Run(Map<String, Object> client, String topic, String group, int memberCount, int seconds, boolean embedded,
+            boolean metrics) {
+            this.registry = metrics ? new SimpleMeterRegistry() : null;
+            this.table = metrics ? new MetricsTable(registry) : null;
             this.client = client;
             this.topic = topic;
             this.group = group;
@@ -134,6 +151,7 @@ public final class StreamApplication {
                     : Long.MAX_VALUE;
             long nextJoin = start;
             long nextProgress = start + PROGRESS_EVERY.toNanos();
+            long nextTable = start + METRICS_EVERY.toNanos();
             while (!INTERRUPTED.await(100, TimeUnit.MILLISECONDS) && System.nanoTime() < until) {
                 long now = System.nanoTime();
                 if (members.size() < memberCount && now >= nextJoin) {
@@ -148,6 +166,10 @@ public final class StreamApplication {
                     Member leaving = members.get(0);
                     log(leaving.name + " leaves the group; its partitions go to the others");
                     leaving.close(Duration.ofSeconds(15));
+                }
+                if (table != null && now >= nextTable) {
+                    log("metrics\n" + table.render());
+                    nextTable = now + METRICS_EVERY.toNanos();
                 }
                 if (now >= nextProgress) {
                     printProgress();
@@ -205,10 +227,14 @@ public final class StreamApplication {
             config.put("auto.offset.reset", "earliest");
             config.put("enable.auto.commit", true);                   // commits what was acknowledged, every 5 s
             config.put("partition.assignment.strategy", "cooperative-sticky"); // only moved partitions are revoked
-            consumer = KafkaFluxConsumer.create(ConsumerOptions.create(config, Deserializers.string(),
+            ConsumerOptions<String, String> options = ConsumerOptions.create(config, Deserializers.string(),
                             Deserializers.string())
                     .subscription(List.of(topic))
-                    .rebalanceListener(this));
+                    .rebalanceListener(this);
+            if (run.registry != null) {
+                options = options.withMeterRegistry(run.registry); // client.id tells the members apart
+            }
+            consumer = KafkaFluxConsumer.create(options);
             subscription = consumer.receive()
                     .concatMap(record -> process(record).doOnSuccess(v -> record.acknowledge()))
                     .subscribe(v -> { }, e -> run.log(name + " failed: " + e));
@@ -318,9 +344,12 @@ public final class StreamApplication {
 
     private static void usage(String problem) {
         System.err.println(problem);
-        System.err.println("usage: StreamApplication [--members n] [--seconds s]       (embedded broker, sample data)");
+        System.err.println("usage: StreamApplication [--members n] [--seconds s] [--metrics]   (embedded broker,"
+                + " sample data)");
         System.err.println("       StreamApplication --bootstrap-servers host:port --topic t [--members n] [--group g]"
-                + " [--seconds s] [--command-config client.properties]");
+                + " [--seconds s] [--command-config client.properties] [--metrics]");
+        System.err.println("--metrics prints records/s per member and the lag per partition once a second, from the"
+                + " consumers' Micrometer meters");
         System.exit(2);
     }
 }

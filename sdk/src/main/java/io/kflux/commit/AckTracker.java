@@ -44,6 +44,7 @@ public final class AckTracker {
     private final TreeMap<Long, Integer> epochs = new TreeMap<>();
     /** Leader epoch of the record before the start offset, -1 unknown. */
     private final int startEpoch;
+    private final long startOffset;
 
     /** @param startOffset the position the partition starts at (nothing before it counts) */
     public AckTracker(long startOffset) {
@@ -57,7 +58,17 @@ public final class AckTracker {
      */
     public AckTracker(long startOffset, int startEpoch) {
         this.committable = startOffset;
+        this.startOffset = startOffset;
         this.startEpoch = startEpoch;
+    }
+
+    /**
+     * Offsets acknowledged (the contiguous prefix) and not committed yet: what a crash now would deliver again.
+     * Counted from the last commit of this tracker, else from where tracking started.
+     */
+    public synchronized long uncommitted() {
+        long last = lastCommitted;
+        return Math.max(0L, committable - (last >= 0 ? last : startOffset));
     }
 
     /**

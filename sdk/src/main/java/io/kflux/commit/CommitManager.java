@@ -58,6 +58,15 @@ public final class CommitManager {
         return committer;
     }
 
+    /**
+     * Offsets of {@code tp} acknowledged but not committed yet ({@link AckTracker#uncommitted()}), for a gauge;
+     * -1 while {@code tp} is not tracked.
+     */
+    public long uncommitted(TopicPartition tp) {
+        AckTracker t = trackers.get(tp);
+        return t == null ? -1L : t.uncommitted();
+    }
+
     /** Starts (or restarts, after a seek) tracking {@code tp} from {@code position}. */
     public void track(TopicPartition tp, long position) {
         track(tp, position, -1);

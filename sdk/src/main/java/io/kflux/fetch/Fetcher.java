@@ -1,5 +1,6 @@
 package io.kflux.fetch;
 
+import io.kflux.util.ClientMetrics;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.TopicInfo;
 import io.kflux.CorruptRecordException;
@@ -109,6 +110,7 @@ public final class Fetcher {
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     private final EpochEndOffsets epochEndOffsets;
     private volatile FetchRequestListener requestListener;
+    private volatile ClientMetrics metrics = ClientMetrics.NONE;
     private long bufferedBytes;
     private volatile long bufferedBytesGauge;
     private boolean metadataRefreshPending;
@@ -132,6 +134,11 @@ public final class Fetcher {
     }
 
     /** Tells {@code listener} (null for none) about each Fetch request sent (diagnostics, tests). */
+    /** Where Fetch latencies and throttle times go; {@link ClientMetrics#NONE} until set. */
+    public void metrics(ClientMetrics clientMetrics) {
+        this.metrics = java.util.Objects.requireNonNull(clientMetrics, "clientMetrics");
+    }
+
     public void requestListener(FetchRequestListener listener) {
         this.requestListener = listener;
     }
@@ -152,6 +159,9 @@ public final class Fetcher {
     /** Adds partitions to fetch; those without a position are reset by {@code auto.offset.reset}. */
     public void assign(Map<TopicPartition, PartitionState> added) {
         partitions.putAll(added);
+        boolean readCommitted = config.isolationLevel() == 1;
+        added.forEach((tp, ps) -> metrics.partitionAssigned(tp.topic(), tp.partition(), () -> ps.lag(readCommitted),
+                ps::lead, ps::fetchedAhead));
         plan();
     }
 
@@ -161,6 +171,7 @@ public final class Fetcher {
             PartitionState ps = partitions.remove(tp);
             if (ps != null) {
                 ps.revoke();
+                metrics.partitionRevoked(tp.topic(), tp.partition());
             }
         }
     }
@@ -189,6 +200,9 @@ public final class Fetcher {
     }
 
     public void close() {
+        if (!closed) {
+            partitions.keySet().forEach(tp -> metrics.partitionRevoked(tp.topic(), tp.partition()));
+        }
         closed = true;
         timers.forEach(Disposable::dispose);
         timers.clear();
@@ -434,11 +448,13 @@ public final class Fetcher {
                     sessionRequest.session().size()));
         }
         inFlight.add(node.id());
+        long sentAt = System.nanoTime();
         connections.connection(node.id(), node.host(), node.port())
                 .flatMap(c -> {
                     // KIP-219: from Fetch v8 the broker answers at once and expects the client to hold back
                     boolean clientThrottles = c.version(FetchRequest.SPEC) >= 8;
                     return c.exchange(request).doOnNext(r -> {
+                        metrics.fetchCompleted(System.nanoTime() - sentAt, r.throttleTimeMs());
                         if (clientThrottles && r.throttleTimeMs() > 0) {
                             loop.execute(() -> throttle(node.id(), r.throttleTimeMs()));
                         }
@@ -541,7 +557,7 @@ public final class Fetcher {
                 }
                 if (error.isNone()) {
                     preferReadReplica(ps, node, pd.preferredReadReplica());
-                    ps.logEnd(pd.highWatermark(), pd.lastStableOffset());
+                    ps.logEnd(pd.highWatermark(), pd.lastStableOffset(), pd.logStartOffset());
                     gotData |= accept(target, pd, records);
                     continue;
                 }

@@ -28,6 +28,7 @@ public final class PartitionState {
      */
     private volatile long highWatermark = UNKNOWN;
     private volatile long lastStableOffset = UNKNOWN;
+    private volatile long logStartOffset = UNKNOWN;
     long fetchOffset = UNKNOWN;
     int pendingFetches;
     boolean fetchInFlight;
@@ -184,9 +185,36 @@ public final class PartitionState {
     }
 
     /** Called by the fetcher for every answer without error for this partition (KIP-392 fields need not be read). */
-    void logEnd(long highWatermark, long lastStableOffset) {
+    void logEnd(long highWatermark, long lastStableOffset, long logStartOffset) {
         this.highWatermark = highWatermark;
         this.lastStableOffset = lastStableOffset;
+        this.logStartOffset = logStartOffset;
+    }
+
+    /**
+     * The end of the log learned outside a Fetch (ListOffsets for a partition not fetched now, e.g. paused), so
+     * its lag stays current; never moves the known end back (a Fetch answer may have been newer).
+     *
+     * @param readCommitted true when {@code endOffset} is the last stable offset, false for the high watermark
+     */
+    public void logEndListed(long endOffset, boolean readCommitted) {
+        if (readCommitted) {
+            lastStableOffset = Math.max(lastStableOffset, endOffset);
+        } else {
+            highWatermark = Math.max(highWatermark, endOffset);
+        }
+    }
+
+    /**
+     * Records between the start of the log (at the last Fetch answer) and the position, as the official consumer's
+     * {@code records-lead}.
+     *
+     * @return the lead in records, or -1 when the position or the log start is not known yet
+     */
+    public long lead() {
+        long start = logStartOffset;
+        long pos = position;
+        return start < 0 || pos < 0 ? UNKNOWN : pos - start;
     }
 
     /**
@@ -203,6 +231,16 @@ public final class PartitionState {
             return UNKNOWN;
         }
         return Math.max(0L, end - pos);
+    }
+
+    /**
+     * Records fetched but not emitted yet: the fetch offset less the position, 0 when either is unknown. For
+     * gauges, from any thread: the fetch offset is the loop's plain field, so a reader may see it slightly late.
+     */
+    public long fetchedAhead() {
+        long fetched = fetchOffset;
+        long pos = position;
+        return fetched < 0 || pos < 0 ? 0L : Math.max(0L, fetched - pos);
     }
 
     public boolean isPaused() {

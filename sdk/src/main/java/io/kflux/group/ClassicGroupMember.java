@@ -1,5 +1,6 @@
 package io.kflux.group;
 
+import io.kflux.util.ClientMetrics;
 import io.kflux.TopicAuthorizationException;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.util.Backoff;
@@ -132,6 +133,11 @@ public final class ClassicGroupMember implements GroupMember {
     private Throwable fatal;
     private boolean needsJoin;
     private String rejoinReason = "";
+    private ClientMetrics metrics = ClientMetrics.NONE;
+    /** System.nanoTime() when the rebalance under way began (its first JoinGroup), 0 when none is. */
+    private long rebalanceStartedNanos;
+    /** System.nanoTime() when the JoinGroup or SyncGroup under way was sent. */
+    private long stepSentNanos;
     /** Bumped whenever a rebalance step is abandoned: answers and timers of an older epoch are ignored. */
     private long flowEpoch;
     private Pattern pattern;
@@ -352,6 +358,15 @@ public final class ClassicGroupMember implements GroupMember {
     @Override
     public String stateName() {
         return state.name();
+    }
+
+    /** Where joins, syncs, rebalances and heartbeats are reported; call before {@link #start()}. */
+    public void metrics(ClientMetrics clientMetrics) {
+        this.metrics = java.util.Objects.requireNonNull(clientMetrics, "clientMetrics");
+    }
+
+    ClientMetrics metrics() {
+        return metrics;
     }
 
     /** The generation of the last successful JoinGroup, -1 when the member has none; any thread. */
@@ -736,6 +751,10 @@ public final class ClassicGroupMember implements GroupMember {
         long timeoutMs = Math.max(config.requestTimeoutMs(), config.maxPollIntervalMs() + JOIN_GROUP_TIMEOUT_LAPSE_MS);
         log.debug("{}sending JoinGroup (member id '{}', generation {}, topics {}, owned {})", logPrefix,
                 current.memberId(), current.generationId(), joinedTopics, owned);
+        stepSentNanos = System.nanoTime();
+        if (rebalanceStartedNanos == 0L) {
+            rebalanceStartedNanos = stepSentNanos;
+        }
         joinCall = ch.send(request, timeoutMs).subscribe(
                 r -> onLoop(() -> {
                     if (epoch == flowEpoch) {
@@ -766,6 +785,7 @@ public final class ClassicGroupMember implements GroupMember {
         Errors error = Errors.forCode(response.errorCode());
         switch (error) {
             case NONE -> {
+                metrics.joined(System.nanoTime() - stepSentNanos);
                 if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
                     fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "JoinGroup answered protocol type "
                             + response.protocolType() + ", expected " + config.protocolType()));
@@ -812,6 +832,7 @@ public final class ClassicGroupMember implements GroupMember {
     }
 
     private void retryJoinLater(String why) {
+        metrics.rebalanceFailed();
         long delay = backoff.delayMs(++joinFailures);
         log.info("{}JoinGroup failed ({}); retrying in {} ms", logPrefix, why, delay);
         long epoch = flowEpoch;
@@ -833,6 +854,7 @@ public final class ClassicGroupMember implements GroupMember {
         if (e instanceof UnsupportedVersionException) {
             fail(unsupported(e));
         } else if (e instanceof NetworkException) {
+            metrics.rebalanceFailed();
             coordinatorLost(ch, what + " failed: " + e.getMessage());
         } else {
             retryJoinLater(e.toString());
@@ -905,6 +927,7 @@ public final class ClassicGroupMember implements GroupMember {
         Generation sent = generation;
         SyncGroupRequest request = new SyncGroupRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId(), config.protocolType(), sent.protocolName(), assignments);
+        stepSentNanos = System.nanoTime();
         joinCall = ch.send(request, config.requestTimeoutMs()).subscribe(
                 r -> onLoop(() -> {
                     if (epoch == flowEpoch) {
@@ -923,6 +946,7 @@ public final class ClassicGroupMember implements GroupMember {
         Errors error = Errors.forCode(response.errorCode());
         switch (error) {
             case NONE -> {
+                metrics.synced(System.nanoTime() - stepSentNanos);
                 if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
                     fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "SyncGroup answered protocol type "
                             + response.protocolType() + ", expected " + config.protocolType()));
@@ -982,6 +1006,10 @@ public final class ClassicGroupMember implements GroupMember {
         List<TopicPartition> assignedList = new ArrayList<>(assigned);
         assignedList.sort(PARTITION_ORDER);
         joinFailures = 0;
+        if (rebalanceStartedNanos != 0L) {
+            metrics.rebalanced(System.nanoTime() - rebalanceStartedNanos);
+            rebalanceStartedNanos = 0L;
+        }
         transitionTo(MemberState.STABLE);
         log.info("{}generation {}: assigned {}", logPrefix, sent.generationId(), assignedList);
         Set<String> unexpected = new TreeSet<>();

@@ -112,8 +112,12 @@ final class ClassicHeartbeat {
         inFlight = id;
         HeartbeatRequest request = new HeartbeatRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId());
+        long sentAt = System.nanoTime();
         call = ch.send(request, config.requestTimeoutMs()).subscribe(
-                r -> member.onLoop(() -> onResponse(ch, sent, id, r)),
+                r -> {
+                    member.metrics().heartbeat(System.nanoTime() - sentAt);
+                    member.onLoop(() -> onResponse(ch, sent, id, r));
+                },
                 e -> member.onLoop(() -> onFailure(ch, id, e)));
     }
 

@@ -4,6 +4,7 @@ import io.kflux.fetch.OffsetLookup;
 import io.kflux.group.CoordinatorManager;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.network.NodeConnections;
+import io.kflux.util.ClientMetrics;
 import reactor.core.publisher.Mono;
 
 /**
@@ -16,8 +17,8 @@ import reactor.core.publisher.Mono;
 record ClientResources(NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                        CoordinatorManager coordinator) {
 
-    static ClientResources create(ClientSettings settings) {
-        NodeConnections connections = new NodeConnections(settings.network(), settings.logContext());
+    static ClientResources create(ClientSettings settings, ClientMetrics metrics) {
+        NodeConnections connections = new NodeConnections(settings.network(), settings.logContext(), metrics);
         MetadataManager metadata = new MetadataManager(connections, settings.bootstrapServers(),
                 settings.allowAutoTopicCreation());
         OffsetLookup offsets = new OffsetLookup(connections, metadata, settings.fetch().isolationLevel(),

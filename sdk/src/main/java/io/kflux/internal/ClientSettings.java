@@ -53,8 +53,9 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
         FetchConfig fetch = new FetchConfig(c.fetchMaxWaitMs(), c.fetchMinBytes(), c.fetchMaxBytes(),
                 c.maxPartitionFetchBytes(), c.isolationLevel().id(), c.clientRack(), maxBufferedBytes,
                 c.retryBackoffMs(), c.checkCrcs(), c.metadataMaxAgeMs());
+        String clientId = c.generateClientId();
         NetworkOptions network = NetworkOptions.defaults()
-                .withClientId(c.clientId())
+                .withClientId(clientId)
                 .withRequestTimeoutMs(c.requestTimeoutMs())
                 .withConnectionSetupTimeoutMs(c.socketConnectionSetupTimeoutMs())
                 .withReconnectBackoff(c.reconnectBackoffMs(), Math.max(c.reconnectBackoffMs(), c.reconnectBackoffMaxMs()))
@@ -64,7 +65,7 @@ record ClientSettings(List<InetSocketAddress> bootstrapServers, String clientId,
                 .withDnsLookup(io.kflux.network.DnsLookup.fromConfig(c.clientDnsLookup()))
                 .withSocketBuffers(c.sendBufferBytes(), c.receiveBufferBytes())
                 .withSecurity(security);
-        return new ClientSettings(bootstrap, c.clientId(), c.groupId().orElse(null), strategy, durationMs,
+        return new ClientSettings(bootstrap, clientId, c.groupId().orElse(null), strategy, durationMs,
                 c.defaultApiTimeoutMs(), c.requestTimeoutMs(), c.metadataMaxAgeMs(), c.retryBackoffMs(),
                 c.retryBackoffMaxMs(), c.reconnectBackoffMs(), c.reconnectBackoffMaxMs(), c.allowAutoCreateTopics(),
                 c.enableAutoCommit(), c.autoCommitIntervalMs(), fetch, network);

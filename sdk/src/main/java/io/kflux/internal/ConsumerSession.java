@@ -47,6 +47,8 @@ import reactor.util.retry.Retry;
  */
 final class ConsumerSession<K, V> implements FetchSink {
     private static final Logger log = LoggerFactory.getLogger(ConsumerSession.class);
+    /** How often the lag of paused partitions is refreshed while metrics are on (see watchPausedLag). */
+    static final long PAUSED_LAG_INTERVAL_MS = 1_000;
 
     private final DefaultKafkaFluxConsumer<K, V> consumer;
     private final ClientSettings settings;
@@ -61,6 +63,7 @@ final class ConsumerSession<K, V> implements FetchSink {
     /** The assigned partitions' states, republished whole on each assignment: readable from any thread. */
     private volatile Map<TopicPartition, PartitionState> states = Map.of();
     private Disposable metadataRefreshLoop;
+    private Disposable pausedLagLoop;
     private Disposable autoCommitLoop;
     private Disposable heldBackWatch;
     private Disposable pollIntervalLoop;
@@ -115,6 +118,9 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.emitter = new RecordEmitter<>(actual, keyDeserializer, valueDeserializer,
                 consumer.options().deserializationErrorHandler(), ackHandle,
                 settings.fetch().checkCrcs(), returns, this::stop, worker, progress, logContext);
+        fetcher.metrics(consumer.metrics());
+        emitter.metrics(consumer.metrics());
+        emitter.tracing(consumer.tracing());
         this.authenticationFailures = resources.connections().onAuthenticationFailure(e -> loop.execute(() -> fail(e)));
     }
 
@@ -129,6 +135,11 @@ final class ConsumerSession<K, V> implements FetchSink {
 
     /** Called on the loop before {@code partitions} are first fetched (receivePartitioned: a new inner flux each). */
     void partitionsStarted(Collection<TopicPartition> partitions) {
+        CommitManager commits = consumer.commits();
+        if (commits != null) {
+            partitions.forEach(tp -> consumer.metrics().uncommitted(tp.topic(), tp.partition(),
+                    () -> commits.uncommitted(tp)));
+        }
         if (partitioned) {
             partitions.forEach(tp -> emitter.mark(PartitionMarkers.assigned(tp)));
         }
@@ -202,8 +213,10 @@ final class ConsumerSession<K, V> implements FetchSink {
                     c.sessionTimeoutMs(), c.heartbeatIntervalMs(), c.maxPollIntervalMs(), c.retryBackoffMs(),
                     c.retryBackoffMaxMs(), c.requestTimeoutMs(), c.clientRack(), c.excludeInternalTopics(),
                     ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
-            member = new ClassicGroupMember(config, resources.connections(), resources.metadata(),
+            ClassicGroupMember classic = new ClassicGroupMember(config, resources.connections(), resources.metadata(),
                     resources.coordinator(), loop, handler);
+            classic.metrics(consumer.metrics());
+            member = classic;
         }
         handler.member(member);
         consumer.groupContext().member(member);
@@ -225,6 +238,7 @@ final class ConsumerSession<K, V> implements FetchSink {
                 .subscribe(t -> loop.execute(() -> checkPollInterval(maxPollNanos)));
         metadataRefreshLoop = resources.metadata().refreshEvery(Duration.ofMillis(settings.metadataMaxAgeMs()))
                 .subscribe(cl -> loop.execute(fetcher::plan));
+        watchPausedLag();
     }
 
     /**
@@ -274,6 +288,50 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         metadataRefreshLoop = resources.metadata().refreshEvery(Duration.ofMillis(settings.metadataMaxAgeMs()))
                 .subscribe(c -> loop.execute(fetcher::plan));
+        watchPausedLag();
+    }
+
+    /**
+     * With metrics on, the lag of paused partitions stays current: they are not fetched, so no Fetch answer brings
+     * their log end; a ListOffsets (latest, or last stable under read_committed) every
+     * {@value #PAUSED_LAG_INTERVAL_MS} ms does, only while some are paused. Without it the lag of a paused
+     * partition would stand still while producers go on, hiding exactly what an operator watches it for.
+     */
+    private void watchPausedLag() {
+        if (!consumer.metrics().enabled()) {
+            return;
+        }
+        boolean readCommitted = settings.fetch().isolationLevel() == 1;
+        Duration timeout = Duration.ofMillis(settings.requestTimeoutMs());
+        pausedLagLoop = Flux.interval(Duration.ofMillis(PAUSED_LAG_INTERVAL_MS))
+                .onBackpressureDrop()
+                .concatMap(t -> Mono.<Map<TopicPartition, PartitionState>>create(sink -> loop.execute(() -> {
+                    Map<TopicPartition, PartitionState> paused = new LinkedHashMap<>();
+                    fetcher.partitions().forEach((tp, ps) -> {
+                        if (ps.isPaused()) {
+                            paused.put(tp, ps);
+                        }
+                    });
+                    sink.success(paused);
+                })).flatMap(paused -> {
+                    if (paused.isEmpty()) {
+                        return Mono.empty();
+                    }
+                    Map<TopicPartition, Long> latest = new LinkedHashMap<>();
+                    paused.keySet().forEach(tp -> latest.put(tp, -1L)); // ListOffsets' LATEST_TIMESTAMP
+                    return resources.offsets().list(latest, timeout)
+                            .doOnNext(found -> loop.execute(() -> found.forEach((tp, listed) -> {
+                                PartitionState ps = paused.get(tp); // written on the loop, as Fetch answers are
+                                if (ps != null && listed != null && listed.offset() >= 0) {
+                                    ps.logEndListed(listed.offset(), readCommitted);
+                                }
+                            })))
+                            .onErrorResume(e -> {
+                                log.debug("listing the end of paused partitions failed: {}", e.toString());
+                                return Mono.empty();
+                            });
+                }), 0)
+                .subscribe();
     }
 
     /**
@@ -381,6 +439,9 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         if (metadataRefreshLoop != null) {
             metadataRefreshLoop.dispose();
+        }
+        if (pausedLagLoop != null) {
+            pausedLagLoop.dispose();
         }
         if (autoCommitLoop != null) {
             autoCommitLoop.dispose();

@@ -10,6 +10,8 @@ import io.kflux.PartitionFlux;
 import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
 import io.kflux.internal.config.EffectiveConfig;
+import io.kflux.internal.metrics.ConsumerMetrics;
+import io.kflux.internal.metrics.RecordTracing;
 import io.kflux.internal.security.ConnectionSecurities;
 import io.kflux.commit.CommitOffset;
 import io.kflux.commit.OffsetCommitter;
@@ -65,15 +67,26 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private final CommitManager commits;
     private final ConsumerGroupContext groupContext;
     private volatile FetchRequestListener fetchRequestListener;
+    /** Meters from the first subscription to close; {@link ConsumerMetrics#NONE} without a registry. */
+    private final ConsumerMetrics metrics;
+    /** One observation per delivered record, or null without an observation registry. */
+    private final RecordTracing tracing;
 
     public DefaultKafkaFluxConsumer(ConsumerOptions<K, V> options) {
         this.options = Objects.requireNonNull(options, "options");
         this.settings = ClientSettings.from(options.config(), options.maxBufferedBytes(), ConnectionSecurities.from(
                 options.config(), options.oauthBearerTokenProvider().orElse(null), options.saslMechanism().orElse(null)));
+        this.metrics = ConsumerMetrics.create(options.meterRegistry().orElse(null), settings.clientId());
+        this.tracing = RecordTracing.create(options.observationRegistry().orElse(null), settings.clientId(),
+                settings.groupId());
         this.groupContext = settings.groupId() == null ? null
                 : new ConsumerGroupContext(settings.groupId(), this::resources, options.assignedPartitions());
-        this.commits = groupContext == null ? null : new CommitManager(
-                new OffsetCommitter(groupContext, settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
+        OffsetCommitter committer = groupContext == null ? null
+                : new OffsetCommitter(groupContext, settings.retryBackoffMs(), settings.retryBackoffMaxMs());
+        if (committer != null) {
+            committer.metrics(metrics);
+        }
+        this.commits = committer == null ? null : new CommitManager(committer,
                 Duration.ofMillis(settings.defaultApiTimeoutMs()), settings.logContext());
         if (commits != null) {
             commits.commitBatchSize(options.commitBatchSize());
@@ -116,7 +129,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private ClientResources resources() {
         synchronized (resourcesLock) {
             if (resources == null) {
-                resources = ClientResources.create(settings);
+                resources = ClientResources.create(settings, metrics);
             }
             return resources;
         }
@@ -217,6 +230,10 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                     "this consumer already has an active receive() subscription; cancel it first"));
             return;
         }
+        metrics.start(new ConsumerMetrics.Figures(
+                () -> sessionFigure(s -> s.fetcher().bufferedBytes()), settings.fetch().maxBufferedBytes(),
+                () -> sessionFigure(s -> s.emitter().demand()),
+                () -> sessionFigure(s -> s.assignment().size())));
         session.fetcher().requestListener(fetchRequestListener);
         session.partitioned(partitioned);
         actual.onSubscribe(session.emitter());
@@ -225,6 +242,22 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         } else {
             session.startGroup();
         }
+    }
+
+    /** Tracing of delivered records, or null when off. */
+    RecordTracing tracing() {
+        return tracing;
+    }
+
+    /** The metrics of this consumer ({@link ConsumerMetrics#NONE} without a registry). */
+    ConsumerMetrics metrics() {
+        return metrics;
+    }
+
+    /** A figure of the running subscription for a gauge, -1 without one. */
+    private long sessionFigure(java.util.function.ToLongFunction<ConsumerSession<K, V>> figure) {
+        ConsumerSession<K, V> s = active.get();
+        return s == null ? -1L : figure.applyAsLong(s);
     }
 
     /** Where a partition starts: an explicit seek, else where the previous subscription stopped. */
@@ -680,13 +713,16 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 Mono<Void> stopped = session == null ? Mono.empty() : Mono.fromFuture(session.whenStopped());
                 stop = stopped.then(finalCommit()).then(Mono.defer(this::releaseResources));
             }
-            return stop.timeout(timeout, Mono.empty()).then(Mono.fromRunnable(this::closeDeserializers));
+            return stop.timeout(timeout, Mono.empty()).then(Mono.<Void>fromRunnable(this::closeDeserializers))
+                    // before close() completes: whoever waited on it finds the meters gone
+                    .doOnTerminate(metrics::close)
+                    .doOnCancel(metrics::close);
         });
     }
 
     /** close() without an active subscription: commits acknowledged offsets, a failure logged as the session does. */
     private Mono<Void> finalCommit() {
-        if (commits == null || commits.uncommitted(null).isEmpty()) {
+        if (commits == null || commits.uncommitted((Set<TopicPartition>) null).isEmpty()) {
             return Mono.empty();
         }
         return withResources(r -> commits.commitAcknowledged(null)).onErrorResume(e -> {

@@ -1,5 +1,7 @@
 package io.kflux.internal;
 
+import io.kflux.internal.metrics.RecordTracing;
+import io.kflux.util.ClientMetrics;
 import io.kflux.ConsumerRecord;
 import io.kflux.CorruptRecordException;
 import io.kflux.DeserializationErrorHandler;
@@ -124,6 +126,12 @@ final class RecordEmitter<K, V> implements Subscription {
     private TimestampType batchTimestampType;
     private ByteBuffer keyView = ByteBuffer.allocate(0);
     private ByteBuffer valueView = ByteBuffer.allocate(0);
+    /** Set before the subscriber gets its subscription; read by the drain loop only. */
+    private ClientMetrics metrics = ClientMetrics.NONE;
+    /** Records (and their bytes) of {@link #countedTopic} emitted since the last report: reported once per drain. */
+    private int countedRecords;
+    private long countedBytes;
+    private String countedTopic;
 
     RecordEmitter(CoreSubscriber<? super ConsumerRecord<K, V>> actual, Deserializer<K> keyDeserializer,
                   Deserializer<V> valueDeserializer, DeserializationErrorHandler deserializationErrorHandler,
@@ -140,6 +148,28 @@ final class RecordEmitter<K, V> implements Subscription {
         this.onTerminate = onTerminate;
         this.worker = worker;
         this.reader = new RecordsReader(checkCrcs);
+    }
+
+    /** Observes each record's delivery, or null (tracing off: no cost but a null check). Set like {@link #metrics}. */
+    private RecordTracing tracing;
+
+    /** Turns tracing on; call before the subscriber gets its subscription. */
+    void tracing(RecordTracing recordTracing) {
+        this.tracing = recordTracing;
+    }
+
+    /** Where emitted records are counted; call before the subscriber gets its subscription. */
+    void metrics(ClientMetrics clientMetrics) {
+        this.metrics = clientMetrics;
+    }
+
+    /** Reports the records counted since the last report (per drain, not per record: the hot path stays cheap). */
+    private void reportConsumed() {
+        if (countedRecords != 0) {
+            metrics.recordsConsumed(countedTopic, countedRecords, countedBytes);
+            countedRecords = 0;
+            countedBytes = 0L;
+        }
     }
 
     /** Queues a fetch result; called by the event loop. */
@@ -189,6 +219,11 @@ final class RecordEmitter<K, V> implements Subscription {
             barriers.add(sink::success);
             drain();
         });
+    }
+
+    /** Downstream demand not yet served (Long.MAX_VALUE: unbounded); a gauge, any thread. */
+    long demand() {
+        return requested;
     }
 
     /** Nanos since emitted records used up downstream demand, or 0 when demand is left. */
@@ -275,6 +310,7 @@ final class RecordEmitter<K, V> implements Subscription {
                 break;
             }
             ConsumerRecord<K, V> record = markers.poll();
+            boolean marker = record != null;
             if (record == null) {
                 try {
                     record = poll();
@@ -286,9 +322,16 @@ final class RecordEmitter<K, V> implements Subscription {
             if (record == null) {
                 break;
             }
-            actual.onNext(record);
+            RecordTracing t = tracing;
+            if (t == null || marker) {
+                actual.onNext(record);
+            } else {
+                ConsumerRecord<K, V> traced = record;
+                t.deliver(traced, () -> actual.onNext(traced));
+            }
             e++;
         }
+        reportConsumed();
         if (e != 0L && r != Long.MAX_VALUE) {
             if (REQUESTED.addAndGet(this, -e) == 0L) {
                 demandExhaustedSince = System.nanoTime();
@@ -297,6 +340,7 @@ final class RecordEmitter<K, V> implements Subscription {
     }
 
     private void terminate() {
+        reportConsumed();
         terminated = true;
         clear();
         onTerminate.run();
@@ -508,6 +552,12 @@ final class RecordEmitter<K, V> implements Subscription {
         ConsumerRecord<K, V> record = Records.attached(tp, offset, cursor.timestamp(), batchTimestampType, key,
                 value, headers, epoch, keyLength, valueLength, ackHandle);
         ps.advance(offset + 1, epoch);
+        if (!tp.topic().equals(countedTopic)) {
+            reportConsumed();
+            countedTopic = tp.topic();
+        }
+        countedRecords++;
+        countedBytes += cursor.sizeInBytes();
         return record;
     }
 

@@ -1,5 +1,6 @@
 package io.kflux.network;
 
+import io.kflux.util.ClientMetrics;
 import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.MessageSpec;
@@ -74,12 +75,13 @@ public final class BrokerConnection {
     private volatile BrokerApiVersions versions = BrokerApiVersions.of(List.of());
     private volatile int reauthentications;
 
-    private BrokerConnection(Connection connection, InetSocketAddress address, NetworkOptions options) {
+    private BrokerConnection(Connection connection, InetSocketAddress address, NetworkOptions options,
+                             ClientMetrics metrics, int nodeId) {
         this.connection = connection;
         this.address = address;
         this.options = options;
         this.broker = HostPort.of(address);
-        this.handler = new ConnectionHandler(connection.channel(), broker, options);
+        this.handler = new ConnectionHandler(connection.channel(), broker, options, metrics, nodeId);
         if (options.connectionsMaxIdleMs() >= 0) {
             connection.addHandlerLast("kflux.idle", new io.netty.handler.timeout.IdleStateHandler(0L, 0L,
                     Math.max(1L, options.connectionsMaxIdleMs()), TimeUnit.MILLISECONDS));
@@ -116,6 +118,15 @@ public final class BrokerConnection {
     }
 
     static Mono<BrokerConnection> connect(InetSocketAddress address, NetworkOptions options, LoopResources loops) {
+        return connect(address, options, loops, ClientMetrics.NONE, -1);
+    }
+
+    /**
+     * As {@link #connect(InetSocketAddress, NetworkOptions)}, reporting the connection's life and traffic to
+     * {@code metrics} as node {@code nodeId}'s (see {@link ClientMetrics#requestSent}).
+     */
+    static Mono<BrokerConnection> connect(InetSocketAddress address, NetworkOptions options, LoopResources loops,
+                                          ClientMetrics metrics, int nodeId) {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         TcpClient client = TcpClient.newConnection()
@@ -144,7 +155,7 @@ public final class BrokerConnection {
                             : new ConnectionFailedException(address, "could not connect to " + target + ": " + e, e);
                 })
                 .flatMap(c -> {
-                    BrokerConnection bc = new BrokerConnection(c, address, options);
+                    BrokerConnection bc = new BrokerConnection(c, address, options, metrics, nodeId);
                     // The cancel hook sits on the setup only: a downstream that cancels after
                     // receiving the connection (e.g. next()) must not close it.
                     return bc.negotiate()
@@ -159,7 +170,11 @@ public final class BrokerConnection {
                             .then(Mono.defer(bc::authenticate))
                             .doOnCancel(() -> bc.handler.close("closed: connecting was cancelled"))
                             .onErrorResume(e -> bc.close().then(Mono.error(e)))
-                            .doOnSuccess(v -> log.debug("connected to {} ({})", target, security))
+                            .doOnSuccess(v -> {
+                                log.debug("connected to {} ({})", target, security);
+                                metrics.connectionCreated();
+                                bc.onClose().subscribe(null, e -> metrics.connectionClosed(), metrics::connectionClosed);
+                            })
                             .thenReturn(bc);
                 });
     }

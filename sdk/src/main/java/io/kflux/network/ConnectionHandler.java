@@ -1,5 +1,6 @@
 package io.kflux.network;
 
+import io.kflux.util.ClientMetrics;
 import io.kflux.protocol.MalformedMessageException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -34,6 +35,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final Channel channel;
     private final String broker;
     private final NetworkOptions options;
+    private final ClientMetrics metrics;
+    /** Whose traffic this is, for per-node meters: the broker's node id, -1 for a bootstrap server. */
+    private final int nodeId;
     private final ArrayDeque<InFlightRequest<?>> inFlight = new ArrayDeque<>();
     /** Requests submitted while re-authentication is due or running, written when it ends. */
     private final ArrayDeque<InFlightRequest<?>> held = new ArrayDeque<>();
@@ -46,10 +50,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Set (before closeCause) when the connection ended for being idle, which is no failure. */
     private volatile boolean closedWhileIdle;
 
-    ConnectionHandler(Channel channel, String broker, NetworkOptions options) {
+    ConnectionHandler(Channel channel, String broker, NetworkOptions options, ClientMetrics metrics, int nodeId) {
         this.channel = channel;
         this.broker = broker;
         this.options = options;
+        this.metrics = metrics;
+        this.nodeId = nodeId;
     }
 
     boolean isOpen() {
@@ -163,6 +169,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         request.correlationId = correlationId;
         request.writtenAtNanos = System.nanoTime();
         inFlight.addLast(request);
+        metrics.requestSent(nodeId, frame.readableBytes());
         request.timer = channel.eventLoop().schedule(() -> onTimeout(request), request.timeoutMs,
                 TimeUnit.MILLISECONDS);
         channel.writeAndFlush(frame).addListener(f -> {
@@ -191,6 +198,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         InFlightRequest<?> request = inFlight.pollFirst();
+        if (request != null) {
+            // the frame decoder took the 4-byte size prefix off; the official client counts it in
+            metrics.responseReceived(nodeId, frame.readableBytes() + 4, System.nanoTime() - request.writtenAtNanos);
+        }
         if (request == null) {
             closeWith("closed: it sent a response frame of " + frame.readableBytes() + " bytes with no request in flight",
                     null);

@@ -2,6 +2,7 @@ package io.kflux.network;
 
 import io.kflux.AuthenticationException;
 import io.kflux.util.Backoff;
+import io.kflux.util.ClientMetrics;
 import io.kflux.util.LogContext;
 
 import java.net.InetSocketAddress;
@@ -41,6 +42,7 @@ import reactor.netty.resources.LoopResources;
  */
 public final class NodeConnections {
     private final NetworkOptions options;
+    private final ClientMetrics metrics;
     private final LoopResources loops;
     private final Backoff backoff;
     private final ConcurrentHashMap<Integer, ConnectionSlot> nodes = new ConcurrentHashMap<>();
@@ -71,11 +73,30 @@ public final class NodeConnections {
     }
 
     NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext) {
-        this(options, loops, logContext, AddressResolver.JDK);
+        this(options, loops, logContext, ClientMetrics.NONE, AddressResolver.JDK);
     }
 
     NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext, AddressResolver resolver) {
+        this(options, loops, logContext, ClientMetrics.NONE, resolver);
+    }
+
+    /**
+     * @param options    the settings of every connection this manager opens
+     * @param logContext whose connections these are, for the failed-connection WARNs
+     * @param metrics    where every connection reports its life and traffic
+     */
+    public NodeConnections(NetworkOptions options, LogContext logContext, ClientMetrics metrics) {
+        this(options, IoLoops.shared(), logContext, metrics, AddressResolver.JDK);
+    }
+
+    NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext, ClientMetrics metrics) {
+        this(options, loops, logContext, metrics, AddressResolver.JDK);
+    }
+
+    NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext, ClientMetrics metrics,
+                    AddressResolver resolver) {
         this.resolver = resolver;
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.options = Objects.requireNonNull(options, "options");
         this.loops = loops;
         this.failureLog = new ConnectFailureLog(logContext);
@@ -94,7 +115,8 @@ public final class NodeConnections {
     public Mono<BrokerConnection> connection(int nodeId, String host, int port) {
         Objects.requireNonNull(host, "host");
         InetSocketAddress address = InetSocketAddress.createUnresolved(host, port);
-        return Mono.defer(() -> slot(nodeId).get(address, failures -> reported("node " + nodeId, address, failures)));
+        return Mono.defer(() -> slot(nodeId).get(address, failures -> reported("node " + nodeId, nodeId, address,
+                failures)));
     }
 
     /**
@@ -149,7 +171,8 @@ public final class NodeConnections {
         return Flux.range(0, n)
                 .concatMap(i -> {
                     int index = (start + i) % n;
-                    return reported("bootstrap server", list.get(index), failures)
+                    // the official client numbers bootstrap servers -1, -2, ... in metrics
+                    return reported("bootstrap server", -1 - index, list.get(index), failures)
                             .doOnNext(c -> bootstrapStart.set(index))
                             .onErrorResume(e -> {
                                 errors.add(e);
@@ -176,7 +199,7 @@ public final class NodeConnections {
      * {@code use_all_dns_ips} a name's addresses are tried in turn, each with the setup timeout due after
      * {@code failures} failed attempts; the first that connects wins.
      */
-    private Mono<BrokerConnection> reported(String destination, InetSocketAddress address, int failures) {
+    private Mono<BrokerConnection> reported(String destination, int nodeId, InetSocketAddress address, int failures) {
         NetworkOptions attempt = options.withConnectionSetupTimeoutMs(options.connectionSetupTimeoutMs(failures));
         return resolver.resolve(address)
                 .onErrorMap(e -> new ConnectionFailedException(address, "could not resolve " + address.getHostString()
@@ -184,8 +207,8 @@ public final class NodeConnections {
                 .flatMap(all -> {
                     List<InetSocketAddress> targets = options.dnsLookup() == DnsLookup.USE_ALL_DNS_IPS ? all
                             : all.subList(0, 1);
-                    return targets.size() == 1 ? BrokerConnection.connect(targets.get(0), attempt, loops)
-                            : connectFirst(address, targets, attempt);
+                    return targets.size() == 1 ? BrokerConnection.connect(targets.get(0), attempt, loops, metrics, nodeId)
+                            : connectFirst(address, targets, attempt, nodeId);
                 })
                 .doOnError(AuthenticationException.class, e -> authenticationListeners.forEach(l -> l.accept(e)))
                 .doOnNext(c -> failureLog.connected(destination, address))
@@ -198,10 +221,10 @@ public final class NodeConnections {
 
     /** The first of {@code targets} (addresses of one name) that connects; a refused authentication ends the try. */
     private Mono<BrokerConnection> connectFirst(InetSocketAddress name, List<InetSocketAddress> targets,
-                                                NetworkOptions attempt) {
+                                                NetworkOptions attempt, int nodeId) {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         return Flux.fromIterable(targets)
-                .concatMap(t -> BrokerConnection.connect(t, attempt, loops)
+                .concatMap(t -> BrokerConnection.connect(t, attempt, loops, metrics, nodeId)
                         .onErrorResume(e -> !(e instanceof AuthenticationException), e -> {
                             errors.add(e);
                             return Mono.empty();

@@ -22,9 +22,10 @@ public final class ConsumerConfig {
 
     /** Assignor names of the classic protocol that kflux implements, as sent in JoinGroup. */
     public static final List<String> BUILT_IN_ASSIGNORS = List.of("range", "roundrobin", "sticky", "cooperative-sticky");
-    /** Prefix of generated client ids. */
-    public static final String CLIENT_ID_PREFIX = "kflux-consumer-";
+    /** Prefix of generated client ids, as the official consumer's ({@code consumer-<group.id>-<n>}). */
+    public static final String CLIENT_ID_PREFIX = "consumer-";
 
+    /** Numbers generated client ids from 1 per JVM, as the official consumer's sequence does. */
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
     private static final String OFFICIAL = "org.apache.kafka.clients.consumer.";
 
@@ -69,8 +70,7 @@ public final class ConsumerConfig {
         this.originals = originals;
         this.parsed = p;
         this.bootstrapServers = parseBootstrap(p.get(BOOTSTRAP_SERVERS));
-        String cid = p.get(CLIENT_ID);
-        this.clientId = cid.isEmpty() ? CLIENT_ID_PREFIX + CLIENT_IDS.incrementAndGet() : cid;
+        this.clientId = p.get(CLIENT_ID);
         this.clientRack = p.get(CLIENT_RACK);
         this.securityProtocol = SecurityProtocol.valueOf(p.<String>get(SECURITY_PROTOCOL).toUpperCase(Locale.ROOT));
         this.groupId = p.get(GROUP_ID);
@@ -224,13 +224,28 @@ public final class ConsumerConfig {
     }
 
     /**
-     * {@code client.id}; when not set, {@code kflux-consumer-N} with N unique per JVM, generated when this config
-     * was parsed (so consumers created from one {@code ConsumerOptions} share it).
+     * {@code client.id} as configured.
      *
-     * @return a non-empty client id
+     * @return the client id, empty when not set (see {@link #generateClientId()})
      */
     public String clientId() {
         return clientId;
+    }
+
+    /**
+     * The {@code client.id} of a new consumer: the configured one, or when not set a fresh
+     * {@code consumer-<group.id>-<n>} ({@code consumer-<n>} without a group), n counting from 1 per JVM, as the
+     * official consumer names itself; so two consumers made from one configuration never share a generated id
+     * (their meters would collide).
+     *
+     * @return a non-empty client id
+     */
+    public String generateClientId() {
+        if (!clientId.isEmpty()) {
+            return clientId;
+        }
+        String group = groupId == null || groupId.isEmpty() ? "" : groupId + "-";
+        return CLIENT_ID_PREFIX + group + CLIENT_IDS.incrementAndGet();
     }
 
     /**

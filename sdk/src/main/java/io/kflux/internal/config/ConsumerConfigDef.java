@@ -153,7 +153,7 @@ public final class ConsumerConfigDef {
           Validator.oneOf("use_all_dns_ips", "resolve_canonical_bootstrap_servers_only"),
           "How host names are resolved: try every address of a name, or first canonicalise bootstrap names.");
         h(d, CLIENT_ID, ConfigType.STRING, "", null,
-          "Name sent with every request for broker logs and quotas; empty generates kflux-consumer-N.");
+          "Name sent with every request for broker logs and quotas; empty generates consumer-<group.id>-<n>, as the official client.");
         h(d, CLIENT_RACK, ConfigType.STRING, "", null,
           "Rack of this client, sent in Fetch so a broker may direct it to a nearby replica (KIP-392).");
         h(d, SECURITY_PROTOCOL, ConfigType.STRING, "PLAINTEXT",
@@ -312,10 +312,10 @@ public final class ConsumerConfigDef {
         // --- accepted for compatibility, not acted on
         ig(d, "interceptor.classes", ConfigType.LIST, List.of(), "consumer interceptors are not supported");
         ig(d, "metric.reporters", ConfigType.LIST, List.of("org.apache.kafka.common.metrics.JmxReporter"),
-           "Kafka metrics reporters are not supported");
-        ig(d, "metrics.num.samples", ConfigType.INT, 2, "Kafka metrics are not supported");
-        ig(d, "metrics.recording.level", ConfigType.STRING, "INFO", "Kafka metrics are not supported");
-        ig(d, "metrics.sample.window.ms", ConfigType.LONG, 30000L, "Kafka metrics are not supported");
+           "Kafka metrics reporters are not supported; kflux publishes Micrometer meters (withMeterRegistry)");
+        ig(d, "metrics.num.samples", ConfigType.INT, 2, "kflux's Micrometer meters always use 2 samples");
+        ig(d, "metrics.recording.level", ConfigType.STRING, "INFO", "kflux's Micrometer meters have no recording levels");
+        ig(d, "metrics.sample.window.ms", ConfigType.LONG, 30000L, "kflux's Micrometer meters always use 30 s windows");
         ig(d, "enable.metrics.push", ConfigType.BOOLEAN, Boolean.TRUE, "client metrics push (KIP-714) is not supported");
         ig(d, "metadata.recovery.strategy", ConfigType.STRING, "rebootstrap",
            "metadata recovery is built in and not configurable");

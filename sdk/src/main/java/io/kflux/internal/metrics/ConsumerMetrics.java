@@ -1,0 +1,49 @@
+package io.kflux.internal.metrics;
+
+import io.kflux.util.ClientMetrics;
+import java.util.function.LongSupplier;
+
+/**
+ * A consumer's metrics as the consumer itself drives them: the events of {@link ClientMetrics} plus when its meters
+ * are published and withdrawn, and kflux's own figures. Names no metrics library: only
+ * {@link #create(Object, String)} touches Micrometer, and only when given a registry, so kflux runs without
+ * Micrometer on the class path.
+ */
+public interface ConsumerMetrics extends ClientMetrics {
+
+    /** Publishes nothing. */
+    ConsumerMetrics NONE = new ConsumerMetrics() {
+        @Override
+        public String toString() {
+            return "no metrics";
+        }
+    };
+
+    /**
+     * The metrics of consumer {@code clientId}: Micrometer meters in {@code meterRegistry} (a
+     * {@code io.micrometer.core.instrument.MeterRegistry}), or {@link #NONE} when it is null.
+     */
+    static ConsumerMetrics create(Object meterRegistry, String clientId) {
+        return meterRegistry == null ? NONE : MicrometerConsumerMetrics.of(meterRegistry, clientId);
+    }
+
+    /** kflux's own figures, read when a meter is read; each supplier returns -1 while unknown. */
+    record Figures(LongSupplier bufferedBytes, long maxBufferedBytes, LongSupplier demand,
+                   LongSupplier assignedPartitions) {
+    }
+
+    /** Publishes the meters (first subscription); later calls do nothing. */
+    default void start(Figures figures) {
+    }
+
+    /**
+     * Partition {@code topic}-{@code partition}: how many offsets were acknowledged but not committed yet (what a
+     * crash would deliver again), read when the meter is read; -1 while unknown.
+     */
+    default void uncommitted(String topic, int partition, LongSupplier offsets) {
+    }
+
+    /** Withdraws every meter of this consumer (close); later events are ignored. */
+    default void close() {
+    }
+}

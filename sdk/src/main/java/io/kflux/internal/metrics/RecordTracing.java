@@ -1,0 +1,26 @@
+package io.kflux.internal.metrics;
+
+import io.kflux.ConsumerRecord;
+
+/**
+ * Opens one observation per record delivered downstream (Micrometer Observation): the W3C
+ * {@code traceparent} header, when the producer wrote one, is offered to the tracer as the parent. Names no
+ * Micrometer type: {@link #create(Object, String, String)} touches Micrometer only when given a registry, and
+ * returns null otherwise, so the emitter's hot path stays a null check.
+ */
+public interface RecordTracing {
+
+    /**
+     * Tracing into {@code observationRegistry} (an {@code io.micrometer.observation.ObservationRegistry}), or null
+     * when it is null (tracing off).
+     *
+     * @param clientId the consumer's {@code client.id}, a tag of every observation
+     * @param groupId  the consumer's {@code group.id}, or null
+     */
+    static RecordTracing create(Object observationRegistry, String clientId, String groupId) {
+        return observationRegistry == null ? null : ObservationRecordTracing.of(observationRegistry, clientId, groupId);
+    }
+
+    /** Runs {@code onNext} (the subscriber's) inside the observation of {@code record}. */
+    void deliver(ConsumerRecord<?, ?> record, Runnable onNext);
+}
