@@ -104,7 +104,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         extras.put("(ConsumerOptions) withCommitBatchSize", options.commitBatchSize());
         extras.put("(ConsumerOptions) withDeserializationErrorHandler",
                 options.deserializationErrorHandler().getClass().getName());
-        settings.logContext().run(() -> log.info(EffectiveConfig.describe(options.config(), extras)));
+        settings.logContext().run(() -> log.info(EffectiveConfig.describe(options.config(), settings.clientId(), extras)));
     }
 
     /** True once close() was called: acknowledgements from then on are ignored (CommitAckHandle). */

@@ -25,14 +25,15 @@ public final class EffectiveConfig {
     /**
      * The message, {@code ConsumerConfig values:} and one {@code name = value} line per property.
      *
-     * @param config the parsed configuration
+     * @param config   the parsed configuration
+     * @param clientId the consumer's effective {@code client.id} (generated when not set)
      * @param extras kflux's own options (not properties), listed after them under their names; values as they are
      *               shown (no secrets here)
      */
-    public static String describe(ConsumerConfig config, Map<String, ?> extras) {
+    public static String describe(ConsumerConfig config, String clientId, Map<String, ?> extras) {
         Map<String, String> lines = new TreeMap<>();
         for (ConfigKey key : ConsumerConfigDef.DEF.keys().values()) {
-            Object value = key.name().equals(ConsumerConfigDef.CLIENT_ID) ? config.clientId() : config.get(key.name());
+            Object value = key.name().equals(ConsumerConfigDef.CLIENT_ID) ? clientId : config.get(key.name());
             lines.put(key.name(), shown(key, value));
         }
         StringBuilder out = new StringBuilder("ConsumerConfig values:");

@@ -25,7 +25,7 @@ class EffectiveConfigTest {
         props.put("sasl.oauthbearer.client.credentials.client.secret", "s3cr3t-client");
         props.put("sasl.oauthbearer.token.endpoint.url", "https://svc:s3cr3t-url@idp.example/token");
         ConsumerConfig config = ConsumerConfig.parse(props);
-        String dump = EffectiveConfig.describe(config, Map.of("(ConsumerOptions) withCommitBatchSize", 0));
+        String dump = EffectiveConfig.describe(config, config.generateClientId(), Map.of("(ConsumerOptions) withCommitBatchSize", 0));
 
         assertThat(dump).startsWith("ConsumerConfig values:\n\t");
         SECRETS.forEach(secret -> assertThat(dump).doesNotContain(secret));
@@ -36,7 +36,7 @@ class EffectiveConfigTest {
                 "\n\tbootstrap.servers = b1.example:9092,b2.example:9093", "\n\tgroup.id = orders",
                 "\n\tsession.timeout.ms = 45000", "\n\t(ConsumerOptions) withCommitBatchSize = 0");
         // the generated client id, not the empty default
-        assertThat(dump).containsPattern("\n\tclient\\.id = kflux-consumer-\\d+");
+        assertThat(dump).containsPattern("\n\tclient\\.id = consumer-orders-\\d+");
         assertThat(dump).contains("\n\tssl.keystore.location = null");
         // one line per defined property, sorted
         List<String> names = dump.lines().skip(1).map(l -> l.substring(1, l.indexOf(" = "))).toList();
