@@ -33,6 +33,10 @@ import java.util.regex.Pattern;
  *
  * @param <K> key type
  * @param <V> value type
+ *
+ * <p><b>Why one class past 500 lines.</b> It is the public, immutable builder users configure a consumer with;
+ * most of its length is Javadoc of each {@code with...} method (shapes, units, errors), and splitting it would
+ * split the one place a user looks for options.
  */
 public final class ConsumerOptions<K, V> {
 

@@ -44,6 +44,10 @@ import reactor.util.retry.Retry;
 /**
  * One subscription of {@code receive()}: from subscribe to cancel, error or close. Owns the event
  * loop, the fetcher and the emitter; every state change runs as a task of {@link #loop}.
+ *
+ * <p><b>Why one class past 500 lines.</b> One subscription's lifetime: it wires fetcher, emitter, commits and the
+ * group member, and owns the ordering between them on start and stop (revoke before fetch stops, commit before
+ * resources go). Moving parts of that ordering elsewhere would spread one sequence over several files.
  */
 final class ConsumerSession<K, V> implements FetchSink {
     private static final Logger log = LoggerFactory.getLogger(ConsumerSession.class);

@@ -44,6 +44,10 @@ import org.slf4j.LoggerFactory;
  *
  * @param <K> key type
  * @param <V> value type
+ *
+ * <p><b>Why one class past 500 lines.</b> It implements the public interface: every public operation (receive,
+ * commit, seek, position, offsets, close) is a short method delegating to the layers below, plus the shared
+ * resources' reference counting. Its length is the API's breadth, not logic.
  */
 public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K, V> {
     private static final Logger log = LoggerFactory.getLogger(DefaultKafkaFluxConsumer.class);
