@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * KIP-881 under the classic protocol: each member's subscription carries its {@code client.rack}, the leader reads
  * the racks of every partition's replicas from metadata ({@code broker.rack}) and the range assignor gives each
  * member, within its share, partitions with a replica in its rack. Three nodes in three racks, a topic with one
- * replica per partition (two partitions per node), three kflux members, one per rack: every member owns exactly the
+ * replica per partition (two partitions per node, placed explicitly), three kflux members, one per rack: every member owns exactly the
  * partitions stored in its rack. (Rack-blind range order would give member i partitions 2i and 2i+1, which the
  * broker's replica placement does not put on one node.)
  */
@@ -32,7 +33,13 @@ class RackAwareAssignmentTest {
     void theRangeAssignorGivesEachMemberThePartitionsInItsRack(EmbeddedKafkaCluster kafka) throws Exception {
         String topic = "rack-aware";
         String group = topic + "-group";
-        kafka.createTopic(topic, PARTITIONS, 1);
+        // Placed explicitly: a broker still registering when the topic is made would get fewer partitions than the
+        // others, and then no assignment can give every member two partitions of its own rack.
+        Map<Integer, List<Integer>> placement = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            placement.put(p, List.of(p % 3 + 1));
+        }
+        kafka.admin().createTopics(List.of(new NewTopic(topic, placement))).all().get(30, TimeUnit.SECONDS);
         TopicDescription described = kafka.admin().describeTopics(List.of(topic)).allTopicNames()
                 .get(10, TimeUnit.SECONDS).get(topic);
         Map<TopicPartition, String> rackOf = new HashMap<>();
