@@ -36,17 +36,17 @@ final class ListenerBridge implements RebalanceListener {
 
     @Override
     public Mono<Void> onPartitionsAssigned(Collection<TopicPartition> partitions, RebalanceContext ctx) {
-        session.takeBackCommitAhead(partitions);
-        return call(onAssign, partitions, PartitionHandle.Seeker.of(ctx));
+        return session.takeBackCommitAhead(partitions) // forgets what an earlier ownership left (a seek may follow)
+                .then(Mono.fromRunnable(() -> session.reopenCommitAhead(partitions)))
+                .then(call(onAssign, partitions, PartitionHandle.Seeker.of(ctx)));
     }
 
     /** At most once: commits made ahead of delivery are taken back while the partitions are still owned. */
     @Override
     public Mono<Void> onPartitionsRevoked(Collection<TopicPartition> partitions, RebalanceContext ctx) {
-        return Mono.defer(() -> {
-            Map<TopicPartition, OffsetAndMetadata> undo = session.takeBackCommitAhead(partitions);
-            return undo.isEmpty() ? Mono.<Void>empty() : ctx.commit(undo);
-        }).onErrorResume(e -> {
+        return session.takeBackCommitAhead(partitions)
+                .flatMap(undo -> undo.isEmpty() ? Mono.<Void>empty() : ctx.commit(undo))
+                .onErrorResume(e -> {
             log.warn("taking back the at-most-once commit-ahead of {} failed: {}", partitions, e.toString());
             return Mono.empty();
         }).then(call(onRevoke, partitions, PartitionHandle.Seeker.of(ctx)));
@@ -55,8 +55,7 @@ final class ListenerBridge implements RebalanceListener {
     /** Lost partitions cannot be committed: only the listeners run. */
     @Override
     public Mono<Void> onPartitionsLost(Collection<TopicPartition> partitions, RebalanceContext ctx) {
-        session.takeBackCommitAhead(partitions);
-        return call(onRevoke, partitions, PartitionHandle.Seeker.of(ctx));
+        return session.takeBackCommitAhead(partitions).then(call(onRevoke, partitions, PartitionHandle.Seeker.of(ctx)));
     }
 
     /** Before a manual assignment starts: seeks go to the consumer, which applies them when fetching starts. */

@@ -50,6 +50,16 @@ final class ReceiverSession<K, V> {
     private final Map<io.kflux.TopicPartition, Long> committedAhead = new ConcurrentHashMap<>();
     /** At most once: per partition, the offset of the last record delivered downstream. */
     private final Map<io.kflux.TopicPartition, Long> delivered = new ConcurrentHashMap<>();
+    /**
+     * At most once: the commit-ahead in flight per partition. concatMap starts the next record's commit as soon as
+     * the previous record is passed on, so a revocation or a stop can meet one in flight: the take-back waits for it,
+     * or it would land after the take-back and skip records never delivered.
+     */
+    private final Map<io.kflux.TopicPartition, Mono<Void>> aheadInFlight = new ConcurrentHashMap<>();
+    /** At most once: partitions taken back (revoked, stopping); no further commit-ahead until assigned again. */
+    private final java.util.Set<io.kflux.TopicPartition> aheadClosed = ConcurrentHashMap.newKeySet();
+    /** Makes "not closed, so start a commit-ahead and register it" one step against the take-back's "close". */
+    private final Object aheadLock = new Object();
     private final Scheduler scheduler;
 
     ReceiverSession(ReceiverOptions<K, V> options, Mode mode) {
@@ -99,20 +109,43 @@ final class ReceiverSession<K, V> {
     /**
      * At most once: what takes back commits made ahead of delivery for these partitions, and forgets them (a seek
      * may move the partitions). On a clean stop or a revocation the records committed ahead but never delivered
-     * are thus delivered later instead of lost, as reactor-kafka does.
+     * are thus delivered later instead of lost, as reactor-kafka does. No commit-ahead starts for these partitions
+     * afterwards (until {@link #reopenCommitAhead}), and one in flight is waited for first.
      *
      * @return per partition the offset after the last delivered record, where a commit went past it
      */
-    Map<io.kflux.TopicPartition, OffsetAndMetadata> takeBackCommitAhead(Collection<io.kflux.TopicPartition> partitions) {
-        Map<io.kflux.TopicPartition, OffsetAndMetadata> undo = new HashMap<>();
-        for (io.kflux.TopicPartition tp : partitions) {
-            Long ahead = committedAhead.remove(tp);
-            Long last = delivered.remove(tp);
-            if (ahead != null && last != null && ahead > last + 1) {
-                undo.put(tp, new OffsetAndMetadata(last + 1));
+    Mono<Map<io.kflux.TopicPartition, OffsetAndMetadata>> takeBackCommitAhead(
+            Collection<io.kflux.TopicPartition> partitions) {
+        List<Mono<Void>> pending = new java.util.ArrayList<>();
+        synchronized (aheadLock) {
+            for (io.kflux.TopicPartition tp : partitions) {
+                aheadClosed.add(tp);
+                Mono<Void> inFlight = aheadInFlight.get(tp);
+                if (inFlight != null) {
+                    // bounded: a commit that hangs (broker gone) must not hold a revocation or a stop forever
+                    pending.add(inFlight.timeout(java.time.Duration.ofSeconds(10), Mono.empty())
+                            .onErrorResume(e -> Mono.empty()));
+                }
             }
         }
-        return undo;
+        return Mono.when(pending).then(Mono.fromCallable(() -> {
+            Map<io.kflux.TopicPartition, OffsetAndMetadata> undo = new HashMap<>();
+            for (io.kflux.TopicPartition tp : partitions) {
+                Long ahead = committedAhead.remove(tp);
+                Long last = delivered.remove(tp);
+                if (ahead != null && last != null && ahead > last + 1) {
+                    undo.put(tp, new OffsetAndMetadata(last + 1));
+                }
+            }
+            return undo;
+        }));
+    }
+
+    /** At most once: assigned (again), these partitions get commits ahead of delivery again. */
+    void reopenCommitAhead(Collection<io.kflux.TopicPartition> partitions) {
+        synchronized (aheadLock) {
+            aheadClosed.removeAll(partitions);
+        }
     }
 
     /** A manual assignment has no rebalance, but reactor-kafka calls assignment listeners for it all the same. */
@@ -145,7 +178,17 @@ final class ReceiverSession<K, V> {
     }
 
     Flux<ConsumerRecord<K, V>> atmostOnce(Integer prefetch) {
-        return deliver(consumer.receive().concatMap(r -> commitAhead(r).thenReturn(r))
+        // a record of a partition taken back is neither committed nor delivered: it is read again after a rejoin
+        return deliver(consumer.receive().concatMap(r -> {
+                    Mono<Void> commit;
+                    synchronized (aheadLock) {
+                        if (aheadClosed.contains(r.topicPartition())) {
+                            return Mono.<io.kflux.ConsumerRecord<K, V>>empty();
+                        }
+                        commit = commitAhead(r); // registered in aheadInFlight before the lock is let go
+                    }
+                    return commit.thenReturn(r);
+                })
                                .doOnNext(r -> delivered.put(r.topicPartition(), r.offset()))
                                .map(KafkaTypes::kafka), prefetch);
     }
@@ -156,8 +199,12 @@ final class ReceiverSession<K, V> {
             return Mono.empty(); // an earlier commit already covers this record
         }
         long target = r.offset() + 1 + options.atmostOnceCommitAheadSize();
-        return consumer.commit(Map.of(r.topicPartition(), new OffsetAndMetadata(target)))
-                .doOnSuccess(v -> committedAhead.put(r.topicPartition(), target));
+        Mono<Void> commit = consumer.commit(Map.of(r.topicPartition(), new OffsetAndMetadata(target)))
+                .doOnSuccess(v -> committedAhead.put(r.topicPartition(), target))
+                .doFinally(s -> aheadInFlight.remove(r.topicPartition()))
+                .cache();
+        aheadInFlight.put(r.topicPartition(), commit);
+        return commit;
     }
 
     private void acknowledge(io.kflux.ConsumerRecord<K, V> r) {
@@ -172,11 +219,13 @@ final class ReceiverSession<K, V> {
     Mono<Void> close() {
         Duration timeout = options.closeTimeout();
         // a group member took back its commit-ahead when its partitions were revoked; this is for an assignment
-        Map<io.kflux.TopicPartition, OffsetAndMetadata> undo = takeBackCommitAhead(List.copyOf(committedAhead.keySet()));
-        Mono<Void> takeBack = undo.isEmpty() ? Mono.empty() : consumer.commit(undo).onErrorResume(e -> {
-            log.warn("taking back the at-most-once commit-ahead {} failed: {}", undo, e.toString());
-            return Mono.empty();
-        });
+        java.util.Set<io.kflux.TopicPartition> open = new java.util.HashSet<>(committedAhead.keySet());
+        open.addAll(aheadInFlight.keySet());
+        Mono<Void> takeBack = takeBackCommitAhead(open).flatMap(undo -> undo.isEmpty() ? Mono.<Void>empty()
+                : consumer.commit(undo).onErrorResume(e -> {
+                    log.warn("taking back the at-most-once commit-ahead {} failed: {}", undo, e.toString());
+                    return Mono.empty();
+                }));
         Mono<Void> close = takeBack.then(timeout == null ? consumer.close() : consumer.close(timeout));
         return scheduler == null ? close : close.doFinally(s -> scheduler.dispose());
     }
