@@ -376,25 +376,15 @@ public final class Fetcher {
         return node;
     }
 
-    /** The node {@code ps} is fetched from, for partitions metadata knows; -1 without a leader. */
-    private int fetchNodeId(PartitionState ps, PartitionInfo info, Cluster cluster) {
-        if (info == null || info.leaderId() < 0) {
-            return -1;
-        }
-        int preferred = ps.preferredReadReplica;
-        return preferred >= 0 && cluster.node(preferred) != null ? preferred : info.leaderId();
-    }
-
     /** A leader's answer naming another replica to read from (KIP-392, with {@code client.rack} set). */
     private void preferReadReplica(PartitionState ps, Node from, int replica) {
-        if (replica < 0 || replica == from.id() || replica == ps.preferredReadReplica) {
-            if (replica == ps.preferredReadReplica && replica >= 0) {
-                ps.preferredReadReplicaExpiresNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
-            }
+        if (replica < 0 || replica == from.id()) {
             return;
         }
-        log.debug("{}: node {} names node {} as the preferred read replica (client.rack={})", ps.topicPartition(),
-                from.id(), replica, config.rackId());
+        if (replica != ps.preferredReadReplica) {
+            log.debug("{}: node {} names node {} as the preferred read replica (client.rack={})", ps.topicPartition(),
+                    from.id(), replica, config.rackId());
+        }
         ps.preferredReadReplica = replica;
         ps.preferredReadReplicaExpiresNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
     }
@@ -631,7 +621,8 @@ public final class Fetcher {
                 continue;
             }
             PartitionInfo info = cluster.partition(ps.topicPartition());
-            if (fetchNodeId(ps, info, cluster) == nodeId
+            Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
+            if (leader != null && readReplica(ps, cluster, leader).id() == nodeId
                     && (ps.pendingFetches >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes())) {
                 return true;
             }

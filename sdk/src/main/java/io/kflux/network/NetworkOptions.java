@@ -208,19 +208,6 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
                 clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, lookup);
     }
 
-    /**
-     * The setup timeout of a connect after {@code failures} consecutive failed ones to the same destination:
-     * {@code connectionSetupTimeoutMs} doubled per failure up to {@code connectionSetupTimeoutMaxMs}, +/-20% jitter
-     * (KIP-601), so a dead address costs little at first and a slow one eventually gets enough time.
-     */
-    public long connectionSetupTimeoutMs(int failures) {
-        long initial = connectionSetupTimeoutMs;
-        long max = Math.max(initial, connectionSetupTimeoutMaxMs);
-        double base = Math.min((double) max, initial * Math.pow(2, Math.max(0, Math.min(failures, 40))));
-        double jittered = base * (0.8 + 0.4 * java.util.concurrent.ThreadLocalRandom.current().nextDouble());
-        return Math.max(1L, Math.min(max, (long) jittered));
-    }
-
     private static void checkSoftware(String name, String value) {
         if (value == null || !SOFTWARE_PATTERN.matcher(value).matches()) {
             throw new IllegalArgumentException(name + " must match " + SOFTWARE_PATTERN + ": " + value);

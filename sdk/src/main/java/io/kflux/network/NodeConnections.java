@@ -45,6 +45,7 @@ public final class NodeConnections {
     private final ClientMetrics metrics;
     private final LoopResources loops;
     private final Backoff backoff;
+    private final Backoff setupTimeouts;
     private final ConcurrentHashMap<Integer, ConnectionSlot> nodes = new ConcurrentHashMap<>();
     private final ConnectionSlot bootstrap;
     private final AtomicInteger bootstrapStart = new AtomicInteger();
@@ -101,6 +102,7 @@ public final class NodeConnections {
         this.loops = loops;
         this.failureLog = new ConnectFailureLog(logContext);
         this.backoff = new Backoff(options.reconnectBackoffMs(), options.reconnectBackoffMaxMs());
+        this.setupTimeouts = new Backoff(options.connectionSetupTimeoutMs(), options.connectionSetupTimeoutMaxMs());
         this.bootstrap = new ConnectionSlot("the bootstrap servers", backoff);
     }
 
@@ -146,6 +148,16 @@ public final class NodeConnections {
         }
         return Mono.defer(() -> checkOpen(bootstrap).get(list, failures -> bootstrapAddresses(list)
                 .flatMap(expanded -> connectAny(expanded, failures))));
+    }
+
+    /**
+     * The setup timeout of a connect after {@code failures} consecutive failed ones to the same destination:
+     * {@code socket.connection.setup.timeout.ms} doubled per failure up to {@code .max.ms}, +/-20% jitter (KIP-601),
+     * the same curve as the reconnect backoff, so a dead address costs little at first and a slow one eventually
+     * gets enough time.
+     */
+    long setupTimeoutMs(int failures) {
+        return Math.max(1L, setupTimeouts.delayMs(failures + 1));
     }
 
     /** {@code resolve_canonical_bootstrap_servers_only}: each name becomes the canonical names of its addresses. */
@@ -200,7 +212,7 @@ public final class NodeConnections {
      * {@code failures} failed attempts; the first that connects wins.
      */
     private Mono<BrokerConnection> reported(String destination, int nodeId, InetSocketAddress address, int failures) {
-        NetworkOptions attempt = options.withConnectionSetupTimeoutMs(options.connectionSetupTimeoutMs(failures));
+        NetworkOptions attempt = options.withConnectionSetupTimeoutMs(setupTimeoutMs(failures));
         return resolver.resolve(address)
                 .onErrorMap(e -> new ConnectionFailedException(address, "could not resolve " + address.getHostString()
                         + " (client.dns.lookup=" + options.dnsLookup().configValue() + "): " + e, e))

@@ -166,16 +166,18 @@ class ConnectionSettingsTest {
 
     @Test
     void theSetupTimeoutDoublesPerFailureUpToItsMaximum() {
-        NetworkOptions o = OPTIONS.withConnectionSetupTimeoutMs(1_000).withConnectionSetupTimeoutMaxMs(5_000);
+        NodeConnections o = new NodeConnections(OPTIONS.withConnectionSetupTimeoutMs(1_000)
+                .withConnectionSetupTimeoutMaxMs(5_000));
         for (int round = 0; round < 200; round++) {
-            assertThat(o.connectionSetupTimeoutMs(0)).isBetween(800L, 1_200L);
-            assertThat(o.connectionSetupTimeoutMs(1)).isBetween(1_600L, 2_400L);
-            assertThat(o.connectionSetupTimeoutMs(2)).isBetween(3_200L, 4_800L);
-            assertThat(o.connectionSetupTimeoutMs(3)).isBetween(4_000L, 5_000L);
-            assertThat(o.connectionSetupTimeoutMs(1_000)).isBetween(4_000L, 5_000L);
+            assertThat(o.setupTimeoutMs(0)).isBetween(800L, 1_200L);
+            assertThat(o.setupTimeoutMs(1)).isBetween(1_600L, 2_400L);
+            assertThat(o.setupTimeoutMs(2)).isBetween(3_200L, 4_800L);
+            assertThat(o.setupTimeoutMs(3)).isBetween(4_000L, 5_000L);
+            assertThat(o.setupTimeoutMs(1_000)).isBetween(4_000L, 5_000L);
         }
-        NetworkOptions fixed = OPTIONS.withConnectionSetupTimeoutMs(1_000).withConnectionSetupTimeoutMaxMs(500);
-        assertThat(fixed.connectionSetupTimeoutMs(5)).as("a maximum below the initial means fixed").isBetween(800L, 1_000L);
+        NodeConnections fixed = new NodeConnections(OPTIONS.withConnectionSetupTimeoutMs(1_000)
+                .withConnectionSetupTimeoutMaxMs(500));
+        assertThat(fixed.setupTimeoutMs(5)).as("a maximum below the initial means fixed").isBetween(800L, 1_000L);
     }
 
     @Test
