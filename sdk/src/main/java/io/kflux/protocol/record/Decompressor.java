@@ -3,8 +3,10 @@ package io.kflux.protocol.record;
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
+import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.ref.Cleaner;
@@ -130,8 +132,9 @@ final class Decompressor {
      * One-shot decompression into the pooled buffer with one context per reader. Preferred to
      * ZstdInputStream, which set up a native stream context and copied the input through its own
      * buffers for every batch. Kafka producers write zstd through a stream, so frames do not
-     * declare their content size: when the buffer is too small it doubles and the batch is
-     * decompressed again, which happens only until the buffer fits the largest batch seen.
+     * declare their content size: when the buffer is too small, {@link #zstdSize} measures what
+     * the frame really decompresses to and the batch is decompressed again into a buffer that
+     * size, which happens only until the buffer fits the largest batch seen.
      */
     private int zstd(byte[] in, int offset, int length, long baseOffset) {
         ZstdDecompressCtx ctx = zstd;
@@ -142,20 +145,51 @@ final class Decompressor {
         }
         // compressed batches usually shrink 2-5x; start there
         ensureCapacity((int) Math.min(MAX_ARRAY, Math.max(MIN_SIZE, 4L * length)), 0);
-        while (true) {
-            try {
-                return ctx.decompressByteArray(buffer, 0, buffer.length, in, offset, length);
-            } catch (ZstdException e) {
-                if (e.getErrorCode() != Zstd.errDstSizeTooSmall()) {
-                    throw corrupt(baseOffset, "cannot decompress " + length + " bytes of ZSTD data: "
-                            + e.getMessage(), e);
-                }
-                if (buffer.length == MAX_ARRAY) {
-                    throw corrupt(baseOffset, "ZSTD data decompresses to more than " + MAX_ARRAY + " bytes");
-                }
-                ensureCapacity(buffer.length + 1, 0);
+        try {
+            return ctx.decompressByteArray(buffer, 0, buffer.length, in, offset, length);
+        } catch (ZstdException e) {
+            if (e.getErrorCode() != Zstd.errDstSizeTooSmall()) {
+                throw zstdCorrupt(length, baseOffset, e);
             }
         }
+        long size = zstdSize(in, offset, length, baseOffset);
+        if (size > MAX_ARRAY) {
+            throw corrupt(baseOffset, "ZSTD data decompresses to more than " + MAX_ARRAY + " bytes");
+        }
+        ensureCapacity((int) size, 0);
+        try {
+            return ctx.decompressByteArray(buffer, 0, buffer.length, in, offset, length);
+        } catch (ZstdException e) {
+            throw zstdCorrupt(length, baseOffset, e);
+        }
+    }
+
+    /**
+     * What a zstd input really decompresses to, measured by streaming it through a small window
+     * and discarding the output. Why not grow the buffer until the one-shot call fits: a corrupt
+     * frame reports "destination too small" for every block header that claims more than the
+     * buffer holds, long before it reports the corruption further on, so a few hundred corrupt
+     * bytes made the buffer double to 64 MiB (a fuzzing finding). This way the whole input is
+     * validated before anything is allocated for it, and one pass replaces the repeated ones.
+     */
+    private static long zstdSize(byte[] in, int offset, int length, long baseOffset) {
+        byte[] sink = new byte[64 * 1024];
+        long size = 0;
+        try (InputStream stream = new ZstdInputStreamNoFinalizer(new ByteArrayInputStream(in, offset, length))) {
+            for (int n; (n = stream.read(sink, 0, sink.length)) >= 0; ) {
+                size += n;
+                if (size > MAX_ARRAY) {
+                    return size;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            throw corrupt(baseOffset, "cannot decompress " + length + " bytes of ZSTD data: " + e.getMessage(), e);
+        }
+        return size;
+    }
+
+    private static CorruptRecordBatchException zstdCorrupt(int length, long baseOffset, ZstdException e) {
+        return corrupt(baseOffset, "cannot decompress " + length + " bytes of ZSTD data: " + e.getMessage(), e);
     }
 
     /**
