@@ -1,0 +1,224 @@
+package io.kflux.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.TopicPartition;
+import io.kflux.compat.support.ContinuousProducer;
+import io.kflux.compat.support.FaultProxy;
+import io.kflux.compat.support.GroupKit;
+import io.kflux.compat.support.StampedMember;
+import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A group of three members committing every second while the network or the coordinator misbehaves (issue #15,
+ * "Fault injection through a proxy", the group part), run once with kflux members and once with the official
+ * {@code KafkaConsumer} under the same ledger: a producer runs throughout (on the broker's own listener, so it is not
+ * disturbed by the proxy), the members connect through a {@link FaultProxy}. Each run asserts that every produced
+ * record was consumed, that records consumed more than once stay within about one commit interval's worth (what the
+ * members had consumed but not yet committed when the fault struck), that no member failed ({@code receive()} did not
+ * end, {@code poll()} did not throw), and that consumption resumed within a bound once the fault cleared. Each run
+ * prints one line (recovery time, duplicates, records lost) so the two clients can be compared.
+ *
+ * <p>Faults: the coordinator's broker frozen (SIGSTOP) past {@code session.timeout.ms}, then resumed (on one node the
+ * coordinator is the only broker: fetches stall too, and the broker expires every session when it wakes); a black
+ * hole longer than {@code request.timeout.ms} (but shorter than the session) on every connection through the proxy.
+ * Classic group protocol, range assignor.
+ *
+ * <p>About three minutes: tagged {@code faults} and run only with {@code -Pfaults} (see README).
+ */
+@Tag("faults")
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class GroupFaultTest {
+    private static final int MEMBERS = 3;
+    private static final int PARTITIONS = 6;
+    private static final int PER_SECOND = 300;
+    private static final int SESSION_MS = 10_000;
+    private static final int HEARTBEAT_MS = 1_000;
+    private static final int REQUEST_TIMEOUT_MS = 5_000;
+    private static final int COMMIT_MS = 1_000;
+    private static final long FREEZE_MS = SESSION_MS + 3_000L;
+    private static final long BLACK_HOLE_MS = REQUEST_TIMEOUT_MS + 2_000L;
+    /** A session timeout (the broker's verdict), a rejoin, a fetch: consumption must have resumed by then. */
+    private static final Duration RESUME_BOUND = Duration.ofSeconds(25);
+    /** Records consumed twice: what the group had not committed yet, about one commit interval plus its latency. */
+    private static final long DUPLICATE_BOUND = (long) PER_SECOND * (COMMIT_MS + 1_000) / 1_000;
+
+    /** Which client the group's members are. */
+    enum Client { KFLUX, OFFICIAL }
+
+    private static FaultProxy proxy;
+    private static EmbeddedKafkaCluster kafka;
+    private final List<StampedMember> members = new ArrayList<>();
+
+    @BeforeAll
+    static void startBrokerBehindProxy() throws IOException {
+        proxy = FaultProxy.onFreePort();
+        kafka = proxy.brokerBehind()
+                .brokerProperty("group.initial.rebalance.delay.ms", "0")
+                .start();
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (kafka != null) {
+            kafka.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @AfterEach
+    void stopMembers() {
+        proxy.heal();
+        kafka.nodeIds().stream().filter(kafka::isPaused).forEach(kafka::resume);
+        members.forEach(StampedMember::stop);
+        members.clear();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Client.class)
+    void coordinatorFrozenPastTheSessionTimeout(Client client) throws Exception {
+        int coordinator = kafka.nodeIds().get(0);
+        runScenario("frozen-coordinator", client, () -> {
+            kafka.pause(coordinator);
+            try {
+                Thread.sleep(FREEZE_MS);
+            } finally {
+                kafka.resume(coordinator);
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Client.class)
+    void blackHoleLongerThanTheRequestTimeoutOnEveryConnection(Client client) throws Exception {
+        runScenario("black-hole", client, () -> {
+            int before = proxy.acceptedConnections();
+            proxy.blackHole(true);
+            try {
+                Thread.sleep(BLACK_HOLE_MS);
+            } finally {
+                proxy.heal();
+            }
+            assertThat(proxy.acceptedConnections()).as("reconnects after request.timeout.ms").isGreaterThan(before);
+        });
+    }
+
+    /** Starts the group and the producer, injects {@code fault} (which clears it before returning), checks the ledger. */
+    private void runScenario(String scenario, Client client, ThrowingRunnable fault) throws Exception {
+        String id = scenario + "-" + client.name().toLowerCase();
+        kafka.createTopic(id, PARTITIONS, 1);
+        try (ContinuousProducer producer = new ContinuousProducer(kafka.bootstrapServers(), id, PARTITIONS,
+                PER_SECOND, id + "-")) {
+            for (int i = 0; i < MEMBERS; i++) {
+                members.add(member(client, id + "-m" + i, id).start());
+            }
+            GroupKit.awaitBalanced(id, id, PARTITIONS, members, Duration.ofSeconds(2));
+            GroupKit.await("every member consuming", Duration.ofSeconds(20), () -> members.stream()
+                    .allMatch(m -> m.lastNanos() > 0));
+            Thread.sleep(2_000);
+            assertNoMemberFailed();
+
+            fault.run();
+            long cleared = System.nanoTime();
+            GroupKit.await(id + ": consumption resumed within " + RESUME_BOUND, RESUME_BOUND, () -> {
+                assertNoMemberFailed();
+                return members.stream().anyMatch(m -> m.firstAfter(cleared) > 0);
+            });
+            long firstMs = TimeUnit.NANOSECONDS.toMillis(members.stream().mapToLong(m -> m.firstAfter(cleared))
+                    .filter(n -> n > 0).min().orElseThrow() - cleared);
+            GroupKit.await(id + ": every member consuming again", RESUME_BOUND, () -> {
+                assertNoMemberFailed();
+                return members.stream().allMatch(m -> m.firstAfter(cleared) > 0);
+            });
+            long allMs = TimeUnit.NANOSECONDS.toMillis(members.stream().mapToLong(m -> m.firstAfter(cleared))
+                    .max().orElseThrow() - cleared);
+            GroupKit.awaitBalanced(id, id, PARTITIONS, members, Duration.ofSeconds(2));
+
+            Set<String> produced = producer.stop();
+            assertThat(producer.failed()).as("producer failures").isZero();
+            GroupKit.awaitAllConsumed(new ArrayList<>(produced), members, Duration.ofSeconds(30));
+            assertNoMemberFailed();
+            Set<String> consumed = new HashSet<>();
+            members.forEach(m -> consumed.addAll(m.values()));
+            Set<String> lost = new HashSet<>(produced);
+            lost.removeAll(consumed);
+            long duplicates = duplicates(members);
+            System.out.printf("[group-faults] %-18s %-8s recovery %5d ms (first record), %5d ms (every member); "
+                    + "duplicates %4d (bound %d); lost %d of %d produced%n", scenario, client, firstMs, allMs,
+                    duplicates, DUPLICATE_BOUND, lost.size(), produced.size());
+            assertThat(lost).as("produced records no member consumed").isEmpty();
+            assertThat(duplicates).as("records consumed more than once").isLessThanOrEqualTo(DUPLICATE_BOUND);
+        }
+    }
+
+    /** Consumptions beyond the first of each (partition, offset), over every member. */
+    private static long duplicates(List<StampedMember> members) {
+        Map<TopicPartition, Set<Long>> seen = new HashMap<>();
+        long again = 0;
+        for (StampedMember m : members) {
+            for (StampedMember.Consumed c : m.consumed()) {
+                if (!seen.computeIfAbsent(c.partition(), p -> new HashSet<>()).add(c.offset())) {
+                    again++;
+                }
+            }
+        }
+        return again;
+    }
+
+    private void assertNoMemberFailed() {
+        members.forEach(m -> assertThat(m.error()).as(m.name() + " failed (receive() ended or poll() threw)")
+                .isNull());
+    }
+
+    private static StampedMember member(Client client, String name, String groupId) {
+        if (client == Client.KFLUX) {
+            return StampedMember.kflux(name, GroupKit.props(proxy.address(), groupId, "range", "client.id", name,
+                    "session.timeout.ms", SESSION_MS, "heartbeat.interval.ms", HEARTBEAT_MS,
+                    "auto.commit.interval.ms", COMMIT_MS, "request.timeout.ms", REQUEST_TIMEOUT_MS,
+                    "fetch.max.wait.ms", 500, "reconnect.backoff.ms", 50, "reconnect.backoff.max.ms", 1_000,
+                    "retry.backoff.ms", 100), groupId);
+        }
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, GroupKit.OFFICIAL_ASSIGNORS.get("range"));
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
+        props.put(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, String.valueOf(COMMIT_MS));
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, String.valueOf(SESSION_MS));
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, String.valueOf(HEARTBEAT_MS));
+        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(REQUEST_TIMEOUT_MS));
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "500");
+        props.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, "50");
+        props.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
+        props.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, "100");
+        return StampedMember.official(name, props, groupId);
+    }
+
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+}
