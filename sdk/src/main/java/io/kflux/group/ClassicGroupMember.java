@@ -611,9 +611,15 @@ public final class ClassicGroupMember implements GroupMember {
     /**
      * No answer confirmed the session for {@code session.timeout.ms}: the coordinator has removed this member and
      * given its partitions to others, whether or not this member could hear it say so. Everything owned is reported
-     * LOST at once (not committed; the consumer stops fetching and emitting it), the generation and member id are
-     * dropped, and the member joins anew once the coordinator answers again (issue #15: it kept emitting a backlog
-     * the group had given away). The state machine carries it: REJOINING without a generation is the lost path.
+     * LOST at once (not committed; the consumer stops fetching and emitting it), the generation is dropped, and the
+     * member joins again once the coordinator answers (issue #15: it kept emitting a backlog the group had given
+     * away). The state machine carries it: REJOINING without a generation is the lost path.
+     *
+     * <p>The member id is kept for that JoinGroup, as the official client does: a coordinator that was itself frozen
+     * (a long pause, SIGSTOP) has not expired the member when it wakes, and waits for that member id to rejoin or time
+     * out before completing any rebalance. Joining under a new id made the group wait a whole session timeout for the
+     * old one (GroupFaultTest: 10 s to the first record after the coordinator resumed, against 30 ms for the official
+     * consumer). A coordinator that did expire the member answers UNKNOWN_MEMBER_ID, and the member joins anew.
      */
     void sessionExpired(String reason) {
         if (!sessionHeld()) {
@@ -623,7 +629,7 @@ public final class ClassicGroupMember implements GroupMember {
                 logPrefix, reason, owned);
         link.lose(null, "session expired: " + reason);
         abortFlow();
-        resetGeneration(true, "session expired");
+        resetGeneration(false, "session expired");
         rejoinReason = "the session expired";
         prepareJoin();
     }

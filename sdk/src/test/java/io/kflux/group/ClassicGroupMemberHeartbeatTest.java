@@ -285,16 +285,32 @@ class ClassicGroupMemberHeartbeatTest {
         assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
         assertThat(h.member.assignment()).isEmpty();
         assertThat(h.member.generationId()).isEqualTo(-1);
-        assertThat(h.member.memberId()).isEmpty();
         assertThat(h.state()).isEqualTo(MemberState.DISCOVERING_COORDINATOR);
         assertThat(h.io.findCount).isEqualTo(2);
 
         h.io.heartbeatAnswer = r -> hb(Errors.NONE);
         h.io.answerFind(1);
+        // the member id is kept: a coordinator that was frozen still holds the member and waits for it to rejoin
         JoinGroupRequest join = h.takeJoin().request(JoinGroupRequest.class);
-        assertThat(join.memberId()).isEmpty();
+        assertThat(join.memberId()).isEqualTo("m1");
         assertThat(join.reason()).isEqualTo("the session expired");
         assertThat(MemberHarness.subscriptionOf(join, 0).ownedPartitions()).isEmpty();
+    }
+
+    @Test
+    void aMemberTheCoordinatorDidExpireJoinsAnewAfterItsSessionRanOut() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.io.heartbeatAnswer = r -> null;
+        h.advance(10_001);
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
+        h.io.heartbeatAnswer = r -> hb(Errors.NONE);
+        h.io.answerFind(1);
+        h.takeJoin().answer(MemberHarness.joinError(Errors.UNKNOWN_MEMBER_ID, ""));
+        assertThat(h.takeJoin().request(JoinGroupRequest.class).memberId()).isEmpty();
+        assertThat(h.member.memberId()).isEmpty();
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
     }
 
     @Test
