@@ -3,6 +3,7 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.TopicPartition;
+import io.kflux.compat.support.BrokerVersion;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.FaultProxy;
 import io.kflux.compat.support.GroupKit;
@@ -22,7 +23,9 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -39,8 +42,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Faults: the coordinator's broker frozen (SIGSTOP) past {@code session.timeout.ms}, then resumed (on one node the
  * coordinator is the only broker: fetches stall too, and the broker expires every session when it wakes); a black
- * hole longer than {@code request.timeout.ms} (but shorter than the session) on every connection through the proxy.
- * Classic group protocol, range assignor.
+ * hole longer than {@code request.timeout.ms} (but shorter than the session) on every connection through the proxy;
+ * on three nodes, only the coordinator's node frozen past the session timeout (the coordinator and its partitions'
+ * leaders move; the others keep flowing). Classic group protocol, range assignor.
  *
  * <p>About three minutes: tagged {@code faults} and run only with {@code -Pfaults} (see README).
  */
@@ -62,28 +66,37 @@ class GroupFaultTest {
      * any more (kflux joined under a new id after its session ran out while the coordinator was frozen: 10 s) fails.
      */
     private static final Duration RESUME_BOUND = Duration.ofMillis(SESSION_MS - 2_000);
-    /** Records consumed twice: what the group had not committed yet, about one commit interval plus its latency. */
-    private static final long DUPLICATE_BOUND = (long) PER_SECOND * (COMMIT_MS + 1_000) / 1_000;
+    /**
+     * For comparison only: one commit interval (plus its latency) of production. A backlog drained in a burst after
+     * the fault, or consumption that goes on while the coordinator cannot take commits, re-delivers more than this
+     * for both clients; the rule asserted is that nothing at or below a committed offset is consumed again.
+     */
+    private static final long ONE_COMMIT_INTERVAL = (long) PER_SECOND * (COMMIT_MS + 1_000) / 1_000;
 
     /** Which client the group's members are. */
     enum Client { KFLUX, OFFICIAL }
 
     private static FaultProxy proxy;
     private static EmbeddedKafkaCluster kafka;
+    /** Three nodes for the coordinator-only freeze, started by the first test that needs them. */
+    private static EmbeddedKafkaCluster threeNodes;
     private final List<StampedMember> members = new ArrayList<>();
 
     @BeforeAll
     static void startBrokerBehindProxy() throws IOException {
         proxy = FaultProxy.onFreePort();
-        kafka = proxy.brokerBehind()
-                .brokerProperty("group.initial.rebalance.delay.ms", "0")
-                .start();
+        kafka = proxy.brokerBehind().start();
     }
 
     @AfterAll
     static void stop() throws IOException {
         if (kafka != null) {
             kafka.close();
+            kafka = null;
+        }
+        if (threeNodes != null) {
+            threeNodes.close();
+            threeNodes = null;
         }
         if (proxy != null) {
             proxy.close();
@@ -93,7 +106,11 @@ class GroupFaultTest {
     @AfterEach
     void stopMembers() {
         proxy.heal();
-        kafka.nodeIds().stream().filter(kafka::isPaused).forEach(kafka::resume);
+        for (EmbeddedKafkaCluster cluster : new EmbeddedKafkaCluster[] {kafka, threeNodes}) {
+            if (cluster != null) {
+                cluster.nodeIds().stream().filter(cluster::isPaused).forEach(cluster::resume);
+            }
+        }
         members.forEach(StampedMember::stop);
         members.clear();
     }
@@ -102,7 +119,7 @@ class GroupFaultTest {
     @EnumSource(Client.class)
     void coordinatorFrozenPastTheSessionTimeout(Client client) throws Exception {
         int coordinator = kafka.nodeIds().get(0);
-        runScenario("frozen-coordinator", client, () -> {
+        runScenario("frozen-coordinator", client, kafka, proxy.address(), groupId -> {
             kafka.pause(coordinator);
             try {
                 Thread.sleep(FREEZE_MS);
@@ -115,7 +132,7 @@ class GroupFaultTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Client.class)
     void blackHoleLongerThanTheRequestTimeoutOnEveryConnection(Client client) throws Exception {
-        runScenario("black-hole", client, () -> {
+        runScenario("black-hole", client, kafka, proxy.address(), groupId -> {
             int before = proxy.acceptedConnections();
             proxy.blackHole(true);
             try {
@@ -127,22 +144,73 @@ class GroupFaultTest {
         });
     }
 
-    /** Starts the group and the producer, injects {@code fault} (which clears it before returning), checks the ledger. */
-    private void runScenario(String scenario, Client client, ThrowingRunnable fault) throws Exception {
+    /**
+     * On three nodes only the coordinator's node is frozen: its partition leaders and the group coordinator move to
+     * the other two once the controller fences it, while the partitions led elsewhere keep flowing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Client.class)
+    void onlyTheCoordinatorsNodeFrozenOfThree(Client client) throws Exception {
+        runFrozenOfThree(client);
+    }
+
+    /**
+     * The official consumer keeps its partitions through this (its new coordinator loads the group with fresh
+     * sessions, and its heartbeats are accepted) and re-delivers nothing; kflux declares its session expired at
+     * {@code session.timeout.ms} without an answer, because it finds the new coordinator only about 10.5 s after the
+     * freeze (its lookups go to the frozen node first and wait out {@code request.timeout.ms}), reports its partitions
+     * lost and rejoins, and everything consumed meanwhile (no commit possible) comes again: 1,915 and 2,052 records
+     * in two runs, against 0 for the official consumer.
+     */
+    @Test
+    @Disabled("kflux finds the moved coordinator only after its own session deadline and re-delivers"
+            + " ~7 s of records (issue #15 follow-up); the official consumer re-delivers none")
+    void kfluxRedeliversNoMoreThanACommitIntervalWhenOnlyTheCoordinatorsNodeFreezes() throws Exception {
+        assertThat(runFrozenOfThree(Client.KFLUX)).as("records consumed more than once")
+                .isLessThanOrEqualTo(ONE_COMMIT_INTERVAL);
+    }
+
+    private long runFrozenOfThree(Client client) throws Exception {
+        if (threeNodes == null) {
+            threeNodes = EmbeddedKafkaCluster.builder().nodes(3).classpath(BrokerVersion.current().classpath())
+                    .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC").start();
+        }
+        return runScenario("frozen-of-three", client, threeNodes, threeNodes.bootstrapServers(), groupId -> {
+            int coordinator = threeNodes.admin().describeConsumerGroups(List.of(groupId)).all()
+                    .get(10, TimeUnit.SECONDS).get(groupId).coordinator().id();
+            threeNodes.pause(coordinator);
+            try {
+                Thread.sleep(FREEZE_MS);
+            } finally {
+                threeNodes.resume(coordinator);
+            }
+        });
+    }
+
+    /**
+     * Starts the group (members bootstrapping from {@code bootstrap}) and the producer (on the cluster's own
+     * listener), injects {@code fault} (which clears it before returning), checks the ledger.
+     *
+     * @return the records consumed more than once
+     */
+    private long runScenario(String scenario, Client client, EmbeddedKafkaCluster cluster, String bootstrap,
+                             GroupFault fault) throws Exception {
         String id = scenario + "-" + client.name().toLowerCase();
-        kafka.createTopic(id, PARTITIONS, 1);
-        try (ContinuousProducer producer = new ContinuousProducer(kafka.bootstrapServers(), id, PARTITIONS,
+        cluster.createTopic(id, PARTITIONS, cluster.nodeIds().size());
+        try (ContinuousProducer producer = new ContinuousProducer(cluster.bootstrapServers(), id, PARTITIONS,
                 PER_SECOND, id + "-")) {
             for (int i = 0; i < MEMBERS; i++) {
-                members.add(member(client, id + "-m" + i, id).start());
+                members.add(member(client, id + "-m" + i, id, bootstrap).start());
             }
+            CommittedOffsets commits = new CommittedOffsets(cluster, id);
             GroupKit.awaitBalanced(id, id, PARTITIONS, members, Duration.ofSeconds(2));
             GroupKit.await("every member consuming", Duration.ofSeconds(20), () -> members.stream()
                     .allMatch(m -> m.lastNanos() > 0));
             Thread.sleep(2_000);
             assertNoMemberFailed();
 
-            fault.run();
+            long struck = System.nanoTime();
+            fault.inject(id);
             long cleared = System.nanoTime();
             GroupKit.await(id + ": consumption resumed within " + RESUME_BOUND, RESUME_BOUND, () -> {
                 assertNoMemberFailed();
@@ -159,6 +227,7 @@ class GroupFaultTest {
             GroupKit.awaitBalanced(id, id, PARTITIONS, members, Duration.ofSeconds(2));
 
             Set<String> produced = producer.stop();
+            commits.close();
             assertThat(producer.failed()).as("producer failures").isZero();
             GroupKit.awaitAllConsumed(new ArrayList<>(produced), members, Duration.ofSeconds(30));
             assertNoMemberFailed();
@@ -168,11 +237,92 @@ class GroupFaultTest {
             lost.removeAll(consumed);
             long duplicates = duplicates(members);
             System.out.printf("[group-faults] %-18s %-8s recovery %5d ms (first record), %5d ms (every member); "
-                    + "duplicates %4d (bound %d); lost %d of %d produced%n", scenario, client, firstMs, allMs,
-                    duplicates, DUPLICATE_BOUND, lost.size(), produced.size());
+                    + "longest gap %5d ms; duplicates %4d (one commit interval: %d); lost %d of %d produced%n", scenario, client,
+                    firstMs, allMs, longestGapMs(members, struck), duplicates, ONE_COMMIT_INTERVAL, lost.size(),
+                    produced.size());
             assertThat(lost).as("produced records no member consumed").isEmpty();
-            assertThat(duplicates).as("records consumed more than once").isLessThanOrEqualTo(DUPLICATE_BOUND);
+            assertThat(commits.rereadBelowACommit(members)).as("records consumed again though a commit covered them")
+                    .isEmpty();
+            return duplicates;
         }
+    }
+
+    /**
+     * The group's committed offsets as the broker reports them, polled every 200 ms on the cluster's own listener
+     * (not through the proxy), each rise kept with when it was seen. A record consumed again at {@code t} must lie at
+     * or above what was committed for its partition before {@code t}: duplicates only of what no commit covered.
+     */
+    private static final class CommittedOffsets implements AutoCloseable {
+        private record Seen(long nanos, long offset) {
+        }
+
+        private final Map<TopicPartition, List<Seen>> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        private volatile boolean running = true;
+        private final Thread thread;
+
+        CommittedOffsets(EmbeddedKafkaCluster cluster, String groupId) {
+            thread = new Thread(() -> {
+                while (running) {
+                    try {
+                        cluster.admin().listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()
+                                .get(2, TimeUnit.SECONDS).forEach((tp, om) -> {
+                                    if (om == null) {
+                                        return;
+                                    }
+                                    List<Seen> list = seen.computeIfAbsent(new TopicPartition(tp.topic(),
+                                            tp.partition()), p -> new java.util.concurrent.CopyOnWriteArrayList<>());
+                                    if (list.isEmpty() || list.get(list.size() - 1).offset() < om.offset()) {
+                                        list.add(new Seen(System.nanoTime(), om.offset()));
+                                    }
+                                });
+                        Thread.sleep(200);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (Exception e) {
+                        // the coordinator is frozen or moving: nothing seen this round
+                    }
+                }
+            }, "committed-offsets-" + groupId);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /** Consumptions, after the first of their record, of an offset below a commit seen before them. */
+        List<String> rereadBelowACommit(List<StampedMember> members) {
+            List<StampedMember.Consumed> all = new ArrayList<>();
+            members.forEach(m -> all.addAll(m.consumed()));
+            all.sort(java.util.Comparator.comparingLong(StampedMember.Consumed::nanos));
+            Map<TopicPartition, Set<Long>> first = new HashMap<>();
+            List<String> wrong = new ArrayList<>();
+            for (StampedMember.Consumed c : all) {
+                if (first.computeIfAbsent(c.partition(), p -> new HashSet<>()).add(c.offset())) {
+                    continue;
+                }
+                long committed = seen.getOrDefault(c.partition(), List.of()).stream()
+                        .filter(x -> x.nanos() < c.nanos()).mapToLong(Seen::offset).max().orElse(-1);
+                if (c.offset() < committed) {
+                    wrong.add(c.partition() + "@" + c.offset() + " (committed " + committed + ")");
+                }
+            }
+            return wrong;
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            thread.interrupt();
+        }
+    }
+
+    /** The longest time from {@code sinceNanos} on in which no member consumed anything, ms. */
+    private static long longestGapMs(List<StampedMember> members, long sinceNanos) {
+        long[] times = members.stream().flatMap(m -> m.consumed().stream()).mapToLong(StampedMember.Consumed::nanos)
+                .filter(n -> n >= sinceNanos).sorted().toArray();
+        long longest = times.length == 0 ? 0 : times[0] - sinceNanos;
+        for (int i = 1; i < times.length; i++) {
+            longest = Math.max(longest, times[i] - times[i - 1]);
+        }
+        return TimeUnit.NANOSECONDS.toMillis(longest);
     }
 
     /** Consumptions beyond the first of each (partition, offset), over every member. */
@@ -194,16 +344,16 @@ class GroupFaultTest {
                 .isNull());
     }
 
-    private static StampedMember member(Client client, String name, String groupId) {
+    private static StampedMember member(Client client, String name, String groupId, String bootstrap) {
         if (client == Client.KFLUX) {
-            return StampedMember.kflux(name, GroupKit.props(proxy.address(), groupId, "range", "client.id", name,
+            return StampedMember.kflux(name, GroupKit.props(bootstrap, groupId, "range", "client.id", name,
                     "session.timeout.ms", SESSION_MS, "heartbeat.interval.ms", HEARTBEAT_MS,
                     "auto.commit.interval.ms", COMMIT_MS, "request.timeout.ms", REQUEST_TIMEOUT_MS,
                     "fetch.max.wait.ms", 500, "reconnect.backoff.ms", 50, "reconnect.backoff.max.ms", 1_000,
                     "retry.backoff.ms", 100), groupId);
         }
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, proxy.address());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
         props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, GroupKit.OFFICIAL_ASSIGNORS.get("range"));
@@ -221,8 +371,9 @@ class GroupFaultTest {
         return StampedMember.official(name, props, groupId);
     }
 
+    /** Injects a fault into the group's surroundings and clears it before returning. */
     @FunctionalInterface
-    interface ThrowingRunnable {
-        void run() throws Exception;
+    interface GroupFault {
+        void inject(String groupId) throws Exception;
     }
 }
