@@ -165,8 +165,8 @@ public final class Fetcher {
     public void assign(Map<TopicPartition, PartitionState> added) {
         partitions.putAll(added);
         boolean readCommitted = config.isolationLevel() == 1;
-        added.forEach((tp, ps) -> metrics.partitionAssigned(tp.topic(), tp.partition(), () -> ps.lag(readCommitted),
-                ps::lead, ps::fetchedAhead));
+        added.forEach((tp, ps) -> ps.sampler(metrics.partitionAssigned(tp.topic(), tp.partition(),
+                () -> ps.lag(readCommitted), ps::lead, ps::fetchedAhead, ps::readReplicaNow)));
         plan();
     }
 
@@ -528,6 +528,7 @@ public final class Fetcher {
             return;
         }
         boolean gotData = false;
+        FetchTally tally = metrics.enabled() ? new FetchTally() : null;
         List<PartitionState> leaderErrors = new ArrayList<>();
         Map<TopicPartition, Long> outOfRange = new HashMap<>();
         Map<TopicPartition, Long> truncated = new HashMap<>();
@@ -553,7 +554,7 @@ public final class Fetcher {
                 if (error.isNone()) {
                     preferReadReplica(ps, node, pd.preferredReadReplica());
                     ps.logEnd(pd.highWatermark(), pd.lastStableOffset(), pd.logStartOffset());
-                    gotData |= accept(target, pd, records);
+                    gotData |= accept(target, pd, records, tally);
                     continue;
                 }
                 release(records);
@@ -577,6 +578,9 @@ public final class Fetcher {
                             null));
                 }
             }
+        }
+        if (tally != null) {
+            tally.report(metrics);
         }
         if (!outOfRange.isEmpty()) {
             handleOutOfRange(outOfRange);
@@ -630,13 +634,21 @@ public final class Fetcher {
         return false;
     }
 
-    private boolean accept(FetchTarget target, PartitionData pd, ByteBuf records) {
+    private boolean accept(FetchTarget target, PartitionData pd, ByteBuf records, FetchTally tally) {
         if (records == null || !records.isReadable()) {
             release(records);
+            if (tally != null) {
+                tally.add(target.partition().topicPartition().topic(), 0, 0);
+                target.partition().sampleLag(); // nothing to hand on: sampled now, as the official client does
+            }
             return false;
         }
         BatchScan.Result scan = BatchScan.scan(records, target.fetchOffset(), target.lastFetchedEpoch());
         long next = scan.nextOffset();
+        if (tally != null) {
+            tally.add(target.partition().topicPartition().topic(), next > target.fetchOffset()
+                    ? records.readableBytes() : 0, scan.records());
+        }
         if (next <= target.fetchOffset()) {
             // Only a partial batch: the broker returns at least one whole batch first (KIP-74), so
             // this is a partition behind others in a full response; it is fetched again.

@@ -2,6 +2,7 @@ package io.kflux.fetch;
 
 import io.kflux.TopicPartition;
 import io.kflux.protocol.Types;
+import io.kflux.util.ClientMetrics;
 import java.util.UUID;
 
 /**
@@ -56,6 +57,9 @@ public final class PartitionState {
      */
     int preferredReadReplica = -1;
     long preferredReadReplicaExpiresNanos;
+
+    /** Samples lag and lead for the metrics (set once on assignment; emitter and loop call it). */
+    private volatile ClientMetrics.PartitionSampler sampler = ClientMetrics.PartitionSampler.NONE;
 
     /** The topic id this partition was last planned under (null before; loop only). */
     private UUID topicId;
@@ -231,6 +235,30 @@ public final class PartitionState {
             return UNKNOWN;
         }
         return Math.max(0L, end - pos);
+    }
+
+    /** Where {@link #sampleLag()} goes: the metrics' sampler of this partition. */
+    void sampler(ClientMetrics.PartitionSampler partitionSampler) {
+        this.sampler = partitionSampler;
+    }
+
+    /**
+     * Samples lag and lead for their windowed metrics, as the official client does after handing on the records of
+     * a Fetch answer (the emitter, when it has read a result to its end) and for an answer that brought none (the
+     * fetcher). Any thread.
+     */
+    public void sampleLag() {
+        sampler.sample();
+    }
+
+    /**
+     * KIP-392: the node this partition is fetched from now when that is not the leader, -1 for the leader (or an
+     * expired lease), as the official client's {@code preferred-read-replica}. For gauges, from any thread: the
+     * fields are the loop's, so a reader may see a change slightly late.
+     */
+    public int readReplicaNow() {
+        int replica = preferredReadReplica;
+        return replica < 0 || System.nanoTime() - preferredReadReplicaExpiresNanos >= 0 ? -1 : replica;
     }
 
     /**

@@ -360,7 +360,7 @@ public final class ClassicGroupMember implements GroupMember {
         return state.name();
     }
 
-    /** Where joins, syncs, rebalances and heartbeats are reported; call before {@link #start()}. */
+    @Override
     public void metrics(ClientMetrics clientMetrics) {
         this.metrics = java.util.Objects.requireNonNull(clientMetrics, "clientMetrics");
     }

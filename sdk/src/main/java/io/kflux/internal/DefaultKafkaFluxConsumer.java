@@ -10,6 +10,7 @@ import io.kflux.PartitionFlux;
 import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
 import io.kflux.internal.config.EffectiveConfig;
+import io.kflux.internal.config.GroupProtocol;
 import io.kflux.internal.metrics.ConsumerMetrics;
 import io.kflux.internal.metrics.RecordTracing;
 import io.kflux.internal.security.ConnectionSecurities;
@@ -237,7 +238,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         metrics.start(new ConsumerMetrics.Figures(
                 () -> sessionFigure(s -> s.fetcher().bufferedBytes()), settings.fetch().maxBufferedBytes(),
                 () -> sessionFigure(s -> s.emitter().demand()),
-                () -> sessionFigure(s -> s.assignment().size())));
+                () -> sessionFigure(s -> s.assignment().size()),
+                options.config().groupProtocol() != GroupProtocol.CONSUMER));
         session.fetcher().requestListener(fetchRequestListener);
         session.partitioned(partitioned);
         actual.onSubscribe(session.emitter());

@@ -453,6 +453,7 @@ final class RecordEmitter<K, V> implements Subscription {
                 throw corrupt(ps, e);
             }
             if (batch == null) {
+                ps.sampleLag(); // every record of this answer handed on: where the official client samples lag
                 finish(current);
                 current = null;
                 continue;
