@@ -264,10 +264,55 @@ class MetricsCompatTest {
         assertThat(named(ours, "kflux.consumer.uncommitted.offsets")).hasSize(PARTITIONS).allMatch(s -> s.value() == 0.0);
 
         assertSampledFetchFigures(official, ours, topic);
+        assertOfficialOnlyMetersAreListedInTheGuide(official, ours);
 
         // closed: every meter of this consumer is gone
         consumer.close().block(Duration.ofSeconds(30));
         assertThat(dump(registry)).filteredOn(s -> clientId.equals(s.tags().get("client.id"))).isEmpty();
+    }
+
+    /**
+     * Every meter the official consumer published that kflux did not is named in the guide's table of official
+     * metrics kflux does not compute: its metric name (group prefix off, dashes), or a prefix of it ending in '*', in
+     * backquotes in the table's first column.
+     */
+    private static void assertOfficialOnlyMetersAreListedInTheGuide(List<Seen> official, List<Seen> ours)
+            throws IOException {
+        Path guide = null;
+        for (Path d = Path.of(System.getProperty("user.dir")).toAbsolutePath(); d != null; d = d.getParent()) {
+            if (Files.isRegularFile(d.resolve("docs/guide.md"))) {
+                guide = d.resolve("docs/guide.md");
+                break;
+            }
+        }
+        assertThat(guide).as("docs/guide.md above the working directory").isNotNull();
+        String text = Files.readString(guide);
+        int start = text.indexOf("**Official metrics kflux does not compute, and why.**");
+        assertThat(start).as("the guide's table of official metrics kflux does not compute").isNotNegative();
+        List<String> listed = new ArrayList<>();
+        for (String line : text.substring(start).split("\n")) {
+            if (line.startsWith("### ")) {
+                break;
+            }
+            if (line.startsWith("| ") && !line.startsWith("| official metric")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("`([^`]+)`")
+                        .matcher(line.substring(0, line.indexOf(" |", 2)));
+                while (m.find()) {
+                    listed.add(m.group(1));
+                }
+            }
+        }
+        Set<String> ourNames = ours.stream().map(Seen::name).collect(Collectors.toSet());
+        List<String> unlisted = official.stream().map(Seen::name).filter(n -> !ourNames.contains(n)).distinct()
+                .filter(n -> {
+                    String metric = n.replaceFirst("^kafka\\.(consumer\\.(fetch\\.manager\\.|coordinator\\.|node\\.)?"
+                            + "|app\\.info\\.)", "").replace('.', '-');
+                    return listed.stream().noneMatch(t -> t.equals(metric)
+                            || t.endsWith("*") && metric.startsWith(t.substring(0, t.length() - 1)));
+                })
+                .sorted().toList();
+        assertThat(unlisted).as("official meters kflux does not publish and the guide does not list (%s)", listed)
+                .isEmpty();
     }
 
     /** Polls on after the drain, then reads the official registry once KafkaClientMetrics refreshed. */
@@ -402,6 +447,7 @@ class MetricsCompatTest {
             }
         }
         assertThat(unmatched).as("kflux meters without an official twin under group.protocol=consumer").isEmpty();
+        assertOfficialOnlyMetersAreListedInTheGuide(official, ours);
         String coordinator = "kafka.consumer.coordinator.";
         for (List<Seen> side : List.of(official, ours)) {
             String who = side == ours ? "kflux" : "official";
