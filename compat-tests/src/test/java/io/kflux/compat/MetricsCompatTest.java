@@ -51,7 +51,12 @@ import reactor.core.publisher.Mono;
  * drain one topic with a registry each; every {@code kafka.*} meter kflux publishes must exist in the official
  * registry with the same name, type and tag keys, and the figures that must agree do. Also the meters' life
  * (registered on subscribe, removed on close, consumers kept apart by {@code client.id}) and the lag of a paused
- * partition while a producer goes on.
+ * partition while a producer goes on. The same side by side under {@code group.protocol=consumer} (KIP-848); in both
+ * modes every official meter kflux does not publish must be listed in the guide's table of them.
+ *
+ * <p>One class past 500 lines: its tests share the reading and comparing of the two registries ({@link Seen},
+ * {@code dump}, {@code named}, the guide check), which would otherwise move into a support class used by this test
+ * alone.
  */
 @KafkaCluster(nodes = 1)
 class MetricsCompatTest {
