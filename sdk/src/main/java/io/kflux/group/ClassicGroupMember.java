@@ -1187,15 +1187,7 @@ public final class ClassicGroupMember implements GroupMember {
 
     /** @return false when the member failed ({@link SubscribedTopicErrors}) */
     private boolean failOnTopicErrors(Cluster cluster) {
-        if (pattern != null) {
-            return true;
-        }
-        KafkaFluxException error = SubscribedTopicErrors.check(subscribedTopics, cluster, config.groupId());
-        if (error != null) {
-            fail(error);
-            return false;
-        }
-        return true;
+        return pattern != null || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
     }
 
     /**

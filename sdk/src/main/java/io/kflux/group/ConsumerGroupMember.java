@@ -615,15 +615,7 @@ public final class ConsumerGroupMember implements GroupMember {
 
     /** @return false when the member failed ({@link SubscribedTopicErrors}; as under the classic protocol) */
     private boolean failOnTopicErrors(Cluster cluster) {
-        if (pattern != null || state.isTerminal()) {
-            return true;
-        }
-        KafkaFluxException error = SubscribedTopicErrors.check(subscribedTopics, cluster, config.groupId());
-        if (error != null) {
-            fail(error);
-            return false;
-        }
-        return true;
+        return pattern != null || state.isTerminal() || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
     }
 
     private void reconcileIfNeeded() {
