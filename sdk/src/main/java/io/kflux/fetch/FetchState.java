@@ -1,5 +1,6 @@
 package io.kflux.fetch;
 
+import io.kflux.util.StateTransitions;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -7,7 +8,8 @@ import java.util.Set;
 /**
  * Where one assigned partition is in its fetch life cycle: how it gets a position, has it checked after a leader
  * change (KIP-320), and is fetched. {@link PartitionState#transitionTo} refuses a move this enum does not declare,
- * as the official consumer's {@code MemberState} declares the states each may be entered from.
+ * ({@link StateTransitions#check}), as the official consumer's {@code MemberState} declares the states each may be
+ * entered from.
  *
  * <p>Repositioning (a seek, a reset by {@code auto.offset.reset}, a committed position) is the user's or the group's
  * and may come in any state, so {@link #AWAITING_RESET}, {@link #AWAITING_VALIDATION} and {@link #FETCHABLE} may be
@@ -18,7 +20,7 @@ import java.util.Set;
  * <p>Facts that are not steps of this life cycle stay fields of {@link PartitionState}: paused by the user, revoked,
  * results waiting to be emitted, epochs, offsets and the preferred read replica (KIP-392).
  */
-public enum FetchState {
+public enum FetchState implements StateTransitions<FetchState> {
     /** Just assigned: no position yet, and none asked for (a committed offset or a reset comes next). */
     AWAITING_POSITION(false),
     /** No position: waits to be reset by {@code auto.offset.reset} (ListOffsets). */
@@ -62,14 +64,9 @@ public enum FetchState {
         this.hasPosition = hasPosition;
     }
 
-    /** The states this one may be entered from. */
+    @Override
     public Set<FetchState> previousValidStates() {
         return previousValidStates;
-    }
-
-    /** True when a partition may move from {@code from} to this state. */
-    public boolean canFollow(FetchState from) {
-        return previousValidStates.contains(from);
     }
 
     /** True when the partition has a fetch offset (it is fetched, or will be once validated). */

@@ -2,6 +2,7 @@ package io.kflux.fetch;
 
 import io.kflux.TopicPartition;
 import io.kflux.protocol.Types;
+import io.kflux.util.StateTransitions;
 import java.util.UUID;
 
 /**
@@ -219,13 +220,10 @@ public final class PartitionState {
      * Moves the partition to {@code next} (loop only).
      *
      * @throws IllegalStateException when {@code next} may not follow the current state ({@link
-     *     FetchState#previousValidStates()}), naming the partition and both states
+     *     FetchState#previousValidStates()}, {@link StateTransitions#check}), naming the partition and both states
      */
     void transitionTo(FetchState next) {
-        if (!next.canFollow(state)) {
-            throw new IllegalStateException(topicPartition + ": invalid fetch state transition " + state + " -> " + next);
-        }
-        state = next;
+        state = StateTransitions.check(topicPartition, state, next);
         transitions++;
     }
 

@@ -65,7 +65,7 @@ class FetchStateTest {
                 PartitionState ps = in(from);
                 assertThatThrownBy(() -> ps.transitionTo(to))
                         .isInstanceOf(IllegalStateException.class)
-                        .hasMessage("t-3: invalid fetch state transition " + from + " -> " + to);
+                        .hasMessageStartingWith("t-3: invalid state transition " + from + " -> " + to + " (FetchState; ");
                 assertThat(ps.state()).as("a refused move changes nothing").isEqualTo(from);
                 refused.add(from + "->" + to);
             }
