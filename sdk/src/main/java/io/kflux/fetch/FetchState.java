@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * Where one assigned partition is in its fetch life cycle: how it gets a position, has it checked after a leader
- * change (KIP-320), and is fetched. {@link PartitionState#transitionTo} refuses a move this enum does not declare,
+ * change (KIP-320), and is fetched. {@code PartitionState.transitionTo} refuses a move this enum does not declare,
  * ({@link StateTransitions#check}), as the official consumer's {@code MemberState} declares the states each may be
  * entered from.
  *
@@ -15,7 +15,17 @@ import java.util.Set;
  * and may come in any state, so {@link #AWAITING_RESET}, {@link #AWAITING_VALIDATION} and {@link #FETCHABLE} may be
  * entered from every state (themselves included). A state entered while waiting for a broker ({@link #RESETTING},
  * {@link #VALIDATING}, {@link #FETCHING}, {@link #LEADER_BACKOFF}) is left by that answer or timer only while no
- * other transition happened since ({@link PartitionState#transitionIfStill}): a repositioning meanwhile wins.
+ * other transition happened since ({@code PartitionState.transitionIfStill}): a repositioning meanwhile wins.
+ *
+ * <pre>
+ * AWAITING_POSITION -> FETCHABLE | AWAITING_VALIDATION (committed offset, seek) | AWAITING_RESET (none committed)
+ * AWAITING_RESET -> RESETTING -> FETCHABLE | AWAITING_RESET (ListOffsets answered / not for it, failed)
+ * AWAITING_VALIDATION -> VALIDATING -> FETCHABLE | TRUNCATING | AWAITING_RESET | AWAITING_VALIDATION (retry)
+ * FETCHABLE -> FETCHING -> FETCHABLE
+ * FETCHABLE -> AWAITING_VALIDATION (higher leader epoch) | LEADER_BACKOFF -> FETCHABLE | TRUNCATING -> FETCHABLE
+ * FETCHABLE -> AWAITING_RESET (OFFSET_OUT_OF_RANGE)
+ * any -> AWAITING_RESET | FETCHABLE | AWAITING_VALIDATION   (seek, reset, topic deleted and created again)
+ * </pre>
  *
  * <p>Facts that are not steps of this life cycle stay fields of {@link PartitionState}: paused by the user, revoked,
  * results waiting to be emitted, epochs, offsets and the preferred read replica (KIP-392).

@@ -46,7 +46,7 @@ import reactor.core.publisher.Mono;
  *
  * <p>Where each partition is in its fetch life cycle is its {@link FetchState} (position awaited, reset,
  * validated, truncated, fetchable, fetching, backing off after a leader error); planning asks that state, and every
- * change goes through {@link PartitionState#transitionTo}. A partition is fetched when {@link FetchState#FETCHABLE},
+ * change goes through {@code PartitionState.transitionTo}. A partition is fetched when {@link FetchState#FETCHABLE},
  * not paused, with fewer than
  * {@value #MAX_PENDING_FETCHES} fetch results waiting to be emitted, and the consumer's buffered
  * bytes are under the bound. So fetching is driven by downstream demand: a slow subscriber leaves
