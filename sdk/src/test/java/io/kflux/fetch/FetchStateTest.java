@@ -145,6 +145,26 @@ class FetchStateTest {
         assertThat(ps.state()).isEqualTo(FETCHABLE);
     }
 
+    /**
+     * Fetching again from the position is no transition: a validation out for the old fetch offset is no longer
+     * current (its answer is not applied) but may still move the partition back to AWAITING_VALIDATION.
+     */
+    @Test
+    void refetchingFromThePositionLeavesAValidationAnswerAbleToRequeue() {
+        PartitionState ps = new PartitionState(TP);
+        ps.seekUnvalidated(10, 1);
+        ps.fetched(30, 1);
+        ps.advance(20, 1);
+        FetchTarget validation = FetchTarget.of(ps, 2).entering(VALIDATING);
+
+        ps.refetchFromPosition();
+
+        assertThat(validation.isCurrent()).as("the fetch offset it validated moved").isFalse();
+        assertThat(validation.isStillIn(VALIDATING)).isTrue();
+        assertThat(validation.leave(VALIDATING, AWAITING_VALIDATION)).isTrue();
+        assertThat(ps.state()).isEqualTo(AWAITING_VALIDATION);
+    }
+
     private static EnumSet<FetchState> enumSet(Set<FetchState> states) {
         EnumSet<FetchState> set = EnumSet.noneOf(FetchState.class);
         set.addAll(states);
