@@ -4,6 +4,7 @@ import io.kflux.internal.config.ConsumerConfig;
 import io.kflux.internal.config.ConsumerConfigDef;
 import io.kflux.internal.config.DeserializerResolver;
 import io.kflux.internal.config.GroupProtocol;
+import io.kflux.internal.config.OptionsAccess;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -50,6 +51,11 @@ public final class ConsumerOptions<K, V> {
         PATTERN,
         /** A fixed list of partitions, without group management (commits still go to {@code group.id} if set). */
         ASSIGNMENT
+    }
+
+    static {
+        // the implementation reads the parsed configuration through this; users see only properties()
+        OptionsAccess.install(options -> options.config);
     }
 
     private static final RebalanceListener NO_OP_LISTENER = new RebalanceListener() {
@@ -607,16 +613,6 @@ public final class ConsumerOptions<K, V> {
      */
     public Map<String, Object> properties() {
         return properties;
-    }
-
-    /**
-     * The parsed, validated, typed configuration. <b>Not API</b>: {@code io.kflux.internal} types may change in
-     * any release; applications should read {@link #properties()}.
-     *
-     * @return the typed configuration
-     */
-    public ConsumerConfig config() {
-        return config;
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.internal.DefaultKafkaFluxConsumer;
+import io.kflux.internal.config.OptionsAccess;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -29,8 +30,8 @@ class ConsumerOptionsTest {
         assertThat(a.subscriptionType()).isEqualTo(ConsumerOptions.SubscriptionType.NONE);
         assertThat(b.subscriptionType()).isEqualTo(ConsumerOptions.SubscriptionType.TOPICS);
         assertThat(b.subscribedTopics()).containsExactly("t1", "t2");
-        assertThat(b.config().sessionTimeoutMs()).isEqualTo(45000);
-        assertThat(c.config().sessionTimeoutMs()).isEqualTo(20000);
+        assertThat(OptionsAccess.config(b).sessionTimeoutMs()).isEqualTo(45000);
+        assertThat(OptionsAccess.config(c).sessionTimeoutMs()).isEqualTo(20000);
         assertThat(c.subscribedTopics()).containsExactly("t1", "t2");
         assertThat(c.rebalanceListener()).isNotSameAs(listener);
         assertThat(d.rebalanceListener()).isSameAs(listener);
@@ -45,7 +46,7 @@ class ConsumerOptionsTest {
         Map<String, Object> m = new HashMap<>(PROPS);
         ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(m);
         m.put("group.id", "other");
-        assertThat(o.config().groupId()).contains("g");
+        assertThat(OptionsAccess.config(o).groupId()).contains("g");
         assertThat(o.properties()).containsEntry("group.id", "g");
         assertThatThrownBy(() -> o.properties().put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> o.subscription(List.of("t")).subscribedTopics().add("u"))
@@ -57,8 +58,8 @@ class ConsumerOptionsTest {
         ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(PROPS);
         assertThatThrownBy(() -> o.withProperty("fetch.min.bytes", "lots"))
             .isInstanceOf(ConfigException.class).hasMessageContaining("fetch.min.bytes");
-        assertThat(o.withProperty("group.id", null).config().groupId()).isEmpty();
-        assertThat(o.withProperties(Map.of("client.id", "c1", "check.crcs", "false")).config().checkCrcs()).isFalse();
+        assertThat(OptionsAccess.config(o.withProperty("group.id", null)).groupId()).isEmpty();
+        assertThat(OptionsAccess.config(o.withProperties(Map.of("client.id", "c1", "check.crcs", "false"))).checkCrcs()).isFalse();
     }
 
     @Test
@@ -190,7 +191,7 @@ class ConsumerOptionsTest {
         ConsumerOptions<byte[], byte[]> o = ConsumerOptions.create(Map.of("bootstrap.servers", "h:1",
                                                                           "ssl.keystore.password", "hunter2"));
         assertThat(o.toString()).doesNotContain("hunter2").contains("[hidden]");
-        assertThat(o.config().sslKeystorePassword()).hasValueSatisfying(p -> assertThat(p.value()).isEqualTo("hunter2"));
+        assertThat(OptionsAccess.config(o).sslKeystorePassword()).hasValueSatisfying(p -> assertThat(p.value()).isEqualTo("hunter2"));
     }
 
     @Test

@@ -440,6 +440,10 @@ public final class BenchmarkSuite {
                 command.add("io.kflux.bench.runner.ReactorKafkaRunner");
             } else {
                 command.add(System.getProperty("java.class.path"));
+                String logging = System.getProperty("log4j2.configurationFile");
+                if (logging != null) {
+                    command.add(command.size() - 2, "-Dlog4j2.configurationFile=" + logging);
+                }
                 command.add(DrainRunner.class.getName());
             }
             command.addAll(args);

@@ -15,12 +15,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * KIP-881 under the classic protocol: each member's subscription carries its {@code client.rack}, the leader reads
  * the racks of every partition's replicas from metadata ({@code broker.rack}) and the range assignor gives each
- * member, within its share, partitions with a replica in its rack. Three nodes in three racks, a topic with one
+ * member, within its share, partitions with a replica in its rack; so do the sticky assignors, where locality comes
+ * before keeping what a member held (members join one by one here). Three nodes in three racks, a topic with one
  * replica per partition (two partitions per node, placed explicitly), three kflux members, one per rack: every member owns exactly the
  * partitions stored in its rack. (Rack-blind range order would give member i partitions 2i and 2i+1, which the
  * broker's replica placement does not put on one node.)
@@ -29,9 +31,10 @@ import org.junit.jupiter.api.Test;
 class RackAwareAssignmentTest {
     private static final int PARTITIONS = 6;
 
-    @Test
-    void theRangeAssignorGivesEachMemberThePartitionsInItsRack(EmbeddedKafkaCluster kafka) throws Exception {
-        String topic = "rack-aware";
+    @ParameterizedTest
+    @ValueSource(strings = {"range", "sticky", "cooperative-sticky"})
+    void theAssignorGivesEachMemberThePartitionsInItsRack(String assignor, EmbeddedKafkaCluster kafka) throws Exception {
+        String topic = "rack-aware-" + assignor;
         String group = topic + "-group";
         // Placed explicitly: a broker still registering when the topic is made would get fewer partitions than the
         // others, and then no assignment can give every member two partitions of its own rack.
@@ -52,9 +55,9 @@ class RackAwareAssignmentTest {
             for (int node = 1; node <= 3; node++) {
                 String rack = "rack-" + node;
                 members.add(new KfluxMember(rack, GroupKit.consumer(GroupKit.props(kafka.bootstrapServers(), group,
-                        "range", "client.id", "member-" + rack, "client.rack", rack), topic, null)).start());
+                        assignor, "client.id", "member-" + rack, "client.rack", rack), topic, null)).start());
             }
-            GroupKit.awaitBalanced("rack-aware", topic, PARTITIONS, members, Duration.ofSeconds(2));
+            GroupKit.awaitBalanced(topic, topic, PARTITIONS, members, Duration.ofSeconds(2));
             for (KfluxMember m : members) {
                 assertThat(m.assignment()).as(m.name() + "'s partitions").hasSize(2)
                         .allSatisfy(tp -> assertThat(rackOf.get(tp)).as("rack of " + tp).isEqualTo(m.name()));

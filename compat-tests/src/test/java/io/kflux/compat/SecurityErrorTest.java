@@ -153,6 +153,18 @@ class SecurityErrorTest {
                 org.apache.kafka.common.errors.TopicAuthorizationException.class);
     }
 
+    /** Under KIP-848 as under the classic protocol: a subscribed topic the member may not describe ends receive(). */
+    @Test
+    void aTopicTheAclsDenyEndsReceiveWithTopicAuthorizationExceptionUnderTheConsumerProtocol() {
+        Map<String, Object> props = kafka.saslSsl("PLAIN", plainJaas("alice", ALICE_PASSWORD));
+        props.put("group.protocol", "consumer");
+        Throwable e = receiveFails(props, "sec-g9", "denied-topic");
+        assertThat(e).isInstanceOf(TopicAuthorizationException.class);
+        assertThat(((TopicAuthorizationException) e).unauthorizedTopics()).containsExactly("denied-topic");
+        officialFails(props("sec-o9", props), "denied-topic",
+                org.apache.kafka.common.errors.TopicAuthorizationException.class);
+    }
+
     @Test
     void aManuallyAssignedTopicTheAclsDenyEndsReceiveWithTopicAuthorizationException() {
         Map<String, Object> props = kafka.saslSsl("PLAIN", plainJaas("alice", ALICE_PASSWORD));

@@ -1,13 +1,11 @@
 package io.kflux.group;
 
 import io.kflux.util.ClientMetrics;
-import io.kflux.TopicAuthorizationException;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.util.Backoff;
 import io.kflux.util.StateTransitions;
 
 import io.kflux.FencedInstanceIdException;
-import io.kflux.InvalidTopicException;
 import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
@@ -1187,40 +1185,9 @@ public final class ClassicGroupMember implements GroupMember {
         watchMissingTopics(cluster);
     }
 
-    /**
-     * INVALID_TOPIC_EXCEPTION or TOPIC_AUTHORIZATION_FAILED for a topic this member subscribed to by name ends the
-     * member, as the official consumer's poll() throws InvalidTopicException / TopicAuthorizationException for them:
-     * waiting cannot help. Pattern subscriptions only match topics without errors.
-     *
-     * @return false when the member failed
-     */
+    /** @return false when the member failed ({@link SubscribedTopicErrors}) */
     private boolean failOnTopicErrors(Cluster cluster) {
-        if (pattern != null) {
-            return true;
-        }
-        Set<String> invalid = new TreeSet<>();
-        Set<String> unauthorized = new TreeSet<>();
-        for (String topic : subscribedTopics) {
-            TopicInfo t = cluster.topic(topic);
-            if (t == null) {
-                continue;
-            }
-            if (t.errorCode() == Errors.INVALID_TOPIC_EXCEPTION.code()) {
-                invalid.add(topic);
-            } else if (t.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
-                unauthorized.add(topic);
-            }
-        }
-        if (!invalid.isEmpty()) {
-            fail(new InvalidTopicException(invalid, "Metadata answered INVALID_TOPIC_EXCEPTION for subscribed topics"));
-            return false;
-        }
-        if (!unauthorized.isEmpty()) {
-            fail(new TopicAuthorizationException("not authorized to describe subscribed topics (group "
-                    + config.groupId() + ")", unauthorized));
-            return false;
-        }
-        return true;
+        return pattern != null || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
     }
 
     /**

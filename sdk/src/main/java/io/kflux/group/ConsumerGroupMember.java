@@ -7,6 +7,7 @@ import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
 import io.kflux.group.CoordinatorIo.CoordinatorChannel;
 import io.kflux.metadata.Cluster;
+import io.kflux.TopicAuthorizationException;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.network.NetworkException;
@@ -221,7 +222,11 @@ public final class ConsumerGroupMember implements GroupMember {
                 return;
             }
             link.start();
-            metadataWatch = io.metadataUpdates().subscribe(c -> onLoop(this::reconcileIfNeeded));
+            metadataWatch = io.metadataUpdates().subscribe(c -> onLoop(() -> {
+                if (failOnTopicErrors(c)) {
+                    reconcileIfNeeded();
+                }
+            }));
             join();
         });
     }
@@ -576,6 +581,7 @@ public final class ConsumerGroupMember implements GroupMember {
                     + "syntax, KIP-848): " + response.errorMessage()));
             case UNSUPPORTED_ASSIGNOR -> fail(new ConfigException("group.remote.assignor", config.remoteAssignor(),
                     "an assignor the broker offers (group.consumer.assignors): " + response.errorMessage()));
+            case TOPIC_AUTHORIZATION_FAILED -> topicAuthorizationFailed(response.errorMessage());
             case UNRELEASED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, GROUP_AUTHORIZATION_FAILED, INVALID_REQUEST,
                  UNSUPPORTED_VERSION -> fail(protocolError(error, response.errorMessage()));
             default -> {
@@ -621,6 +627,29 @@ public final class ConsumerGroupMember implements GroupMember {
      * Starts reconciling when the target differs from what is owned and no reconciliation runs; becomes STABLE when
      * they agree and the coordinator was told.
      */
+    /**
+     * The broker checks DESCRIBE on the subscribed topics but its heartbeat answer does not say which it refused;
+     * metadata does, so the error names them from a fresh Metadata response when the last one did not show them.
+     */
+    private void topicAuthorizationFailed(String brokerMessage) {
+        String message = "ConsumerGroupHeartbeat for group " + config.groupId() + " answered TOPIC_AUTHORIZATION_FAILED"
+                + (brokerMessage == null || brokerMessage.isEmpty() ? "" : ": " + brokerMessage);
+        Set<String> known = SubscribedTopicErrors.unauthorized(subscribedTopics, io.cluster());
+        if (!known.isEmpty() || pattern != null) {
+            fail(new TopicAuthorizationException(message, known));
+            return;
+        }
+        io.refreshMetadata().subscribe(
+                c -> onLoop(() -> fail(new TopicAuthorizationException(message,
+                        SubscribedTopicErrors.unauthorized(subscribedTopics, c)))),
+                e -> onLoop(() -> fail(new TopicAuthorizationException(message, Set.of()))));
+    }
+
+    /** @return false when the member failed ({@link SubscribedTopicErrors}; as under the classic protocol) */
+    private boolean failOnTopicErrors(Cluster cluster) {
+        return pattern != null || state.isTerminal() || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
+    }
+
     private void reconcileIfNeeded() {
         if (target == null || !(state == ConsumerMemberState.JOINING || state == ConsumerMemberState.ACKNOWLEDGING
                 || state == ConsumerMemberState.STABLE)) {

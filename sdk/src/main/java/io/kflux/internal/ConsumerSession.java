@@ -14,6 +14,7 @@ import io.kflux.group.GroupMember;
 import io.kflux.group.GroupConfig;
 import io.kflux.group.assignor.Assignors;
 import io.kflux.group.assignor.PartitionAssignor;
+import io.kflux.internal.config.OptionsAccess;
 import io.kflux.internal.config.ConsumerConfig;
 import io.kflux.internal.config.GroupProtocol;
 import io.kflux.protocol.consumer.ConsumerProtocolSubscription;
@@ -200,7 +201,7 @@ final class ConsumerSession<K, V> implements FetchSink {
     /** Starts a group subscription: the member joins and assignments arrive through the rebalance handler. */
     void startGroup() {
         ConsumerOptions<K, V> options = consumer.options();
-        ConsumerConfig c = options.config();
+        ConsumerConfig c = OptionsAccess.config(options);
         GroupRebalanceHandler<K, V> handler = new GroupRebalanceHandler<>(this, options.rebalanceListener(),
                 consumer.commits(), Duration.ofMillis(c.maxPollIntervalMs()),
                 Duration.ofMillis(settings.defaultApiTimeoutMs()));
@@ -343,7 +344,7 @@ final class ConsumerSession<K, V> implements FetchSink {
      */
     private void watchHeldBackCommits() {
         heldBackWatch = consumer.commits().startHeldBackWatch(
-                Duration.ofMillis(consumer.options().config().maxPollIntervalMs()));
+                Duration.ofMillis(OptionsAccess.config(consumer.options()).maxPollIntervalMs()));
     }
 
     /** With a group.id, partitions start at their committed offsets (those without an explicit start position). */

@@ -9,6 +9,8 @@ import io.kflux.OffsetAndTimestamp;
 import io.kflux.PartitionFlux;
 import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
+import io.kflux.internal.config.ConsumerConfig;
+import io.kflux.internal.config.OptionsAccess;
 import io.kflux.internal.config.EffectiveConfig;
 import io.kflux.internal.config.GroupProtocol;
 import io.kflux.internal.metrics.ConsumerMetrics;
@@ -79,8 +81,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     public DefaultKafkaFluxConsumer(ConsumerOptions<K, V> options) {
         this.options = Objects.requireNonNull(options, "options");
-        this.settings = ClientSettings.from(options.config(), options.maxBufferedBytes(), ConnectionSecurities.from(
-                options.config(), options.oauthBearerTokenProvider().orElse(null), options.saslMechanism().orElse(null)));
+        ConsumerConfig config = OptionsAccess.config(options);
+        this.settings = ClientSettings.from(config, options.maxBufferedBytes(), ConnectionSecurities.from(
+                config, options.oauthBearerTokenProvider().orElse(null), options.saslMechanism().orElse(null)));
         this.metrics = ConsumerMetrics.create(options.meterRegistry().orElse(null), settings.clientId());
         this.tracing = RecordTracing.create(options.observationRegistry().orElse(null), settings.clientId(),
                 settings.groupId());
@@ -109,7 +112,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         extras.put("(ConsumerOptions) withCommitBatchSize", options.commitBatchSize());
         extras.put("(ConsumerOptions) withDeserializationErrorHandler",
                 options.deserializationErrorHandler().getClass().getName());
-        settings.logContext().run(() -> log.info(EffectiveConfig.describe(options.config(), settings.clientId(), extras)));
+        String described = EffectiveConfig.describe(OptionsAccess.config(options), settings.clientId(), extras);
+        settings.logContext().run(() -> log.info(described));
     }
 
     /** True once close() was called: acknowledgements from then on are ignored (CommitAckHandle). */
@@ -239,7 +243,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 () -> sessionFigure(s -> s.fetcher().bufferedBytes()), settings.fetch().maxBufferedBytes(),
                 () -> sessionFigure(s -> s.emitter().demand()),
                 () -> sessionFigure(s -> s.assignment().size()),
-                options.config().groupProtocol() != GroupProtocol.CONSUMER));
+                OptionsAccess.config(options).groupProtocol() != GroupProtocol.CONSUMER));
         session.fetcher().requestListener(fetchRequestListener);
         session.partitioned(partitioned);
         actual.onSubscribe(session.emitter());

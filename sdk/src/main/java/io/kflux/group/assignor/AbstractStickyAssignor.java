@@ -19,9 +19,8 @@ import java.util.TreeMap;
  * generation is claimed by more than one member, nobody keeps the partition (the official assignor's rules).
  * Claims on topics the member no longer subscribes to, or on partitions that do not exist, are not kept.
  *
- * <p>Not rack-aware yet: {@link Subscription#rackId()} and {@link ClusterTopics#replicaRacks()} are ignored
- * (the official sticky assignors may move partitions for rack locality, KIP-881; the results here are still valid
- * and balanced for members of either kind, only not rack-aligned).
+ * <p>Rack-aware (KIP-881) from {@link Subscription#rackId()} and {@link ClusterTopics#replicaRacks()}: see
+ * {@link StickyBalancer} for when and how.
  */
 abstract sealed class AbstractStickyAssignor implements PartitionAssignor
         permits StickyAssignor, CooperativeStickyAssignor {
@@ -39,7 +38,11 @@ abstract sealed class AbstractStickyAssignor implements PartitionAssignor
                                                          Map<TopicPartition, Set<String>> claimantsOut) {
         Map<String, Integer> counts = new TreeMap<>();
         Map<String, Set<String>> topicsByMember = new HashMap<>();
+        Map<String, String> memberRacks = new HashMap<>();
         subscriptions.forEach((member, subscription) -> {
+            if (subscription.rackId() != null && !subscription.rackId().isEmpty()) {
+                memberRacks.put(member, subscription.rackId());
+            }
             Set<String> effective = new LinkedHashSet<>();
             for (String topic : subscription.topics()) {
                 int count = topics.partitionCount(topic);
@@ -71,7 +74,7 @@ abstract sealed class AbstractStickyAssignor implements PartitionAssignor
             }
         }
         holdersOut.values().removeIf(v -> v == null);
-        return new StickyBalancer(counts, topicsByMember, holdersOut).assign();
+        return new StickyBalancer(counts, topicsByMember, holdersOut, memberRacks, topics).assign();
     }
 
     static GroupAssignment toGroupAssignment(Map<String, List<TopicPartition>> assignment) {

@@ -63,6 +63,55 @@ final class AssignorTestSupport {
         return chosen;
     }
 
+    /** A cluster for the official assignors and the same replica racks for ours (KIP-881 tests). */
+    record Racked(org.apache.kafka.common.Cluster cluster, Map<TopicPartition, Set<String>> replicaRacks) {
+    }
+
+    /**
+     * Six nodes in racks r0..r2 (one in eight without a rack); each partition of {@code counts} gets one or two
+     * replicas on random nodes.
+     */
+    static Racked randomRacked(Random random, Map<String, Integer> counts) {
+        List<org.apache.kafka.common.Node> nodes = new ArrayList<>();
+        for (int n = 0; n < 6; n++) {
+            nodes.add(new org.apache.kafka.common.Node(n, "host" + n, 9092, random.nextInt(8) == 0 ? null : "r" + n % 3));
+        }
+        List<org.apache.kafka.common.PartitionInfo> infos = new ArrayList<>();
+        Map<TopicPartition, Set<String>> replicaRacks = new HashMap<>();
+        counts.forEach((topic, count) -> {
+            for (int p = 0; p < count; p++) {
+                int replicas = 1 + random.nextInt(2);
+                Set<org.apache.kafka.common.Node> chosen = new HashSet<>();
+                while (chosen.size() < replicas) {
+                    chosen.add(nodes.get(random.nextInt(nodes.size())));
+                }
+                org.apache.kafka.common.Node[] array = chosen.toArray(org.apache.kafka.common.Node[]::new);
+                infos.add(new org.apache.kafka.common.PartitionInfo(topic, p, array[0], array, array));
+                Set<String> racks = new TreeSet<>();
+                chosen.forEach(node -> {
+                    if (node.rack() != null) {
+                        racks.add(node.rack());
+                    }
+                });
+                replicaRacks.put(new TopicPartition(topic, p), racks);
+            }
+        });
+        return new Racked(new org.apache.kafka.common.Cluster("c", nodes, infos, Set.of(), Set.of()), replicaRacks);
+    }
+
+    /** Partitions assigned to a member in a rack holding one of their replicas. */
+    static int local(Map<String, Set<TopicPartition>> assignment, Map<String, Subscription> subscriptions,
+                     Map<TopicPartition, Set<String>> replicaRacks) {
+        int local = 0;
+        for (Map.Entry<String, Set<TopicPartition>> e : assignment.entrySet()) {
+            String rack = subscriptions.get(e.getKey()).rackId();
+            for (TopicPartition tp : e.getValue()) {
+                local += rack != null && replicaRacks.getOrDefault(tp, Set.of()).contains(rack) ? 1 : 0;
+            }
+        }
+        return local;
+    }
+
     // ------------------------------------------------------------------ oracle conversions
 
     static org.apache.kafka.common.TopicPartition official(TopicPartition tp) {

@@ -134,6 +134,102 @@ class StickyAssignorTest {
         assertThat(oursScore).isLessThanOrEqualTo(officialScore + officialScore / 10 + 5);
     }
 
+    /**
+     * KIP-881: with racks, fresh assignments stay valid and as balanced as without; with equal subscriptions each is at
+     * least as local as the official sticky assignor's on the same cluster (both put balance first, locality next),
+     * and over all rounds, different subscriptions included, within 10% of it.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {41, 42, 43, 44, 45, 46})
+    void rackAwareIsAtLeastAsLocalAsOfficial(long seed) {
+        Random random = new Random(seed);
+        int oursLocal = 0;
+        int officialLocal = 0;
+        for (int round = 0; round < 30; round++) {
+            Map<String, Integer> counts = new java.util.TreeMap<>();
+            int topics = 1 + random.nextInt(3);
+            for (int t = 0; t < topics; t++) {
+                counts.put("t" + t, 1 + random.nextInt(12));
+            }
+            AssignorTestSupport.Racked racked = AssignorTestSupport.randomRacked(random, counts);
+            boolean same = random.nextInt(3) > 0;
+            List<String> shared = randomSubscription(random, counts.keySet());
+            Map<String, Subscription> subs = new HashMap<>();
+            for (String m : randomMembers(random, 1 + random.nextInt(6))) {
+                String rack = random.nextInt(5) == 0 ? null : "r" + random.nextInt(3);
+                subs.put(m, new Subscription(same ? shared : randomSubscription(random, counts.keySet()), null,
+                        List.of(), -1, rack, null));
+            }
+            ClusterTopics metadata = new ClusterTopics(counts, racked.replicaRacks());
+            Map<String, Set<TopicPartition>> ours = asSets(new StickyAssignor().assign(metadata, subs));
+            assertValid(counts, subs, ours, true);
+            assertLocallyBalanced(counts, subs, ours);
+            if (same) {
+                assertThat(spread(ours)).as("seed %d round %d", seed, round).isLessThanOrEqualTo(1);
+            }
+            Map<String, Set<TopicPartition>> official = new java.util.TreeMap<>();
+            new org.apache.kafka.clients.consumer.StickyAssignor().assign(racked.cluster(),
+                            new ConsumerPartitionAssignor.GroupSubscription(AssignorTestSupport.official(subs)))
+                    .groupAssignment().forEach((m, a) -> {
+                        Set<TopicPartition> set = new java.util.TreeSet<>(Partitions.ORDER);
+                        a.partitions().forEach(tp -> set.add(AssignorTestSupport.ours(tp)));
+                        official.put(m, set);
+                    });
+            int oursHere = AssignorTestSupport.local(ours, subs, racked.replicaRacks());
+            int officialHere = AssignorTestSupport.local(official, subs, racked.replicaRacks());
+            if (same) {
+                // equal subscriptions: the rack pass is a maximum matching under the quotas
+                assertThat(oursHere).as("seed %d round %d", seed, round).isGreaterThanOrEqualTo(officialHere);
+            }
+            oursLocal += oursHere;
+            officialLocal += officialHere;
+        }
+        // different subscriptions: racks only break ties there, so the official assignor may place a few more locally
+        System.out.printf("seed %d: local partitions %d (official %d)%n", seed, oursLocal, officialLocal);
+        assertThat(oursLocal).isGreaterThanOrEqualTo(officialLocal * 9 / 10);
+    }
+
+    /** Locality before stickiness: a partition held outside its replicas' rack moves to a member in that rack. */
+    @Test
+    void aHeldPartitionMovesToAMemberInItsRack() {
+        // partition p has its only replica in rack r(p % 2); "a" (rack r0) holds the odd ones, "b" (r1) the even ones
+        Map<TopicPartition, Set<String>> racks = new HashMap<>();
+        for (int p = 0; p < 4; p++) {
+            racks.put(tp("t", p), Set.of("r" + (p % 2)));
+        }
+        StickyAssignor a = new StickyAssignor();
+        a.onAssignment(new Assignment(List.of(tp("t", 1), tp("t", 3))), 1);
+        StickyAssignor b = new StickyAssignor();
+        b.onAssignment(new Assignment(List.of(tp("t", 0), tp("t", 2))), 1);
+        Map<String, Subscription> subs = Map.of(
+                "a", new Subscription(List.of("t"), a.subscriptionUserData(Set.of("t")), List.of(), 1, "r0", null),
+                "b", new Subscription(List.of("t"), b.subscriptionUserData(Set.of("t")), List.of(), 1, "r1", null));
+        Map<String, Set<TopicPartition>> result =
+                asSets(new StickyAssignor().assign(new ClusterTopics(Map.of("t", 4), racks), subs));
+        assertThat(result.get("a")).containsExactly(tp("t", 0), tp("t", 2));
+        assertThat(result.get("b")).containsExactly(tp("t", 1), tp("t", 3));
+        // without racks the same subscriptions keep what they hold
+        Map<String, Set<TopicPartition>> plain = asSets(new StickyAssignor().assign(ClusterTopics.of(Map.of("t", 4)),
+                subs));
+        assertThat(plain.get("a")).containsExactly(tp("t", 1), tp("t", 3));
+    }
+
+    /** Balance before locality: when one rack holds every replica, members elsewhere still get their share. */
+    @Test
+    void balanceComesBeforeLocality() {
+        Map<TopicPartition, Set<String>> racks = new HashMap<>();
+        for (int p = 0; p < 6; p++) {
+            racks.put(tp("t", p), p == 5 ? Set.of("r1") : Set.of("r0"));
+        }
+        Map<String, Subscription> subs = Map.of(
+                "a", new Subscription(List.of("t"), null, List.of(), -1, "r0", null),
+                "b", new Subscription(List.of("t"), null, List.of(), -1, "r1", null));
+        Map<String, Set<TopicPartition>> result =
+                asSets(new StickyAssignor().assign(new ClusterTopics(Map.of("t", 6), racks), subs));
+        assertThat(result.get("a")).hasSize(3).allSatisfy(tp -> assertThat(tp.partition()).isLessThan(5));
+        assertThat(result.get("b")).hasSize(3).contains(tp("t", 5));
+    }
+
     /** The official assignor's balance score: the sum of count differences over all member pairs (0 is perfect). */
     static int score(Map<String, Set<TopicPartition>> assignment) {
         List<Integer> sizes = assignment.values().stream().map(Set::size).toList();

@@ -48,7 +48,10 @@ final class ReceiverSession<K, V> {
     private final AtomicLong acknowledgedSinceCommit = new AtomicLong();
     /** At most once: per partition, the offset committed ahead of delivery (records below it may be delivered). */
     private final Map<io.kflux.TopicPartition, Long> committedAhead = new ConcurrentHashMap<>();
-    /** At most once: per partition, the offset of the last record delivered downstream. */
+    /**
+     * At most once: per partition, the offset of the last record delivered downstream (before the first delivery:
+     * the offset before the first record committed ahead, so a take-back goes back to that record).
+     */
     private final Map<io.kflux.TopicPartition, Long> delivered = new ConcurrentHashMap<>();
     /**
      * At most once: the commit-ahead in flight per partition. concatMap starts the next record's commit as soon as
@@ -199,6 +202,8 @@ final class ReceiverSession<K, V> {
             return Mono.empty(); // an earlier commit already covers this record
         }
         long target = r.offset() + 1 + options.atmostOnceCommitAheadSize();
+        // nothing delivered yet from this partition: a take-back goes back to this record, not past it
+        delivered.putIfAbsent(r.topicPartition(), r.offset() - 1);
         Mono<Void> commit = consumer.commit(Map.of(r.topicPartition(), new OffsetAndMetadata(target)))
                 .doOnSuccess(v -> committedAhead.put(r.topicPartition(), target))
                 .doFinally(s -> aheadInFlight.remove(r.topicPartition()))
@@ -216,9 +221,18 @@ final class ReceiverSession<K, V> {
         }
     }
 
+    /**
+     * A group member's commit-ahead is taken back by its revocation, which the consumer runs while it stops and
+     * still owns the partitions; close() must not race it (it did: when close() took the offsets first, its commit
+     * came after the member had left and failed, leaving the commit ahead of undelivered records). A manual
+     * assignment has no revocation, so close() takes back before the consumer closes.
+     */
     Mono<Void> close() {
         Duration timeout = options.closeTimeout();
-        // a group member took back its commit-ahead when its partitions were revoked; this is for an assignment
+        Mono<Void> closeConsumer = timeout == null ? consumer.close() : consumer.close(timeout);
+        if (options.assignment() == null) {
+            return scheduler == null ? closeConsumer : closeConsumer.doFinally(s -> scheduler.dispose());
+        }
         java.util.Set<io.kflux.TopicPartition> open = new java.util.HashSet<>(committedAhead.keySet());
         open.addAll(aheadInFlight.keySet());
         Mono<Void> takeBack = takeBackCommitAhead(open).flatMap(undo -> undo.isEmpty() ? Mono.<Void>empty()
@@ -226,7 +240,7 @@ final class ReceiverSession<K, V> {
                     log.warn("taking back the at-most-once commit-ahead {} failed: {}", undo, e.toString());
                     return Mono.empty();
                 }));
-        Mono<Void> close = takeBack.then(timeout == null ? consumer.close() : consumer.close(timeout));
+        Mono<Void> close = takeBack.then(closeConsumer);
         return scheduler == null ? close : close.doFinally(s -> scheduler.dispose());
     }
 
