@@ -10,6 +10,7 @@ import io.kflux.network.NetworkOptions;
 import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.FetchResponse;
 import io.kflux.fetch.BatchScan;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * The contenders that run on kafka-clients 4.x's classpath, one per JVM forked by {@link BenchmarkSuite}:
- * {@code kflux}, {@code official} (KafkaConsumer, assign + poll loop), {@code official-kip848} (KafkaConsumer with
+ * {@code kflux}, {@code kflux-metrics} (kflux publishing its meters to a Micrometer registry), {@code official} (KafkaConsumer, assign + poll loop), {@code official-kip848} (KafkaConsumer with
  * {@code group.protocol=consumer}, KIP-848: a fresh group, subscribe + poll loop; its background thread makes it a
  * two-thread client like kflux) and {@code raw} (Fetch requests whose record sets are never decoded); and, with
  * {@code --mode scale}, the scale case's many consumers in one JVM ({@link ScaleRunner}). Every client keeps its default fetch settings (fetch.min.bytes 1,
@@ -46,7 +47,7 @@ public final class DrainRunner {
             return;
         }
         switch (client) {
-            case "kflux" -> DrainHarness.run(args, DrainRunner::drainKflux, DrainRunner::followKflux);
+            case "kflux", "kflux-metrics" -> DrainHarness.run(args, DrainRunner::drainKflux, DrainRunner::followKflux);
             case "official" -> DrainHarness.run(args, DrainRunner::drainOfficial, DrainRunner::followOfficial);
             case "official-kip848" -> DrainHarness.run(args, DrainRunner::drainOfficial, DrainRunner::followOfficial);
             case "raw" -> DrainHarness.run(args, DrainRunner::drainRaw, (spec, latencies) -> {
@@ -75,14 +76,22 @@ public final class DrainRunner {
 
     // ---------------------------------------------------------------- kflux
 
+    /**
+     * {@code kflux-metrics} is kflux with a Micrometer registry attached (a {@code SimpleMeterRegistry}, as an
+     * application would give one): beside {@code kflux} in one run it measures what publishing the meters costs.
+     */
     private static KafkaFluxConsumer<byte[], byte[]> kflux(DrainHarness.Spec spec, String reset) {
         List<TopicPartition> partitions = IntStream.range(0, spec.partitions())
                 .mapToObj(p -> new TopicPartition(spec.topic(), p)).toList();
-        return KafkaFluxConsumer.create(ConsumerOptions.<byte[], byte[]>create(Map.of(
+        ConsumerOptions<byte[], byte[]> options = ConsumerOptions.<byte[], byte[]>create(Map.of(
                         "bootstrap.servers", spec.servers(),
                         "client.id", "bench-kflux",
                         "auto.offset.reset", reset))
-                .assignment(partitions));
+                .assignment(partitions);
+        if ("kflux-metrics".equals(spec.client())) {
+            options = options.withMeterRegistry(new SimpleMeterRegistry());
+        }
+        return KafkaFluxConsumer.create(options);
     }
 
     private static void drainKflux(DrainHarness.Spec spec, Tally tally) {

@@ -2,7 +2,9 @@ package io.kflux.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
+import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.KafkaCluster;
@@ -11,6 +13,8 @@ import io.kflux.compat.support.RecordQueue;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import io.kflux.fetch.FetchRequestListener;
 import io.kflux.internal.DefaultKafkaFluxConsumer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * KIP-392 fetch from the closest replica: three nodes in racks rack-1..rack-3 with the broker's
  * {@code RackAwareReplicaSelector}; a consumer with {@code client.rack} naming a follower's rack reads every record
  * from that follower (the fetch request listener shows which node each Fetch went to), and keeps consuming, from the
- * leader, when that follower's broker stops. Offsets are checked gapless and once each.
+ * leader, when that follower's broker stops; the {@code preferred.read.replica} meter names the follower, then -1.
+ * Offsets are checked gapless and once each.
  */
 @KafkaCluster(nodes = 3, brokerProperties = {
         "broker.rack=rack-${nodeId}",
@@ -43,9 +48,12 @@ class FollowerFetchingTest {
         int leader = info.leader().id();
         int follower = info.replicas().stream().mapToInt(n -> n.id()).filter(id -> id != leader).findFirst().orElseThrow();
 
-        KafkaFluxConsumer<String, String> consumer = Kflux.strings(Kflux.props(kafka.bootstrapServers(),
-                "client.rack", "rack-" + follower, "auto.offset.reset", "earliest", "fetch.max.wait.ms", "200"),
-                Kflux.partitions(TOPIC, 1));
+        MeterRegistry registry = new SimpleMeterRegistry();
+        KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(ConsumerOptions.create(
+                        Kflux.props(kafka.bootstrapServers(), "client.rack", "rack-" + follower,
+                                "auto.offset.reset", "earliest", "fetch.max.wait.ms", "200"),
+                        Deserializers.string(), Deserializers.string())
+                .assignment(Kflux.partitions(TOPIC, 1)).withMeterRegistry(registry));
         List<FetchRequestListener.Request> fetches = new CopyOnWriteArrayList<>();
         ((DefaultKafkaFluxConsumer<?, ?>) consumer).fetchRequestListener(fetches::add);
         RecordQueue<String, String> queue = RecordQueue.subscribe(consumer.receive(), Long.MAX_VALUE);
@@ -64,6 +72,9 @@ class FollowerFetchingTest {
             assertThat(nodes.subList(0, firstFromFollower)).as("before, the leader (which names the replica)")
                     .containsOnly(leader);
 
+            assertThat(readReplica(registry)).as("the preferred-read-replica meter names the follower")
+                    .isEqualTo(follower);
+
             int before = fetches.size();
             kafka.stop(follower);
             int seen = received.size();
@@ -73,6 +84,11 @@ class FollowerFetchingTest {
                     .map(FetchRequestListener.Request::nodeId).toList();
             assertThat(after).as("with the follower stopped, fetching went on from the leader").contains(leader);
             assertThat(queue.error()).isNull();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (readReplica(registry) != -1 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(readReplica(registry)).as("the meter says -1 (the leader) once fetching went back").isEqualTo(-1);
         } finally {
             producer.close();
             queue.dispose();
@@ -80,5 +96,11 @@ class FollowerFetchingTest {
         }
         List<Long> offsets = received.stream().map(ConsumerRecord::offset).toList();
         assertThat(offsets).as("every offset once, in order").isEqualTo(LongStream.range(0, offsets.size()).boxed().toList());
+    }
+
+    /** kflux's {@code preferred.read.replica} meter of the one partition, as KafkaClientMetrics names the official one. */
+    private static int readReplica(MeterRegistry registry) {
+        return (int) registry.get("kafka.consumer.fetch.manager.preferred.read.replica")
+                .tags("topic", TOPIC, "partition", "0").gauge().value();
     }
 }

@@ -6,6 +6,7 @@ import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
+import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.KafkaCluster;
@@ -24,9 +25,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
@@ -34,8 +37,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -45,12 +51,26 @@ import reactor.core.publisher.Mono;
  * drain one topic with a registry each; every {@code kafka.*} meter kflux publishes must exist in the official
  * registry with the same name, type and tag keys, and the figures that must agree do. Also the meters' life
  * (registered on subscribe, removed on close, consumers kept apart by {@code client.id}) and the lag of a paused
- * partition while a producer goes on.
+ * partition while a producer goes on. The same side by side under {@code group.protocol=consumer} (KIP-848); in both
+ * modes every official meter kflux does not publish must be listed in the guide's table of them.
+ *
+ * <p>One class past 500 lines: its tests share the reading and comparing of the two registries ({@link Seen},
+ * {@code dump}, {@code named}, the guide check), which would otherwise move into a support class used by this test
+ * alone.
  */
 @KafkaCluster(nodes = 1)
 class MetricsCompatTest {
     private static final int RECORDS = 300;
     private static final int PARTITIONS = 3;
+    private static final ConsumerRebalanceListener NO_OP_LISTENER = new ConsumerRebalanceListener() {
+        @Override
+        public void onPartitionsRevoked(Collection<org.apache.kafka.common.TopicPartition> partitions) {
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<org.apache.kafka.common.TopicPartition> partitions) {
+        }
+    };
 
     /** One meter as read: what is compared. */
     private record Seen(String name, Meter.Type type, Map<String, String> tags, double value) {
@@ -96,11 +116,15 @@ class MetricsCompatTest {
     }
 
     private static KafkaFluxConsumer<String, String> kflux(EmbeddedKafkaCluster kafka, String group, String topic,
-                                                           MeterRegistry registry) {
+                                                           MeterRegistry registry, Object... extra) {
         Map<String, Object> props = Kflux.props(kafka.bootstrapServers(), "group.id", group,
                 "enable.auto.commit", "false");
+        for (int i = 0; i < extra.length; i += 2) {
+            props.put((String) extra[i], extra[i + 1]);
+        }
         return KafkaFluxConsumer.create(ConsumerOptions.create(props, Deserializers.string(), Deserializers.string())
-                .subscription(List.of(topic)).withMeterRegistry(registry));
+                .subscription(List.of(topic)).withMeterRegistry(registry)
+                .rebalanceListener(new RebalanceListener() { })); // timed: partition-*-latency
     }
 
     @Test
@@ -118,7 +142,7 @@ class MetricsCompatTest {
         try (KafkaConsumer<String, String> oc = OfficialConsumers.classic(kafka.bootstrapServers(), "official-metrics");
              KafkaClientMetrics binder = new KafkaClientMetrics(oc, Tags.empty(), scheduler, Duration.ofMillis(200))) {
             binder.bindTo(officialRegistry);
-            oc.subscribe(List.of(topic));
+            oc.subscribe(List.of(topic), NO_OP_LISTENER); // the official client times a listener it was given
             int read = 0;
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> next = new HashMap<>();
@@ -134,11 +158,7 @@ class MetricsCompatTest {
                 }
             }
             assertThat(read).isEqualTo(RECORDS);
-            for (int i = 0; i < 10; i++) { // the per-partition lag is recorded as fetches come back empty
-                oc.poll(Duration.ofMillis(100));
-            }
-            Thread.sleep(600); // a refresh of KafkaClientMetrics picks up metrics created late
-            official = dump(officialRegistry);
+            official = settle(oc, officialRegistry);
         } finally {
             scheduler.shutdownNow();
         }
@@ -202,7 +222,20 @@ class MetricsCompatTest {
                 "kafka.consumer.connection.close.total", "kafka.consumer.node.request.latency.avg",
                 "kafka.consumer.incoming.byte.total", "kafka.consumer.outgoing.byte.total",
                 "kflux.consumer.buffered.bytes", "kflux.consumer.buffered.bytes.max", "kflux.consumer.demand",
-                "kflux.consumer.records.waiting");
+                "kflux.consumer.records.waiting",
+                // fetch sizes per answer and topic, lag and lead sampled per partition, KIP-392's replica
+                "kafka.consumer.fetch.manager.fetch.size.avg", "kafka.consumer.fetch.manager.fetch.size.max",
+                "kafka.consumer.fetch.manager.records.per.request.avg",
+                "kafka.consumer.fetch.manager.records.lag.avg", "kafka.consumer.fetch.manager.records.lag.max",
+                "kafka.consumer.fetch.manager.records.lead.avg", "kafka.consumer.fetch.manager.records.lead.min",
+                "kafka.consumer.fetch.manager.preferred.read.replica",
+                // the rebalance listener's calls
+                "kafka.consumer.coordinator.partition.assigned.latency.avg",
+                "kafka.consumer.coordinator.partition.assigned.latency.max",
+                "kafka.consumer.coordinator.partition.revoked.latency.avg",
+                "kafka.consumer.coordinator.partition.revoked.latency.max",
+                "kafka.consumer.coordinator.partition.lost.latency.avg",
+                "kafka.consumer.coordinator.partition.lost.latency.max");
         // no double counting: a name is published at one level only (the detailed one)
         for (String name : names) {
             assertThat(named(ours, name).stream().map(Seen::tagKeys).distinct().count()).as(name).isEqualTo(1);
@@ -235,13 +268,112 @@ class MetricsCompatTest {
         // all acknowledged, and committed at 300: nothing a crash would deliver again
         assertThat(named(ours, "kflux.consumer.uncommitted.offsets")).hasSize(PARTITIONS).allMatch(s -> s.value() == 0.0);
 
+        assertSampledFetchFigures(official, ours, topic);
+        assertOfficialOnlyMetersAreListedInTheGuide(official, ours);
+
         // closed: every meter of this consumer is gone
         consumer.close().block(Duration.ofSeconds(30));
         assertThat(dump(registry)).filteredOn(s -> clientId.equals(s.tags().get("client.id"))).isEmpty();
     }
 
+    /**
+     * Every meter the official consumer published that kflux did not is named in the guide's table of official
+     * metrics kflux does not compute: its metric name (group prefix off, dashes), or a prefix of it ending in '*', in
+     * backquotes in the table's first column.
+     */
+    private static void assertOfficialOnlyMetersAreListedInTheGuide(List<Seen> official, List<Seen> ours)
+            throws IOException {
+        Path guide = null;
+        for (Path d = Path.of(System.getProperty("user.dir")).toAbsolutePath(); d != null; d = d.getParent()) {
+            if (Files.isRegularFile(d.resolve("docs/guide.md"))) {
+                guide = d.resolve("docs/guide.md");
+                break;
+            }
+        }
+        assertThat(guide).as("docs/guide.md above the working directory").isNotNull();
+        String text = Files.readString(guide);
+        int start = text.indexOf("**Official metrics kflux does not compute, and why.**");
+        assertThat(start).as("the guide's table of official metrics kflux does not compute").isNotNegative();
+        List<String> listed = new ArrayList<>();
+        for (String line : text.substring(start).split("\n")) {
+            if (line.startsWith("### ")) {
+                break;
+            }
+            if (line.startsWith("| ") && !line.startsWith("| official metric")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("`([^`]+)`")
+                        .matcher(line.substring(0, line.indexOf(" |", 2)));
+                while (m.find()) {
+                    listed.add(m.group(1));
+                }
+            }
+        }
+        Set<String> ourNames = ours.stream().map(Seen::name).collect(Collectors.toSet());
+        List<String> unlisted = official.stream().map(Seen::name).filter(n -> !ourNames.contains(n)).distinct()
+                .filter(n -> {
+                    String metric = n.replaceFirst("^kafka\\.(consumer\\.(fetch\\.manager\\.|coordinator\\.|node\\.)?"
+                            + "|app\\.info\\.)", "").replace('.', '-');
+                    return listed.stream().noneMatch(t -> t.equals(metric)
+                            || t.endsWith("*") && metric.startsWith(t.substring(0, t.length() - 1)));
+                })
+                .sorted().toList();
+        assertThat(unlisted).as("official meters kflux does not publish and the guide does not list (%s)", listed)
+                .isEmpty();
+    }
+
+    /** Polls on after the drain, then reads the official registry once KafkaClientMetrics refreshed. */
+    private static List<Seen> settle(KafkaConsumer<String, String> oc, MeterRegistry officialRegistry)
+            throws InterruptedException {
+        for (int i = 0; i < 10; i++) { // the per-partition lag is recorded as fetches come back empty
+            oc.poll(Duration.ofMillis(100));
+        }
+        Thread.sleep(600); // a refresh of KafkaClientMetrics picks up metrics created late
+        return dump(officialRegistry);
+    }
+
+    /**
+     * The figures both clients sample per Fetch answer or per partition, compared where they must agree: present per
+     * partition (or topic) in both, within what was produced, the same replica (-1: the leader, one broker), the same
+     * listener calls (assigned once, nothing revoked or lost yet).
+     */
+    private static void assertSampledFetchFigures(List<Seen> official, List<Seen> ours, String topic) {
+        String fetch = "kafka.consumer.fetch.manager.";
+        for (List<Seen> all : List.of(official, ours)) {
+            String who = all == ours ? "kflux" : "official";
+            // the official client's deprecated '_' twins of dotted topic names left out (see the topic tags above)
+            List<Seen> side = all.stream().filter(s -> !s.tags().containsKey("topic")
+                    || topic.equals(s.tags().get("topic"))).toList();
+            for (String perPartition : List.of("records.lag.avg", "records.lag.max", "records.lead.avg",
+                    "records.lead.min")) {
+                assertThat(named(side, fetch + perPartition)).as("%s %s", who, perPartition).hasSize(PARTITIONS)
+                        .allMatch(s -> s.value() >= 0 && s.value() <= RECORDS);
+            }
+            for (Seen max : named(side, fetch + "records.lag.max")) {
+                Seen avg = named(side, fetch + "records.lag.avg").stream()
+                        .filter(s -> s.tags().get("partition").equals(max.tags().get("partition"))).findFirst().orElseThrow();
+                assertThat(max.value()).as("%s lag max >= avg", who).isGreaterThanOrEqualTo(avg.value());
+            }
+            assertThat(named(side, fetch + "preferred.read.replica")).as(who).hasSize(PARTITIONS)
+                    .allMatch(s -> s.value() == -1.0);
+            double sizeAvg = sum(side, fetch + "fetch.size.avg");
+            assertThat(sizeAvg).as("%s fetch size avg", who).isPositive();
+            assertThat(sum(side, fetch + "fetch.size.max")).as("%s fetch size max", who).isGreaterThanOrEqualTo(sizeAvg);
+            assertThat(sum(side, fetch + "records.per.request.avg")).as("%s records per request", who)
+                    .isPositive().isLessThanOrEqualTo(RECORDS);
+            assertThat(named(side, fetch + "fetch.size.avg")).extracting(s -> s.tags().get("topic")).containsExactly(topic);
+            String coordinator = "kafka.consumer.coordinator.partition.";
+            assertThat(named(side, coordinator + "assigned.latency.max")).as("%s listener ran on assignment", who)
+                    .hasSize(1).allMatch(s -> s.value() >= 0);
+            assertThat(sum(side, coordinator + "revoked.latency.max")).as("%s nothing revoked yet", who).isNaN();
+            assertThat(sum(side, coordinator + "lost.latency.max")).as("%s nothing lost", who).isNaN();
+        }
+    }
+
     /** The two registries side by side in target/, for the guide's table and for whoever debugs a mismatch. */
     private static void writeReport(List<Seen> official, List<Seen> ours) throws IOException {
+        writeReport(official, ours, "metrics-compat.txt");
+    }
+
+    private static void writeReport(List<Seen> official, List<Seen> ours, String file) throws IOException {
         Set<String> ourNames = ours.stream().map(Seen::name).collect(Collectors.toCollection(TreeSet::new));
         Map<String, Set<String>> officialNames = new java.util.TreeMap<>();
         official.forEach(o -> officialNames.computeIfAbsent(o.name(), n -> new TreeSet<>()).addAll(o.tagKeys()));
@@ -250,9 +382,90 @@ class MetricsCompatTest {
                 .append(keys).append('\n'));
         b.append("\n# kflux meters\n");
         ours.stream().map(Seen::toString).sorted().forEach(s -> b.append(s).append('\n'));
-        Path out = Path.of("target", "metrics-compat.txt");
+        Path out = Path.of("target", file);
         Files.createDirectories(out.getParent());
         Files.writeString(out, b);
+    }
+
+    /**
+     * {@code group.protocol=consumer} (KIP-848): the official consumer in that mode beside kflux in that mode; every
+     * {@code kafka.*} meter kflux publishes exists there too, and the heartbeat meters (ConsumerGroupHeartbeat) count.
+     */
+    @Test
+    void underGroupProtocolConsumerTheMetersAreThoseOfTheOfficialConsumerInThatMode(EmbeddedKafkaCluster kafka)
+            throws Exception {
+        String topic = "metrics-kip848";
+        kafka.createTopic(topic, PARTITIONS, 1);
+        SampleData.produce(kafka.bootstrapServers(), topic, RECORDS);
+
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "official-kip848");
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        MeterRegistry officialRegistry = new SimpleMeterRegistry();
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        List<Seen> official;
+        try (KafkaConsumer<String, String> oc = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer());
+             KafkaClientMetrics binder = new KafkaClientMetrics(oc, Tags.empty(), scheduler, Duration.ofMillis(200))) {
+            binder.bindTo(officialRegistry);
+            oc.subscribe(List.of(topic), NO_OP_LISTENER); // the official client times a listener it was given
+            int read = 0;
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (read < RECORDS && System.nanoTime() < deadline) {
+                read += oc.poll(Duration.ofMillis(200)).count();
+            }
+            assertThat(read).isEqualTo(RECORDS);
+            official = settle(oc, officialRegistry);
+        } finally {
+            scheduler.shutdownNow();
+        }
+
+        MeterRegistry registry = new SimpleMeterRegistry();
+        KafkaFluxConsumer<String, String> consumer = kflux(kafka, "kflux-kip848", topic, registry,
+                "group.protocol", "consumer");
+        AtomicInteger received = new AtomicInteger();
+        Disposable running = consumer.receive().subscribe(r -> received.incrementAndGet());
+        String heartbeats = "kafka.consumer.coordinator.heartbeat.total";
+        List<Seen> ours;
+        try {
+            await(RECORDS + " records", Duration.ofSeconds(60), () -> received.get() >= RECORDS);
+            await("a heartbeat answered", Duration.ofSeconds(10), () -> sum(dump(registry), heartbeats) >= 1);
+            ours = dump(registry);
+        } finally {
+            running.dispose();
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+        writeReport(official, ours, "metrics-compat-kip848.txt");
+
+        // assigned-partitions: the official consumer publishes it under classic only; kflux in both modes (documented)
+        String assigned = "kafka.consumer.coordinator.assigned.partitions";
+        assertThat(named(official, assigned)).isEmpty();
+        assertThat(sum(ours, assigned)).isEqualTo(PARTITIONS);
+        List<String> unmatched = new ArrayList<>();
+        for (Seen s : ours) {
+            if (s.name().startsWith("kafka.") && !s.name().equals(assigned) && official.stream().noneMatch(o -> o.name().equals(s.name())
+                    && o.type() == s.type() && o.tagKeys().equals(s.tagKeys()))) {
+                unmatched.add(s + " (official: " + named(official, s.name()) + ")");
+            }
+        }
+        assertThat(unmatched).as("kflux meters without an official twin under group.protocol=consumer").isEmpty();
+        assertOfficialOnlyMetersAreListedInTheGuide(official, ours);
+        String coordinator = "kafka.consumer.coordinator.";
+        for (List<Seen> side : List.of(official, ours)) {
+            String who = side == ours ? "kflux" : "official";
+            assertThat(sum(side, heartbeats)).as("%s heartbeats", who).isGreaterThanOrEqualTo(1);
+            assertThat(sum(side, coordinator + "heartbeat.response.time.max")).as(who).isGreaterThanOrEqualTo(0);
+            assertThat(sum(side, coordinator + "heartbeat.rate")).as(who).isPositive();
+            assertThat(sum(side, coordinator + "last.heartbeat.seconds.ago")).as(who).isGreaterThanOrEqualTo(0);
+            assertThat(sum(side, coordinator + "rebalance.total")).as("%s rebalances", who).isGreaterThanOrEqualTo(1);
+            assertThat(sum(side, coordinator + "rebalance.latency.max")).as(who).isGreaterThanOrEqualTo(0);
+            assertThat(sum(side, coordinator + "failed.rebalance.total")).as(who).isZero();
+            assertThat(named(side, coordinator + "partition.assigned.latency.max")).as(who).hasSize(1)
+                    .allMatch(s -> s.value() >= 0);
+        }
     }
 
     @Test

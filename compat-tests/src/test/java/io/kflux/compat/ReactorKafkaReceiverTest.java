@@ -205,6 +205,24 @@ class ReactorKafkaReceiverTest {
         assertThat(next).containsExactly(6L);
     }
 
+    /** A manual assignment has no revocation: the receiver's close takes the commit-ahead back. */
+    @Test
+    void atMostOnceWithAnAssignmentTakesTheCommitAheadBackOnClose(EmbeddedKafkaCluster kafka) throws Exception {
+        fill(kafka, "rk-amo-assigned", 20);
+        ReceiverOptions<String, String> options = ReceiverOptions.<String, String>create(props(kafka, "g-amo-assigned"))
+                .atmostOnceCommitAheadSize(4)
+                .assignment(List.of(new TopicPartition("rk-amo-assigned", 0)));
+        List<long[]> seen = new ArrayList<>();
+        KafkaReceiver.create(options).receiveAtmostOnce()
+                .doOnNext(r -> seen.add(new long[] {r.offset(), committedUnchecked(kafka, "g-amo-assigned",
+                                                                                    "rk-amo-assigned")}))
+                .take(1)
+                .blockLast(Duration.ofSeconds(60));
+        assertThat(seen).hasSize(1);
+        assertThat(seen.get(0)).containsExactly(0L, 5L); // 0 + 1 + 4, committed before delivery
+        awaitCommitted(kafka, "g-amo-assigned", "rk-amo-assigned", 1);
+    }
+
     @Test
     void assignListenersSeekAndRevokeListenersSeeThePartitions(EmbeddedKafkaCluster kafka) throws Exception {
         fill(kafka, "rk-seek", 100);

@@ -16,12 +16,17 @@ public final class BatchScan {
     private static final int LAST_OFFSET_DELTA_OFFSET = 8 + 4 + 4 + 1 + 4 + 2;
     private static final int MAGIC_OFFSET = 8 + 4 + 4;
     private static final int PARTITION_LEADER_EPOCH_OFFSET = 8 + 4;
+    // recordsCount ends the v2 batch header, after baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence
+    private static final int RECORDS_COUNT_OFFSET = LAST_OFFSET_DELTA_OFFSET + 4 + 8 + 8 + 8 + 2 + 4;
 
     private BatchScan() {
     }
 
-    /** Where the complete batches of one fetch result end, and the leader epoch of the last one. */
-    public record Result(long nextOffset, int lastEpoch) {
+    /**
+     * Where the complete batches of one fetch result end, the leader epoch of the last one, and the records their
+     * headers count (control records included; for metrics only).
+     */
+    public record Result(long nextOffset, int lastEpoch, int records) {
     }
 
     /** The offset after the last complete batch, or {@code fetchOffset} when there is none. */
@@ -36,6 +41,7 @@ public final class BatchScan {
     public static Result scan(ByteBuf records, long fetchOffset, int lastEpoch) {
         long next = fetchOffset;
         int epoch = lastEpoch;
+        int count = 0;
         int pos = records.readerIndex();
         int end = records.writerIndex();
         while (end - pos >= LOG_OVERHEAD) {
@@ -46,6 +52,9 @@ public final class BatchScan {
             }
             if (records.getByte(pos + MAGIC_OFFSET) >= 2 && batchLength >= LAST_OFFSET_DELTA_OFFSET + 4 - LOG_OVERHEAD) {
                 long batchNext = baseOffset + records.getInt(pos + LAST_OFFSET_DELTA_OFFSET) + 1;
+                if (batchLength >= RECORDS_COUNT_OFFSET + 4 - LOG_OVERHEAD) {
+                    count += Math.max(0, records.getInt(pos + RECORDS_COUNT_OFFSET));
+                }
                 if (batchNext > next) {
                     next = batchNext;
                     epoch = records.getInt(pos + PARTITION_LEADER_EPOCH_OFFSET);
@@ -57,6 +66,6 @@ public final class BatchScan {
             }
             pos += LOG_OVERHEAD + batchLength;
         }
-        return new Result(next, epoch);
+        return new Result(next, epoch, count);
     }
 }

@@ -44,7 +44,10 @@ import reactor.core.publisher.Mono;
  * The fetch loops: one Fetch in flight per leader broker, each listing that broker's fetchable
  * partitions. All methods run on the consumer's event loop.
  *
- * <p>A partition is fetchable when it has a position, is not paused, has fewer than
+ * <p>Where each partition is in its fetch life cycle is its {@link FetchState} (position awaited, reset,
+ * validated, truncated, fetchable, fetching, backing off after a leader error); planning asks that state, and every
+ * change goes through {@code PartitionState.transitionTo}. A partition is fetched when {@link FetchState#FETCHABLE},
+ * not paused, with fewer than
  * {@value #MAX_PENDING_FETCHES} fetch results waiting to be emitted, and the consumer's buffered
  * bytes are under the bound. So fetching is driven by downstream demand: a slow subscriber leaves
  * results buffered, which stops the fetches of those partitions; as it drains them, fetching
@@ -165,8 +168,8 @@ public final class Fetcher {
     public void assign(Map<TopicPartition, PartitionState> added) {
         partitions.putAll(added);
         boolean readCommitted = config.isolationLevel() == 1;
-        added.forEach((tp, ps) -> metrics.partitionAssigned(tp.topic(), tp.partition(), () -> ps.lag(readCommitted),
-                ps::lead, ps::fetchedAhead));
+        added.forEach((tp, ps) -> ps.sampler(metrics.partitionAssigned(tp.topic(), tp.partition(),
+                () -> ps.lag(readCommitted), ps::lead, ps::fetchedAhead, ps::readReplicaNow)));
         plan();
     }
 
@@ -197,7 +200,7 @@ public final class Fetcher {
 
     /** A result was emitted completely (or dropped): its bytes leave the buffer. */
     public void onConsumed(CompletedFetch fetch) {
-        fetch.partition().pendingFetches--;
+        fetch.partition().fetchConsumed();
         bufferedBytes -= fetch.sizeInBytes();
         bufferedBytesGauge = bufferedBytes;
         idle.clear();
@@ -264,7 +267,7 @@ public final class Fetcher {
         boolean needReset = false;
         boolean needValidation = false;
         for (PartitionState ps : partitions.values()) {
-            if (ps.isPaused() || ps.fetchInFlight || ps.leaderBackoff) {
+            if (ps.isPaused() || ps.state().awaitsFetch()) {
                 continue;
             }
             UUID topicId = topicId(cluster, ps.topicPartition().topic());
@@ -276,8 +279,8 @@ public final class Fetcher {
                         + " auto.offset.reset", ps.topicPartition(), ps.previousTopicId(), topicId, ps.position());
                 ps.requireReset();
             }
-            if (ps.isTruncating()) {
-                if (ps.pendingFetches > 0) {
+            if (ps.state() == FetchState.TRUNCATING) {
+                if (ps.pendingFetches() > 0) {
                     continue; // the emitter still holds (stale) results: the position may still move
                 }
                 long position = ps.position();
@@ -308,37 +311,34 @@ public final class Fetcher {
                 leaderless(ps, topic);
                 continue;
             }
-            if (ps.leaderlessSinceNanos != 0L) {
-                if (ps.leaderlessWarnAfterNanos > LEADERLESS_WARN_AFTER_NANOS) {
+            if (ps.leaderlessSinceNanos() != 0L) {
+                if (ps.leaderlessWarnAfterNanos() > LEADERLESS_WARN_AFTER_NANOS) {
                     log.info("{} has a leader again (node {}) after {} ms without one: fetching resumes", ps.topicPartition(),
-                            leader.id(), (System.nanoTime() - ps.leaderlessSinceNanos) / 1_000_000L);
+                            leader.id(), (System.nanoTime() - ps.leaderlessSinceNanos()) / 1_000_000L);
                 }
-                ps.leaderlessSinceNanos = 0L;
+                ps.leaderless(0L, 0L);
             }
             if (!ps.hasPosition()) {
-                needReset |= ps.isAwaitingReset();
+                // AWAITING_POSITION waits for the group's committed offset, RESETTING for its ListOffsets
+                needReset |= ps.state() == FetchState.AWAITING_RESET;
                 continue;
             }
-            if (info.leaderEpoch() > ps.leaderEpoch) {
-                if (ps.leaderEpoch >= 0 && ps.lastFetchedEpoch >= 0) {
-                    // a new leader (or a new epoch of the same one): check the fetch position first
-                    log.debug("{}: leader epoch {} -> {}; validating fetch offset {} (last fetched epoch {})",
-                            ps.topicPartition(), ps.leaderEpoch, info.leaderEpoch(), ps.fetchOffset, ps.lastFetchedEpoch);
-                    ps.awaitingValidation = true;
-                }
-                ps.leaderEpoch = info.leaderEpoch();
+            int epochBefore = ps.leaderEpochSeen(info.leaderEpoch());
+            if (epochBefore >= 0) {
+                // a new leader (or a new epoch of the same one): check the fetch position first
+                log.debug("{}: leader epoch {} -> {}; validating fetch offset {} (last fetched epoch {})",
+                        ps.topicPartition(), epochBefore, info.leaderEpoch(), ps.fetchOffset(), ps.lastFetchedEpoch());
             }
-            if (ps.awaitingValidation) {
-                needValidation |= !ps.validationInFlight;
+            if (!ps.state().isFetchable()) {
+                needValidation |= ps.state() == FetchState.AWAITING_VALIDATION; // VALIDATING: its answer is awaited
                 continue;
             }
             Node source = readReplica(ps, cluster, leader);
-            if (ps.pendingFetches >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes()) {
+            if (ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes()) {
                 heldBack.add(source.id());
                 continue;
             }
-            byNode.computeIfAbsent(source, n -> new ArrayList<>())
-                    .add(new FetchTarget(ps, ps.fetchOffset, ps.seekEpoch(), info.leaderEpoch(), ps.lastFetchedEpoch));
+            byNode.computeIfAbsent(source, n -> new ArrayList<>()).add(FetchTarget.of(ps, info.leaderEpoch()));
         }
         for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
             Node node = e.getKey();
@@ -362,15 +362,15 @@ public final class Fetcher {
      * metadata knows the node, else the leader. Positions are still reset and validated through the leader.
      */
     private Node readReplica(PartitionState ps, Cluster cluster, Node leader) {
-        int preferred = ps.preferredReadReplica;
+        int preferred = ps.preferredReadReplica();
         if (preferred < 0 || preferred == leader.id()) {
             return leader;
         }
         Node node = cluster.node(preferred);
-        if (node == null || System.nanoTime() - ps.preferredReadReplicaExpiresNanos >= 0) {
+        if (node == null || System.nanoTime() - ps.preferredReadReplicaExpiresNanos() >= 0) {
             log.debug("{}: preferred read replica {} {}; fetching from the leader (node {})", ps.topicPartition(),
                     preferred, node == null ? "is not in metadata" : "lease ended", leader.id());
-            ps.preferredReadReplica = -1;
+            ps.preferReadReplica(-1, 0L);
             return leader;
         }
         return node;
@@ -381,22 +381,21 @@ public final class Fetcher {
         if (replica < 0 || replica == from.id()) {
             return;
         }
-        if (replica != ps.preferredReadReplica) {
+        if (replica != ps.preferredReadReplica()) {
             log.debug("{}: node {} names node {} as the preferred read replica (client.rack={})", ps.topicPartition(),
                     from.id(), replica, config.rackId());
         }
-        ps.preferredReadReplica = replica;
-        ps.preferredReadReplicaExpiresNanos = System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L;
+        ps.preferReadReplica(replica, System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L);
     }
 
     /** An error while fetching from a follower: back to the leader, which decides again (as the official client). */
     private static boolean leaveReadReplica(PartitionState ps, Node from, String why) {
-        if (ps.preferredReadReplica != from.id()) {
+        if (ps.preferredReadReplica() != from.id()) {
             return false;
         }
         log.info("{}: fetching from preferred read replica {} failed ({}); fetching from the leader", ps.topicPartition(),
                 from.id(), why);
-        ps.preferredReadReplica = -1;
+        ps.preferReadReplica(-1, 0L);
         return true;
     }
 
@@ -404,12 +403,12 @@ public final class Fetcher {
         FetchSession session = sessions.computeIfAbsent(node.id(), FetchSession::new);
         List<FetchSession.PartitionFetch> wanted = new ArrayList<>(targets.size());
         Map<TopicPartition, FetchTarget> byPartition = new HashMap<>();
-        for (FetchTarget t : targets) {
-            TopicPartition tp = t.partition().topicPartition();
-            wanted.add(new FetchSession.PartitionFetch(tp, topicId(cluster, tp.topic()), t.fetchOffset(),
-                    t.leaderEpoch(), t.lastFetchedEpoch(), config.partitionMaxBytes()));
-            byPartition.put(tp, t);
-            t.partition().fetchInFlight = true; // every session partition may get data, listed or not
+        for (FetchTarget planned : targets) {
+            TopicPartition tp = planned.partition().topicPartition();
+            wanted.add(new FetchSession.PartitionFetch(tp, topicId(cluster, tp.topic()), planned.fetchOffset(),
+                    planned.leaderEpoch(), planned.lastFetchedEpoch(), config.partitionMaxBytes()));
+            // every session partition may get data, listed or not
+            byPartition.put(tp, planned.entering(FetchState.FETCHING));
         }
         FetchSession.Request sessionRequest = session.build(wanted);
         Map<String, List<FetchPartition>> byTopic = new LinkedHashMap<>();
@@ -494,7 +493,7 @@ public final class Fetcher {
     private void onResponse(Node node, FetchSession session, FetchSession.Request sessionRequest,
                             Map<TopicPartition, FetchTarget> targets, FetchResponse response, boolean heldBack) {
         inFlight.remove(node.id());
-        targets.values().forEach(t -> t.partition().fetchInFlight = false);
+        targets.values().forEach(t -> t.leave(FetchState.FETCHING, FetchState.FETCHABLE));
         if (closed) {
             response.release();
             return;
@@ -528,7 +527,8 @@ public final class Fetcher {
             return;
         }
         boolean gotData = false;
-        List<PartitionState> leaderErrors = new ArrayList<>();
+        FetchTally tally = metrics.enabled() ? new FetchTally() : null;
+        List<FetchTarget> leaderErrors = new ArrayList<>();
         Map<TopicPartition, Long> outOfRange = new HashMap<>();
         Map<TopicPartition, Long> truncated = new HashMap<>();
         Map<TopicPartition, Long> divergent = new HashMap<>();
@@ -553,13 +553,13 @@ public final class Fetcher {
                 if (error.isNone()) {
                     preferReadReplica(ps, node, pd.preferredReadReplica());
                     ps.logEnd(pd.highWatermark(), pd.lastStableOffset(), pd.logStartOffset());
-                    gotData |= accept(target, pd, records);
+                    gotData |= accept(target, pd, records, tally);
                     continue;
                 }
                 release(records);
                 if (leaveReadReplica(ps, node, error.name())) {
                     // A follower out of range or not (yet) in sync is no verdict on the position: the leader is.
-                    leaderErrors.add(ps);
+                    leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
                     continue;
                 }
                 if (error == Errors.OFFSET_OUT_OF_RANGE) {
@@ -567,7 +567,7 @@ public final class Fetcher {
                 } else if (OffsetLookup.isLeaderError(error)) {
                     log.debug("Fetch of {} from {}: {}; refreshing metadata", ps.topicPartition(), node, error);
                     metadataRefreshPending = true;
-                    leaderErrors.add(ps);
+                    leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
                 } else if (error == Errors.CORRUPT_MESSAGE) {
                     sink.fail(new CorruptRecordException(ps.topicPartition(), target.fetchOffset(),
                             "the broker reported corrupt data for " + ps.topicPartition(), null));
@@ -577,6 +577,9 @@ public final class Fetcher {
                             null));
                 }
             }
+        }
+        if (tally != null) {
+            tally.report(metrics);
         }
         if (!outOfRange.isEmpty()) {
             handleOutOfRange(outOfRange);
@@ -597,9 +600,8 @@ public final class Fetcher {
         if (!leaderErrors.isEmpty()) {
             // Not asked again with the same (stale) metadata at once: that would spin on
             // NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH until the refresh lands.
-            leaderErrors.forEach(ps -> ps.leaderBackoff = true);
             schedule(config.retryBackoffMs(), () -> {
-                leaderErrors.forEach(ps -> ps.leaderBackoff = false);
+                leaderErrors.forEach(t -> t.leave(FetchState.LEADER_BACKOFF, FetchState.FETCHABLE));
                 plan();
             });
         }
@@ -623,20 +625,28 @@ public final class Fetcher {
             PartitionInfo info = cluster.partition(ps.topicPartition());
             Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
             if (leader != null && readReplica(ps, cluster, leader).id() == nodeId
-                    && (ps.pendingFetches >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes())) {
+                    && (ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes())) {
                 return true;
             }
         }
         return false;
     }
 
-    private boolean accept(FetchTarget target, PartitionData pd, ByteBuf records) {
+    private boolean accept(FetchTarget target, PartitionData pd, ByteBuf records, FetchTally tally) {
         if (records == null || !records.isReadable()) {
             release(records);
+            if (tally != null) {
+                tally.add(target.partition().topicPartition().topic(), 0, 0);
+                target.partition().sampleLag(); // nothing to hand on: sampled now, as the official client does
+            }
             return false;
         }
         BatchScan.Result scan = BatchScan.scan(records, target.fetchOffset(), target.lastFetchedEpoch());
         long next = scan.nextOffset();
+        if (tally != null) {
+            tally.add(target.partition().topicPartition().topic(), next > target.fetchOffset()
+                    ? records.readableBytes() : 0, scan.records());
+        }
         if (next <= target.fetchOffset()) {
             // Only a partial batch: the broker returns at least one whole batch first (KIP-74), so
             // this is a partition behind others in a full response; it is fetched again.
@@ -645,9 +655,7 @@ public final class Fetcher {
         }
         PartitionState ps = target.partition();
         int size = records.readableBytes();
-        ps.fetchOffset = next;
-        ps.lastFetchedEpoch = scan.lastEpoch();
-        ps.pendingFetches++;
+        ps.fetched(next, scan.lastEpoch());
         bufferedBytes += size;
         bufferedBytesGauge = bufferedBytes;
         List<FetchResponse.AbortedTransaction> aborted = config.isolationLevel() == 1 && pd.abortedTransactions() != null
@@ -677,7 +685,7 @@ public final class Fetcher {
 
     private void onError(Node node, FetchSession session, Map<TopicPartition, FetchTarget> targets, Throwable error) {
         inFlight.remove(node.id());
-        targets.values().forEach(t -> t.partition().fetchInFlight = false);
+        targets.values().forEach(t -> t.leave(FetchState.FETCHING, FetchState.FETCHABLE));
         session.onFailure();
         if (closed) {
             return;
@@ -705,11 +713,11 @@ public final class Fetcher {
         Map<Node, Map<TopicPartition, EpochEndOffsets.Query>> byLeader = new LinkedHashMap<>();
         Map<Node, Map<TopicPartition, FetchTarget>> targets = new HashMap<>();
         for (PartitionState ps : partitions.values()) {
-            if (!ps.awaitingValidation || ps.validationInFlight || ps.isPaused() || !ps.hasPosition()) {
+            if (ps.state() != FetchState.AWAITING_VALIDATION || ps.isPaused()) {
                 continue;
             }
-            if (ps.lastFetchedEpoch < 0) {
-                ps.awaitingValidation = false; // nothing fetched under a known epoch: nothing to check
+            if (ps.lastFetchedEpoch() < 0) {
+                ps.transitionTo(FetchState.FETCHABLE); // nothing fetched under a known epoch: nothing to check
                 continue;
             }
             PartitionInfo info = cluster.partition(ps.topicPartition());
@@ -717,11 +725,10 @@ public final class Fetcher {
             if (leader == null) {
                 continue; // plan() has asked for metadata
             }
-            ps.validationInFlight = true;
             byLeader.computeIfAbsent(leader, n -> new LinkedHashMap<>())
-                    .put(ps.topicPartition(), new EpochEndOffsets.Query(info.leaderEpoch(), ps.lastFetchedEpoch));
+                    .put(ps.topicPartition(), new EpochEndOffsets.Query(info.leaderEpoch(), ps.lastFetchedEpoch()));
             targets.computeIfAbsent(leader, n -> new HashMap<>()).put(ps.topicPartition(),
-                    new FetchTarget(ps, ps.fetchOffset, ps.seekEpoch(), info.leaderEpoch(), ps.lastFetchedEpoch));
+                    FetchTarget.of(ps, info.leaderEpoch()).entering(FetchState.VALIDATING));
         }
         byLeader.forEach((leader, queries) -> {
             Map<TopicPartition, FetchTarget> sent = targets.get(leader);
@@ -737,13 +744,18 @@ public final class Fetcher {
         }
         Map<TopicPartition, Long> truncated = new HashMap<>();
         Map<TopicPartition, Long> divergent = new HashMap<>();
-        List<PartitionState> retry = new ArrayList<>();
+        List<FetchTarget> retry = new ArrayList<>();
         boolean refresh = false;
         for (FetchTarget target : sent.values()) {
             PartitionState ps = target.partition();
-            ps.validationInFlight = false;
-            if (!target.isCurrent() || !ps.awaitingValidation) {
-                continue; // seeked, reset or revoked meanwhile: nothing to validate any more
+            if (!target.isCurrent()) {
+                // fetched again from the position meanwhile: that one is asked for next; seeked, reset or revoked
+                // (no longer VALIDATING): nothing to validate any more
+                target.leave(FetchState.VALIDATING, FetchState.AWAITING_VALIDATION);
+                continue;
+            }
+            if (!target.isStillIn(FetchState.VALIDATING)) {
+                continue;
             }
             EpochEndOffset answer = result.get(ps.topicPartition());
             Errors error = answer == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(answer.errorCode());
@@ -751,11 +763,11 @@ public final class Fetcher {
                 onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), answer.leaderEpoch(),
                         answer.endOffset(), truncated, divergent);
             } else if (error == Errors.UNSUPPORTED_VERSION) {
-                ps.awaitingValidation = false; // as the official client: no validation without the API
+                ps.transitionTo(FetchState.FETCHABLE); // as the official client: no validation without the API
             } else if (OffsetLookup.isLeaderError(error) || error.retriable() || answer == null) {
                 log.debug("OffsetForLeaderEpoch of {} from {}: {}; retrying", ps.topicPartition(), leader, error);
                 refresh |= OffsetLookup.isLeaderError(error);
-                retry.add(ps);
+                retry.add(target);
             } else {
                 sink.fail(BrokerErrors.of(answer.errorCode(), "OffsetForLeaderEpoch for " + ps.topicPartition() + " failed: "
                         + Errors.nameOf(answer.errorCode()), ps.topicPartition().topic(), null));
@@ -775,7 +787,6 @@ public final class Fetcher {
 
     private void onValidationFailed(Node leader, Map<TopicPartition, FetchTarget> sent, Throwable error) {
         if (closed) {
-            sent.values().forEach(t -> t.partition().validationInFlight = false);
             return;
         }
         if (error instanceof MalformedMessageException malformed) {
@@ -786,26 +797,22 @@ public final class Fetcher {
                 || error instanceof io.kflux.UnsupportedVersionException) {
             // the broker offers no OffsetForLeaderEpoch version kflux speaks: skip validation, as the official client
             log.debug("OffsetForLeaderEpoch not supported by {}; fetch positions are not validated", leader);
-            sent.values().forEach(t -> {
-                t.partition().validationInFlight = false;
-                t.partition().awaitingValidation = false;
-            });
+            sent.values().forEach(t -> t.leave(FetchState.VALIDATING, FetchState.FETCHABLE));
             plan();
             return;
         }
         log.debug("OffsetForLeaderEpoch from {} failed: {}", leader, error.toString());
         refreshMetadata();
-        retryValidationLater(sent.values().stream().map(FetchTarget::partition).toList());
+        retryValidationLater(List.copyOf(sent.values()));
     }
 
-    /** Keeps the partitions marked in flight until the backoff passed, so plan() does not ask again at once. */
-    private void retryValidationLater(List<PartitionState> retry) {
+    /** Keeps the partitions VALIDATING until the backoff passed, so plan() does not ask again at once. */
+    private void retryValidationLater(List<FetchTarget> retry) {
         if (retry.isEmpty()) {
             return;
         }
-        retry.forEach(ps -> ps.validationInFlight = true);
         schedule(config.retryBackoffMs(), () -> {
-            retry.forEach(ps -> ps.validationInFlight = false);
+            retry.forEach(t -> t.leave(FetchState.VALIDATING, FetchState.AWAITING_VALIDATION));
             plan();
         });
     }
@@ -816,11 +823,11 @@ public final class Fetcher {
      * maybeCompleteValidation): unknown -> reset by policy; below the fetch offset -> truncation,
      * resume at that end offset; otherwise the position is valid. With {@code none} the
      * partition goes into {@code truncated} (and {@code divergent} when the end offset is known)
-     * for a {@link LogTruncationException}.
+     * for a {@link LogTruncationException}. The partition is {@link FetchState#VALIDATING} or, after a Fetch,
+     * {@link FetchState#FETCHABLE}.
      */
     private void onEpochEndOffset(PartitionState ps, long fetchOffset, int fetchedEpoch, int epoch, long endOffset,
                                   Map<TopicPartition, Long> truncated, Map<TopicPartition, Long> divergent) {
-        ps.awaitingValidation = false;
         TopicPartition tp = ps.topicPartition();
         if (epoch < 0 || endOffset < 0) {
             if (resetStrategy == OffsetResetStrategy.NONE) {
@@ -840,9 +847,12 @@ public final class Fetcher {
                     + "fetch offset {} (last fetched epoch {}); resuming at {} at most", tp, epoch, endOffset, fetchOffset,
                     fetchedEpoch, endOffset);
             ps.beginTruncation(endOffset, epoch);
-        } else if (epoch < ps.lastFetchedEpoch) {
-            // the leader has no epoch `fetchedEpoch`; its largest older one covers the fetch offset
-            ps.lastFetchedEpoch = epoch;
+        } else {
+            if (epoch < ps.lastFetchedEpoch()) {
+                // the leader has no epoch `fetchedEpoch`; its largest older one covers the fetch offset
+                ps.lastFetchedEpoch(epoch);
+            }
+            ps.transitionTo(FetchState.FETCHABLE); // the position is valid
         }
     }
 
@@ -867,12 +877,13 @@ public final class Fetcher {
         long timestamp = resetStrategy == OffsetResetStrategy.BY_DURATION
                 ? System.currentTimeMillis() - resetDurationMs : resetStrategy.listOffsetsTimestamp;
         Cluster cluster = metadata.current();
+        List<PartitionState> toReset = new ArrayList<>();
         for (PartitionState ps : partitions.values()) {
             // one without a leader (or missing from metadata) would keep ListOffsets, and so the reset of every other
             // partition, waiting for it
-            if (ps.isAwaitingReset() && !ps.hasPosition() && cluster.leader(ps.topicPartition()) != null) {
+            if (ps.state() == FetchState.AWAITING_RESET && cluster.leader(ps.topicPartition()) != null) {
                 timestamps.put(ps.topicPartition(), timestamp);
-                asked.put(ps.topicPartition(), new ResetAsked(ps, ps.seekEpoch()));
+                toReset.add(ps);
             }
         }
         if (timestamps.isEmpty()) {
@@ -884,21 +895,32 @@ public final class Fetcher {
             sink.fail(new OffsetOutOfRangeException(noPosition));
             return;
         }
+        toReset.forEach(ps -> asked.put(ps.topicPartition(), ResetAsked.entering(ps)));
         resetInFlight = true;
         offsets.list(timestamps, Duration.ofDays(3650))
                 .flatMap(this::endWhereNoRecordMatched)
                 .subscribe(result -> loop.execute(() -> {
                     resetInFlight = false;
-                    result.forEach((tp, listed) -> {
-                        PartitionState ps = partitions.get(tp);
-                        if (ps != null && asked.get(tp).isStill(ps) && ps.isAwaitingReset()) {
-                            ps.seek(Math.max(0L, listed.offset()));
-                            log.debug("{} reset to offset {}", tp, ps.fetchOffset());
+                    asked.forEach((tp, a) -> {
+                        ListedOffset listed = result.get(tp);
+                        if (!a.isStill(partitions.get(tp))) {
+                            return; // seeked, reset again or revoked meanwhile
+                        }
+                        if (listed == null) {
+                            a.state().transitionTo(FetchState.AWAITING_RESET); // asked again by the next plan()
+                        } else {
+                            a.state().seek(Math.max(0L, listed.offset()));
+                            log.debug("{} reset to offset {}", tp, a.state().fetchOffset());
                         }
                     });
                     plan();
                 }), error -> loop.execute(() -> {
                     resetInFlight = false;
+                    asked.forEach((tp, a) -> {
+                        if (a.isStill(partitions.get(tp))) {
+                            a.state().transitionTo(FetchState.AWAITING_RESET);
+                        }
+                    });
                     if (error instanceof KafkaProtocolException kpe && !kpe.isRetriable()) {
                         sink.fail(kpe);
                     } else {
@@ -907,11 +929,16 @@ public final class Fetcher {
                 }));
     }
 
-    /** A partition state a reset asked ListOffsets for, and its seek epoch then. */
-    private record ResetAsked(PartitionState state, int seekEpoch) {
-        /** True while {@code current} is that state, not seeked since. */
+    /** A partition state a reset asked ListOffsets for, and its {@link PartitionState#transitions()} then. */
+    private record ResetAsked(PartitionState state, int transitions) {
+        static ResetAsked entering(PartitionState ps) {
+            ps.transitionTo(FetchState.RESETTING);
+            return new ResetAsked(ps, ps.transitions());
+        }
+
+        /** True while {@code current} is that state, still RESETTING as this ask left it (not seeked since). */
         boolean isStill(PartitionState current) {
-            return current == state && current.seekEpoch() == seekEpoch;
+            return current == state && current.state() == FetchState.RESETTING && current.transitions() == transitions;
         }
     }
 
@@ -948,13 +975,12 @@ public final class Fetcher {
      */
     private void leaderless(PartitionState ps, TopicInfo topic) {
         long now = System.nanoTime();
-        if (ps.leaderlessSinceNanos == 0L) {
-            ps.leaderlessSinceNanos = now | 1L;
-            ps.leaderlessWarnAfterNanos = LEADERLESS_WARN_AFTER_NANOS;
+        if (ps.leaderlessSinceNanos() == 0L) {
+            ps.leaderless(now | 1L, LEADERLESS_WARN_AFTER_NANOS);
             return;
         }
-        long lasted = now - ps.leaderlessSinceNanos;
-        if (lasted >= ps.leaderlessWarnAfterNanos) {
+        long lasted = now - ps.leaderlessSinceNanos();
+        if (lasted >= ps.leaderlessWarnAfterNanos()) {
             TopicPartition tp = ps.topicPartition();
             if (topic != null && topic.partition(tp.partition()) != null) {
                 log.warn("{} has had no leader for {} ms (no replica of it is online, or its leader is not among the"
@@ -965,8 +991,8 @@ public final class Fetcher {
                         + " requested again every retry.backoff.ms ({} ms) and the partition is fetched once it"
                         + " appears", tp, lasted / 1_000_000L, missingReason(tp, topic), config.retryBackoffMs());
             }
-            ps.leaderlessWarnAfterNanos = Math.min(ps.leaderlessWarnAfterNanos * 2,
-                    lasted + LEADERLESS_WARN_MAX_INTERVAL_NANOS);
+            ps.leaderless(ps.leaderlessSinceNanos(), Math.min(ps.leaderlessWarnAfterNanos() * 2,
+                    lasted + LEADERLESS_WARN_MAX_INTERVAL_NANOS));
         }
     }
 

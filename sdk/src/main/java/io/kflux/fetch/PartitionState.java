@@ -2,6 +2,8 @@ package io.kflux.fetch;
 
 import io.kflux.TopicPartition;
 import io.kflux.protocol.Types;
+import io.kflux.util.ClientMetrics;
+import io.kflux.util.StateTransitions;
 import java.util.UUID;
 
 /**
@@ -29,33 +31,34 @@ public final class PartitionState {
     private volatile long highWatermark = UNKNOWN;
     private volatile long lastStableOffset = UNKNOWN;
     private volatile long logStartOffset = UNKNOWN;
-    long fetchOffset = UNKNOWN;
-    int pendingFetches;
-    boolean fetchInFlight;
-    boolean awaitingReset;
+    private long fetchOffset = UNKNOWN;
+    /** Where the partition is in its fetch life cycle (loop only; changed by {@link #transitionTo} alone). */
+    private FetchState state = FetchState.AWAITING_POSITION;
+    /** Counts transitions, so an answer or timer leaves the state it entered only if nothing moved it since. */
+    private int transitions;
+    /** Fetch results of this partition waiting with the emitter. */
+    private int pendingFetches;
     /** Leader epoch of the last fetched batch (the batch ending at {@code fetchOffset - 1}), -1 unknown (KIP-320). */
-    int lastFetchedEpoch = -1;
+    private int lastFetchedEpoch = -1;
     /** The leader epoch the fetch position was last known valid under (-1 before the first fetch). */
-    int leaderEpoch = -1;
-    /** The leader changed: the fetch position is checked with OffsetForLeaderEpoch before fetching goes on. */
-    boolean awaitingValidation;
-    boolean validationInFlight;
-    /** Log truncation detected: once no result is left waiting, the position moves back to this offset (-1 none). */
-    long truncateTo = UNKNOWN;
-    int truncateEpoch = -1;
+    private int leaderEpoch = -1;
+    /** In {@link FetchState#TRUNCATING}: the offset to move back to, and the leader epoch it ends. */
+    private long truncateTo = UNKNOWN;
+    private int truncateEpoch = -1;
     /** System.nanoTime() since when metadata names no leader for the partition (0: it has one), for the WARN. */
-    long leaderlessSinceNanos;
+    private long leaderlessSinceNanos;
     /** How long leaderless before the next WARN (doubles after each). */
-    long leaderlessWarnAfterNanos;
-    /** A leader error was answered: not fetched again before metadata was refreshed and {@code retry.backoff.ms} passed. */
-    boolean leaderBackoff;
+    private long leaderlessWarnAfterNanos;
     /**
      * KIP-392: the replica the leader told this client to fetch from (closest by {@code client.rack}), -1 for the
      * leader; valid until {@code preferredReadReplicaExpiresNanos} (a lease of {@code metadata.max.age.ms}, as the
      * official client), and dropped at once on any error or failed connection while fetching from it.
      */
-    int preferredReadReplica = -1;
-    long preferredReadReplicaExpiresNanos;
+    private int preferredReadReplica = -1;
+    private long preferredReadReplicaExpiresNanos;
+
+    /** Samples lag and lead for the metrics (set once on assignment; emitter and loop call it). */
+    private volatile ClientMetrics.PartitionSampler sampler = ClientMetrics.PartitionSampler.NONE;
 
     /** The topic id this partition was last planned under (null before; loop only). */
     private UUID topicId;
@@ -92,22 +95,22 @@ public final class PartitionState {
 
     /** Positions the partition (seek, reset): buffered data of an older seek is dropped. */
     public void seek(long offset) {
-        seek(offset, -1);
+        seek(offset, -1, FetchState.FETCHABLE);
     }
 
     /**
      * Positions the partition at {@code offset}, where {@code epoch} is the leader epoch of the record before it
      * (-1 unknown): it is sent as {@code lastFetchedEpoch} and committed with the offset until a record is emitted.
      */
-    private void seek(long offset, int epoch) {
+    private void seek(long offset, int epoch, FetchState next) {
         this.seekEpoch++;
         this.positionEpoch++;
         this.position = offset;
         this.fetchOffset = offset;
-        this.awaitingReset = false;
-        clearEpochState();
+        clearTruncation();
         this.lastEmittedEpoch = epoch;
         this.lastFetchedEpoch = epoch;
+        transitionTo(next);
     }
 
     /**
@@ -117,13 +120,10 @@ public final class PartitionState {
      * election), and then the position moves back to the epoch's end offset.
      */
     public void seekUnvalidated(long offset, int epoch) {
-        seek(offset, epoch);
-        this.awaitingValidation = epoch >= 0;
+        seek(offset, epoch, epoch >= 0 ? FetchState.AWAITING_VALIDATION : FetchState.FETCHABLE);
     }
 
-    private void clearEpochState() {
-        this.lastFetchedEpoch = -1;
-        this.awaitingValidation = false;
+    private void clearTruncation() {
         this.truncateTo = UNKNOWN;
         this.truncateEpoch = -1;
     }
@@ -136,14 +136,10 @@ public final class PartitionState {
     void beginTruncation(long endOffset, int epoch) {
         this.seekEpoch++;
         this.fetchOffset = UNKNOWN;
-        this.awaitingReset = false;
-        clearEpochState();
+        this.lastFetchedEpoch = -1;
         this.truncateTo = endOffset;
         this.truncateEpoch = epoch;
-    }
-
-    boolean isTruncating() {
-        return truncateTo != UNKNOWN;
+        transitionTo(FetchState.TRUNCATING);
     }
 
     /**
@@ -156,7 +152,7 @@ public final class PartitionState {
         int epoch = truncateEpoch;
         long current = position;
         long target = current >= 0 && current < to ? current : to;
-        seek(target, target == to ? epoch : lastEmittedEpoch);
+        seek(target, target == to ? epoch : lastEmittedEpoch, FetchState.FETCHABLE);
         return target;
     }
 
@@ -173,6 +169,116 @@ public final class PartitionState {
     /** Leader epoch of the last fetched batch, -1 when unknown (loop only). */
     int lastFetchedEpoch() {
         return lastFetchedEpoch;
+    }
+
+    /**
+     * OffsetForLeaderEpoch found the leader has no epoch {@link #lastFetchedEpoch()}: its largest older one,
+     * {@code epoch}, covers the fetch offset and is sent from now on (loop only).
+     */
+    void lastFetchedEpoch(int epoch) {
+        this.lastFetchedEpoch = epoch;
+    }
+
+    /** A Fetch brought data up to {@code nextFetchOffset}, its last batch of leader epoch {@code lastEpoch}. */
+    void fetched(long nextFetchOffset, int lastEpoch) {
+        this.fetchOffset = nextFetchOffset;
+        this.lastFetchedEpoch = lastEpoch;
+        this.pendingFetches++;
+    }
+
+    /** A fetch result of this partition left the emitter (emitted or dropped). */
+    void fetchConsumed() {
+        this.pendingFetches--;
+    }
+
+    /** Fetch results of this partition waiting with the emitter (loop only). */
+    int pendingFetches() {
+        return pendingFetches;
+    }
+
+    /**
+     * Metadata names the partition's leader epoch {@code current}. A higher one than the position was last known
+     * valid under (a new leader, or a new epoch of the same one) sends a {@link FetchState#FETCHABLE} partition that
+     * fetched under a known epoch to {@link FetchState#AWAITING_VALIDATION} (KIP-320). Returns the epoch known
+     * before, when validation begins, or -1.
+     */
+    int leaderEpochSeen(int current) {
+        int before = leaderEpoch;
+        if (current <= before) {
+            return -1;
+        }
+        leaderEpoch = current;
+        if (state == FetchState.FETCHABLE && before >= 0 && lastFetchedEpoch >= 0) {
+            transitionTo(FetchState.AWAITING_VALIDATION);
+            return before;
+        }
+        return -1;
+    }
+
+    /** Where the partition is in its fetch life cycle (loop only). */
+    public FetchState state() {
+        return state;
+    }
+
+    /**
+     * Moves the partition to {@code next} (loop only).
+     *
+     * @throws IllegalStateException when {@code next} may not follow the current state ({@link
+     *     FetchState#previousValidStates()}, {@link StateTransitions#check}), naming the partition and both states
+     */
+    void transitionTo(FetchState next) {
+        state = StateTransitions.check(topicPartition, state, next);
+        transitions++;
+    }
+
+    /** Counts the transitions so far: a waiting state entered notes it, to leave it by {@link #transitionIfStill}. */
+    int transitions() {
+        return transitions;
+    }
+
+    /**
+     * Moves to {@code next} only while the partition is still in {@code expected} as entered at {@code transitions}
+     * ({@link #transitions()} then): an answer or timer for a state the partition left meanwhile (a seek, a reset,
+     * another request) changes nothing. Returns whether it moved.
+     */
+    boolean transitionIfStill(FetchState expected, int transitions, FetchState next) {
+        if (state != expected || this.transitions != transitions) {
+            return false;
+        }
+        transitionTo(next);
+        return true;
+    }
+
+    /** System.nanoTime() since when metadata names no leader (0: it has one). */
+    long leaderlessSinceNanos() {
+        return leaderlessSinceNanos;
+    }
+
+    /** How long leaderless before the next WARN. */
+    long leaderlessWarnAfterNanos() {
+        return leaderlessWarnAfterNanos;
+    }
+
+    /** Notes the leaderless wait: since when (0 once a leader is known again), and when the next WARN is due. */
+    void leaderless(long sinceNanos, long warnAfterNanos) {
+        this.leaderlessSinceNanos = sinceNanos;
+        this.leaderlessWarnAfterNanos = warnAfterNanos;
+    }
+
+    /** The preferred read replica's node id (KIP-392), -1 for the leader. */
+    int preferredReadReplica() {
+        return preferredReadReplica;
+    }
+
+    /** System.nanoTime() when the preferred read replica's lease ends. */
+    long preferredReadReplicaExpiresNanos() {
+        return preferredReadReplicaExpiresNanos;
+    }
+
+    /** Fetches from {@code replica} (-1: the leader) until {@code expiresNanos} (System.nanoTime()). */
+    void preferReadReplica(int replica, long expiresNanos) {
+        this.preferredReadReplica = replica;
+        this.preferredReadReplicaExpiresNanos = expiresNanos;
     }
 
     public int seekEpoch() {
@@ -233,6 +339,30 @@ public final class PartitionState {
         return Math.max(0L, end - pos);
     }
 
+    /** Where {@link #sampleLag()} goes: the metrics' sampler of this partition. */
+    void sampler(ClientMetrics.PartitionSampler partitionSampler) {
+        this.sampler = partitionSampler;
+    }
+
+    /**
+     * Samples lag and lead for their windowed metrics, as the official client does after handing on the records of
+     * a Fetch answer (the emitter, when it has read a result to its end) and for an answer that brought none (the
+     * fetcher). Any thread.
+     */
+    public void sampleLag() {
+        sampler.sample();
+    }
+
+    /**
+     * KIP-392: the node this partition is fetched from now when that is not the leader, -1 for the leader (or an
+     * expired lease), as the official client's {@code preferred-read-replica}. For gauges, from any thread: the
+     * fields are the loop's, so a reader may see a change slightly late.
+     */
+    public int readReplicaNow() {
+        int replica = preferredReadReplica;
+        return replica < 0 || System.nanoTime() - preferredReadReplicaExpiresNanos >= 0 ? -1 : replica;
+    }
+
     /**
      * Records fetched but not emitted yet: the fetch offset less the position, 0 when either is unknown. For
      * gauges, from any thread: the fetch offset is the loop's plain field, so a reader may see it slightly late.
@@ -261,16 +391,13 @@ public final class PartitionState {
         this.seekEpoch++;
     }
 
+    /** True when the partition has a fetch offset ({@link FetchState#hasPosition()}; loop only). */
     public boolean hasPosition() {
-        return fetchOffset != UNKNOWN;
+        return state.hasPosition();
     }
 
     public long fetchOffset() {
         return fetchOffset;
-    }
-
-    public boolean isAwaitingReset() {
-        return awaitingReset;
     }
 
     /**
@@ -294,14 +421,15 @@ public final class PartitionState {
 
     /** Marks the partition as needing a reset by {@code auto.offset.reset}. */
     public void requireReset() {
-        this.awaitingReset = true;
         this.seekEpoch++;
         this.fetchOffset = UNKNOWN;
-        clearEpochState();
+        this.lastFetchedEpoch = -1;
+        clearTruncation();
+        transitionTo(FetchState.AWAITING_RESET);
     }
 
     @Override
     public String toString() {
-        return topicPartition + "@" + position + "(fetch " + fetchOffset + ")";
+        return topicPartition + "@" + position + "(fetch " + fetchOffset + ", " + state + ")";
     }
 }

@@ -358,7 +358,7 @@ public final class ClassicGroupMember implements GroupMember {
         return state.name();
     }
 
-    /** Where joins, syncs, rebalances and heartbeats are reported; call before {@link #start()}. */
+    @Override
     public void metrics(ClientMetrics clientMetrics) {
         this.metrics = java.util.Objects.requireNonNull(clientMetrics, "clientMetrics");
     }
@@ -1193,15 +1193,7 @@ public final class ClassicGroupMember implements GroupMember {
 
     /** @return false when the member failed ({@link SubscribedTopicErrors}) */
     private boolean failOnTopicErrors(Cluster cluster) {
-        if (pattern != null) {
-            return true;
-        }
-        KafkaFluxException error = SubscribedTopicErrors.check(subscribedTopics, cluster, config.groupId());
-        if (error != null) {
-            fail(error);
-            return false;
-        }
-        return true;
+        return pattern != null || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
     }
 
     /**

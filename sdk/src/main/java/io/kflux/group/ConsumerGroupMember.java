@@ -17,6 +17,7 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.util.Backoff;
+import io.kflux.util.ClientMetrics;
 import io.kflux.util.StateTransitions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -123,6 +124,9 @@ public final class ConsumerGroupMember implements GroupMember {
     private Disposable heartbeatTimer;
     private Disposable heartbeatCall;
     private boolean heartbeatInFlight;
+    private ClientMetrics metrics = ClientMetrics.NONE;
+    /** System.nanoTime() when the rebalance under way began (a reconciliation started), 0 when none is. */
+    private long rebalanceStartedNanos;
     /** A heartbeat must go out as soon as the one in flight is answered (acknowledgement, rejoin). */
     private boolean heartbeatSoon;
     /** Until the coordinator says otherwise: the broker's default {@code group.consumer.heartbeat.interval.ms}. */
@@ -343,6 +347,25 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         state = StateTransitions.check(from, next);
         log.debug("{}state {} -> {}", logPrefix, from, next);
+        rebalanceMetrics(next);
+    }
+
+    /**
+     * A rebalance, for the metrics, as the official KIP-848 consumer counts one: from the start of a reconciliation
+     * until the member is STABLE again; it failed when the member is fenced, fails or leaves before that.
+     */
+    private void rebalanceMetrics(ConsumerMemberState next) {
+        if (next == ConsumerMemberState.RECONCILING) {
+            if (rebalanceStartedNanos == 0L) {
+                rebalanceStartedNanos = Math.max(1L, System.nanoTime());
+            }
+        } else if (rebalanceStartedNanos != 0L && next == ConsumerMemberState.STABLE) {
+            metrics.rebalanced(System.nanoTime() - rebalanceStartedNanos);
+            rebalanceStartedNanos = 0L;
+        } else if (rebalanceStartedNanos != 0L && next != ConsumerMemberState.ACKNOWLEDGING) {
+            metrics.rebalanceFailed();
+            rebalanceStartedNanos = 0L;
+        }
     }
 
     /** Joins with epoch 0 (first start, after being fenced, after a poll timeout). */
@@ -473,9 +496,18 @@ public final class ConsumerGroupMember implements GroupMember {
         ConsumerGroupHeartbeatRequest request = request(memberEpoch);
         joinSent |= memberEpoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH;
         Set<TopicPartition> reported = owned;
+        long sentAt = System.nanoTime();
         heartbeatCall = ch.send(request, config.requestTimeoutMs()).subscribe(
-                r -> onLoop(() -> onHeartbeatResponse(ch, request, reported, r)),
+                r -> {
+                    metrics.heartbeat(System.nanoTime() - sentAt); // any answer, any error code, as the official client
+                    onLoop(() -> onHeartbeatResponse(ch, request, reported, r));
+                },
                 e -> onLoop(() -> onHeartbeatFailure(ch, e)));
+    }
+
+    @Override
+    public void metrics(ClientMetrics clientMetrics) {
+        this.metrics = Objects.requireNonNull(clientMetrics, "clientMetrics");
     }
 
     private void afterHeartbeat(long nextMs) {
@@ -615,15 +647,7 @@ public final class ConsumerGroupMember implements GroupMember {
 
     /** @return false when the member failed ({@link SubscribedTopicErrors}; as under the classic protocol) */
     private boolean failOnTopicErrors(Cluster cluster) {
-        if (pattern != null || state.isTerminal()) {
-            return true;
-        }
-        KafkaFluxException error = SubscribedTopicErrors.check(subscribedTopics, cluster, config.groupId());
-        if (error != null) {
-            fail(error);
-            return false;
-        }
-        return true;
+        return pattern != null || state.isTerminal() || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
     }
 
     private void reconcileIfNeeded() {

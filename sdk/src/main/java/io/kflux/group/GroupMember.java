@@ -1,6 +1,7 @@
 package io.kflux.group;
 
 import io.kflux.TopicPartition;
+import io.kflux.util.ClientMetrics;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.Set;
@@ -21,6 +22,9 @@ public interface GroupMember {
 
     /** Subscribes to every topic whose whole name matches {@code pattern}. */
     void subscribe(Pattern pattern);
+
+    /** Where the member reports its protocol's figures (heartbeats; classic: joins, syncs, rebalances); call before {@link #start()}. */
+    void metrics(ClientMetrics clientMetrics);
 
     /** Joins the group; idempotent; does nothing after {@link #close()}, a fatal error or {@link #leave}. */
     void start();

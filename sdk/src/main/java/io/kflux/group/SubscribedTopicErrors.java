@@ -20,6 +20,20 @@ final class SubscribedTopicErrors {
     private SubscribedTopicErrors() {
     }
 
+    /**
+     * Ends the member through {@code fail} when a subscribed topic has such an error.
+     *
+     * @return true when none has (the member goes on)
+     */
+    static boolean pass(Collection<String> subscribedTopics, Cluster cluster, String groupId,
+                        java.util.function.Consumer<Throwable> fail) {
+        KafkaFluxException error = check(subscribedTopics, cluster, groupId);
+        if (error != null) {
+            fail.accept(error);
+        }
+        return error == null;
+    }
+
     /** @return the error that ends the member, or null when every subscribed topic is fine or unknown yet */
     static KafkaFluxException check(Collection<String> subscribedTopics, Cluster cluster, String groupId) {
         Set<String> invalid = new TreeSet<>();

@@ -218,11 +218,10 @@ final class ConsumerSession<K, V> implements FetchSink {
                     c.sessionTimeoutMs(), c.heartbeatIntervalMs(), c.maxPollIntervalMs(), c.retryBackoffMs(),
                     c.retryBackoffMaxMs(), c.requestTimeoutMs(), c.clientRack(), c.excludeInternalTopics(),
                     ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
-            ClassicGroupMember classic = new ClassicGroupMember(config, resources.connections(), resources.metadata(),
+            member = new ClassicGroupMember(config, resources.connections(), resources.metadata(),
                     resources.coordinator(), loop, handler);
-            classic.metrics(consumer.metrics());
-            member = classic;
         }
+        member.metrics(consumer.metrics());
         handler.member(member);
         consumer.groupContext().member(member);
         if (options.subscriptionType() == ConsumerOptions.SubscriptionType.PATTERN) {

@@ -12,6 +12,7 @@ import io.kflux.commit.CommitManager;
 import io.kflux.internal.config.ConsumerConfig;
 import io.kflux.internal.config.OptionsAccess;
 import io.kflux.internal.config.EffectiveConfig;
+import io.kflux.internal.config.GroupProtocol;
 import io.kflux.internal.metrics.ConsumerMetrics;
 import io.kflux.internal.metrics.RecordTracing;
 import io.kflux.internal.security.ConnectionSecurities;
@@ -241,7 +242,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         metrics.start(new ConsumerMetrics.Figures(
                 () -> sessionFigure(s -> s.fetcher().bufferedBytes()), settings.fetch().maxBufferedBytes(),
                 () -> sessionFigure(s -> s.emitter().demand()),
-                () -> sessionFigure(s -> s.assignment().size())));
+                () -> sessionFigure(s -> s.assignment().size()),
+                OptionsAccess.config(options).groupProtocol() != GroupProtocol.CONSUMER));
         session.fetcher().requestListener(fetchRequestListener);
         session.partitioned(partitioned);
         actual.onSubscribe(session.emitter());

@@ -9,6 +9,7 @@ import io.kflux.commit.CommitOffset;
 import io.kflux.fetch.PartitionState;
 import io.kflux.group.GroupMember;
 import io.kflux.group.GroupListener;
+import io.kflux.internal.metrics.ConsumerMetrics.ListenerCallback;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -60,7 +61,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         session.assignment(assignment);
         Context ctx = new Context(assignment);
         return commits.committer().fetch(added, apiTimeout)
-                .flatMap(offsets -> guarded("onPartitionsAssigned", () -> listener.onPartitionsAssigned(added, ctx))
+                .flatMap(offsets -> guarded(ListenerCallback.ASSIGNED, () -> listener.onPartitionsAssigned(added, ctx))
                         // Seeks may be made inside the listener's Mono: read them only once it completed.
                         .then(Mono.defer(() -> resolveListenerSeeks(ctx.seeks)))
                         .map(seeks -> {
@@ -129,7 +130,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                             e.toString()));
                     return Mono.empty();
                 }))
-                .then(guarded("onPartitionsRevoked", () -> listener.onPartitionsRevoked(partitions,
+                .then(guarded(ListenerCallback.REVOKED, () -> listener.onPartitionsRevoked(partitions,
                         new Context(partitions, partitions))))
                 .transform(m -> untrackWhenDone(m, partitions));
     }
@@ -148,7 +149,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         // Lost partitions cannot be committed any more: untrack them at once so no commit tries.
         return Mono.fromRunnable(() -> commits.untrack(partitions))
                 .then(stopFetching(partitions))
-                .then(guarded("onPartitionsLost", () -> listener.onPartitionsLost(partitions, new Context(partitions))));
+                .then(guarded(ListenerCallback.LOST, () -> listener.onPartitionsLost(partitions, new Context(partitions))));
     }
 
     /** Stops fetching and emitting {@code partitions}; completes once no record of theirs is being emitted. */
@@ -180,17 +181,30 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     /**
      * Calls the application's listener only when the rebalance gets to it (not when the sequence
      * is assembled), so code outside its Mono also runs after fetching stopped; a throw, an error
-     * or a timeout is logged and the rebalance goes on.
+     * or a timeout is logged and the rebalance goes on. The call is timed until its Mono ends, for the
+     * {@code partition-*-latency} meters (the official client times its blocking callbacks the same way).
      */
-    private Mono<Void> guarded(String callback, java.util.function.Supplier<Mono<Void>> call) {
+    private Mono<Void> guarded(ListenerCallback callback, java.util.function.Supplier<Mono<Void>> call) {
+        String name = switch (callback) {
+            case ASSIGNED -> "onPartitionsAssigned";
+            case REVOKED -> "onPartitionsRevoked";
+            case LOST -> "onPartitionsLost";
+        };
         return Mono.defer(() -> {
+                    // the call and its Mono's run are timed, not the timeout's own setup around them
+                    long calledAt = System.nanoTime();
                     Mono<Void> userMono = call.get();
-                    return userMono == null ? Mono.<Void>empty() : userMono;
+                    long callNanos = System.nanoTime() - calledAt;
+                    long[] subscribedAt = {System.nanoTime()};
+                    return (userMono == null ? Mono.<Void>empty() : userMono)
+                            .doOnSubscribe(sub -> subscribedAt[0] = System.nanoTime())
+                            .doFinally(signal -> session.consumer().metrics().listenerCalled(callback,
+                                    callNanos + System.nanoTime() - subscribedAt[0]))
+                            .timeout(listenerTimeout);
                 })
-                .timeout(listenerTimeout)
                 .onErrorResume(e -> {
                     session.logContext().run(() -> log.error("RebalanceListener.{} failed; the rebalance goes on",
-                            callback, e));
+                            name, e));
                     return Mono.empty();
                 });
     }

@@ -17,7 +17,6 @@ import io.kflux.fetch.PartitionState;
 import io.kflux.protocol.record.CorruptRecordBatchException;
 import io.kflux.protocol.record.RecordBatch;
 import io.kflux.protocol.record.RecordCursor;
-import io.kflux.protocol.record.RecordHeader;
 import io.kflux.protocol.record.RecordsReader;
 import io.kflux.protocol.record.UnsupportedRecordFormatException;
 import java.nio.ByteBuffer;
@@ -453,6 +452,7 @@ final class RecordEmitter<K, V> implements Subscription {
                 throw corrupt(ps, e);
             }
             if (batch == null) {
+                ps.sampleLag(); // every record of this answer handed on: where the official client samples lag
                 finish(current);
                 current = null;
                 continue;
@@ -531,7 +531,7 @@ final class RecordEmitter<K, V> implements Subscription {
     private ConsumerRecord<K, V> build(PartitionState ps) {
         TopicPartition tp = ps.topicPartition();
         long offset = cursor.offset();
-        Headers headers = cursor.headerCount() == 0 ? Headers.empty() : toHeaders(cursor.headers());
+        Headers headers = cursor.headerCount() == 0 ? Headers.empty() : headers(cursor);
         int keyLength = cursor.keyLength();
         int valueLength = cursor.valueLength();
         K key;
@@ -620,11 +620,10 @@ final class RecordEmitter<K, V> implements Subscription {
         return v;
     }
 
-    private static Headers toHeaders(List<RecordHeader> raw) {
-        List<Header> headers = new ArrayList<>(raw.size());
-        for (RecordHeader h : raw) {
-            headers.add(new Header(h.key(), h.value()));
-        }
+    /** One {@link Header} per wire header, its value copied once out of the batch. */
+    private static Headers headers(RecordCursor cursor) {
+        Header[] headers = new Header[cursor.headerCount()];
+        cursor.forEachHeader((i, key, value) -> headers[i] = new Header(key, value));
         return Headers.of(headers);
     }
 }

@@ -1,5 +1,6 @@
 package io.kflux.util;
 
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -57,13 +58,39 @@ public interface ClientMetrics {
     }
 
     /**
+     * Per topic, what one Fetch answer held for this consumer: {@code bytes} of record batches and the
+     * {@code records} their headers count (0 and 0 for a topic whose partitions came back empty), reported once per
+     * answer and topic, as the official client's {@code fetch-size-avg/-max} and {@code records-per-request-avg}.
+     */
+    default void topicFetched(String topic, long bytes, int records) {
+    }
+
+    /**
      * Partition {@code topic}-{@code partition} is assigned: its lag (offsets between the position and the high
      * watermark, or the last stable offset under read_committed) and lead (offsets between the log start and the
      * position) are read from these suppliers when a meter is read; each returns -1 while unknown. {@code fetchedAhead}
-     * gives the records fetched but not emitted yet.
+     * gives the records fetched but not emitted yet, {@code readReplica} the node the partition is fetched from
+     * when it is not the leader (KIP-392), -1 for the leader.
+     *
+     * @return what the consumer calls each time the partition's lag and lead are to be sampled for their windowed
+     *         avg/max/min (the official {@code records-lag-avg/-max}, {@code records-lead-avg/-min})
      */
-    default void partitionAssigned(String topic, int partition, LongSupplier lag, LongSupplier lead,
-                                   LongSupplier fetchedAhead) {
+    default PartitionSampler partitionAssigned(String topic, int partition, LongSupplier lag, LongSupplier lead,
+                                               LongSupplier fetchedAhead, IntSupplier readReplica) {
+        return PartitionSampler.NONE;
+    }
+
+    /**
+     * Samples one partition's lag and lead (reading the suppliers given to {@link #partitionAssigned}). Called on the
+     * moments the official client samples them: after the records of a Fetch answer were handed on, and for an
+     * answer that brought none. Any thread, never blocks.
+     */
+    @FunctionalInterface
+    interface PartitionSampler {
+        /** Samples nothing. */
+        PartitionSampler NONE = () -> { };
+
+        void sample();
     }
 
     /** Partition {@code topic}-{@code partition} is no longer assigned: its meters go. */
@@ -92,7 +119,10 @@ public interface ClientMetrics {
     default void rebalanceFailed() {
     }
 
-    /** A Heartbeat was answered (with any error code) after {@code latencyNanos}. */
+    /**
+     * A Heartbeat (classic) or ConsumerGroupHeartbeat (KIP-848) was answered, with any error code, after
+     * {@code latencyNanos}.
+     */
     default void heartbeat(long latencyNanos) {
     }
 

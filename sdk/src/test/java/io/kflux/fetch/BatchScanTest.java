@@ -38,6 +38,7 @@ class BatchScanTest {
         BatchScan.Result r = BatchScan.scan(batches(), 10, -1);
         assertThat(r.nextOffset()).isEqualTo(17);
         assertThat(r.lastEpoch()).isEqualTo(4);
+        assertThat(r.records()).isEqualTo(7); // the headers' record counts, for records-per-request-avg
         assertThat(BatchScan.nextOffset(batches(), 10)).isEqualTo(17);
     }
 
@@ -48,6 +49,7 @@ class BatchScanTest {
         BatchScan.Result r = BatchScan.scan(cut, 10, -1);
         assertThat(r.nextOffset()).isEqualTo(15);
         assertThat(r.lastEpoch()).isEqualTo(3);
+        assertThat(r.records()).isEqualTo(5);
     }
 
     @Test
@@ -56,5 +58,6 @@ class BatchScanTest {
         BatchScan.Result r = BatchScan.scan(cut, 10, 7);
         assertThat(r.nextOffset()).isEqualTo(10);
         assertThat(r.lastEpoch()).isEqualTo(7);
+        assertThat(r.records()).isZero();
     }
 }

@@ -12,7 +12,7 @@ class PartitionStateTest {
     void refetchingFromThePositionKeepsThePositionAndItsTracking() {
         PartitionState ps = new PartitionState(new TopicPartition("t", 0));
         ps.seek(10);
-        ps.fetchOffset = 40; // 30 records buffered, 10 of them emitted
+        ps.fetched(40, 2); // 30 records buffered, 10 of them emitted
         ps.advance(20, 3);
         int seekEpoch = ps.seekEpoch();
         int positionEpoch = ps.positionEpoch();

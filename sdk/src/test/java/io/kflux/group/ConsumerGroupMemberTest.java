@@ -179,6 +179,48 @@ class ConsumerGroupMemberTest {
         assertThat(owned(heartbeat(during))).as("still owned while revoking").containsKey(t);
     }
 
+    /** What the member reports to the metrics: heartbeat answers, rebalances ended and failed. */
+    private static final class RecordingMetrics implements io.kflux.util.ClientMetrics {
+        final List<Long> heartbeats = new CopyOnWriteArrayList<>();
+        final List<Long> rebalances = new CopyOnWriteArrayList<>();
+        volatile int failed;
+
+        @Override
+        public void heartbeat(long latencyNanos) {
+            heartbeats.add(latencyNanos);
+        }
+
+        @Override
+        public void rebalanced(long latencyNanos) {
+            rebalances.add(latencyNanos);
+        }
+
+        @Override
+        public void rebalanceFailed() {
+            failed++;
+        }
+    }
+
+    @Test
+    void heartbeatAnswersAndReconciliationsAreReportedAsTheOfficialKip848ConsumerCountsThem() {
+        create(null);
+        RecordingMetrics metrics = new RecordingMetrics();
+        member.metrics(metrics);
+        joinStable(Map.of(t, List.of(0, 1)));
+        assertThat(metrics.heartbeats).as("join and acknowledgement answered").hasSize(2).allMatch(n -> n >= 0);
+        assertThat(metrics.rebalances).as("reconciled until STABLE").hasSize(1);
+        // a reconciliation the member is fenced in the middle of: a failed rebalance, no ended one
+        listener.revoked = s -> Mono.never();
+        time.advanceTimeBy(Duration.ofMillis(1_000));
+        takeHeartbeat().answer(answer(2, Map.of(t, List.of(1))));
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.RECONCILING);
+        time.advanceTimeBy(Duration.ofMillis(1_000));
+        takeHeartbeat().answer(error(Errors.FENCED_MEMBER_EPOCH));
+        assertThat(metrics.heartbeats).as("an error answer counts too").hasSize(4);
+        assertThat(metrics.rebalances).hasSize(1);
+        assertThat(metrics.failed).isEqualTo(1);
+    }
+
     @ParameterizedTest
     @EnumSource(value = Errors.class, names = {"FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID"})
     void fencedPartitionsAreLostAndTheMemberJoinsAgainAtEpochZero(Errors error) {

@@ -27,9 +27,13 @@ public interface ConsumerMetrics extends ClientMetrics {
         return meterRegistry == null ? NONE : MicrometerConsumerMetrics.of(meterRegistry, clientId);
     }
 
-    /** kflux's own figures, read when a meter is read; each supplier returns -1 while unknown. */
+    /**
+     * kflux's own figures, read when a meter is read; each supplier returns -1 while unknown. {@code classicGroup}
+     * is false under {@code group.protocol=consumer} (KIP-848), which has no JoinGroup or SyncGroup to time (the
+     * official consumer publishes no join or sync meters in that mode either).
+     */
     record Figures(LongSupplier bufferedBytes, long maxBufferedBytes, LongSupplier demand,
-                   LongSupplier assignedPartitions) {
+                   LongSupplier assignedPartitions, boolean classicGroup) {
     }
 
     /** Publishes the meters (first subscription); later calls do nothing. */
@@ -41,6 +45,18 @@ public interface ConsumerMetrics extends ClientMetrics {
      * crash would deliver again), read when the meter is read; -1 while unknown.
      */
     default void uncommitted(String topic, int partition, LongSupplier offsets) {
+    }
+
+    /** A callback of the application's {@code RebalanceListener}. */
+    enum ListenerCallback {
+        ASSIGNED, REVOKED, LOST
+    }
+
+    /**
+     * The application's {@code RebalanceListener} ran {@code callback} for {@code latencyNanos}, until its
+     * {@code Mono} ended (or timed out); as the official client's {@code partition-assigned/-revoked/-lost-latency}.
+     */
+    default void listenerCalled(ListenerCallback callback, long latencyNanos) {
     }
 
     /** Withdraws every meter of this consumer (close); later events are ignored. */

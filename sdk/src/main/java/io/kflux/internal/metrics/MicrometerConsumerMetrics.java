@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.DoubleSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -58,18 +59,24 @@ final class MicrometerConsumerMetrics implements ConsumerMetrics {
     private final WindowedStat rebalances = new WindowedStat();
     private final WindowedStat failedRebalances = new WindowedStat();
     private final WindowedStat heartbeats = new WindowedStat();
+    private final Map<ListenerCallback, WindowedStat> listenerCalls = new java.util.EnumMap<>(ListenerCallback.class);
     private volatile long lastHeartbeatNanos;
     private volatile long lastRebalanceNanos;
 
-    /** Records and bytes emitted of one topic. */
+    /** Records and bytes emitted of one topic; bytes and records per Fetch answer. */
     private static final class TopicStats {
         final WindowedStat records = new WindowedStat();
         final WindowedStat bytes = new WindowedStat();
+        final WindowedStat fetchSize = new WindowedStat();
+        final WindowedStat recordsPerRequest = new WindowedStat();
     }
 
     private MicrometerConsumerMetrics(MeterRegistry registry, String clientId) {
         this.registry = registry;
         this.tags = Tags.of("client.id", clientId, "kafka.version", NetworkOptions.SOFTWARE_VERSION);
+        for (ListenerCallback c : ListenerCallback.values()) {
+            listenerCalls.put(c, new WindowedStat());
+        }
     }
 
     static ConsumerMetrics of(Object registry, String clientId) {
@@ -123,14 +130,16 @@ final class MicrometerConsumerMetrics implements ConsumerMetrics {
         gauge(COORDINATOR + "commit.latency.max", tags, () -> commits.max(System.nanoTime()));
         counter(COORDINATOR + "commit.total", tags, commits::totalCount);
         gauge(COORDINATOR + "commit.rate", tags, () -> commits.rate(System.nanoTime(), false));
-        gauge(COORDINATOR + "join.time.avg", tags, () -> joins.avg(System.nanoTime()));
-        gauge(COORDINATOR + "join.time.max", tags, () -> joins.max(System.nanoTime()));
-        counter(COORDINATOR + "join.total", tags, joins::totalCount);
-        gauge(COORDINATOR + "join.rate", tags, () -> joins.rate(System.nanoTime(), false));
-        gauge(COORDINATOR + "sync.time.avg", tags, () -> syncs.avg(System.nanoTime()));
-        gauge(COORDINATOR + "sync.time.max", tags, () -> syncs.max(System.nanoTime()));
-        counter(COORDINATOR + "sync.total", tags, syncs::totalCount);
-        gauge(COORDINATOR + "sync.rate", tags, () -> syncs.rate(System.nanoTime(), false));
+        if (figures.classicGroup()) {
+            gauge(COORDINATOR + "join.time.avg", tags, () -> joins.avg(System.nanoTime()));
+            gauge(COORDINATOR + "join.time.max", tags, () -> joins.max(System.nanoTime()));
+            counter(COORDINATOR + "join.total", tags, joins::totalCount);
+            gauge(COORDINATOR + "join.rate", tags, () -> joins.rate(System.nanoTime(), false));
+            gauge(COORDINATOR + "sync.time.avg", tags, () -> syncs.avg(System.nanoTime()));
+            gauge(COORDINATOR + "sync.time.max", tags, () -> syncs.max(System.nanoTime()));
+            counter(COORDINATOR + "sync.total", tags, syncs::totalCount);
+            gauge(COORDINATOR + "sync.rate", tags, () -> syncs.rate(System.nanoTime(), false));
+        }
         counter(COORDINATOR + "rebalance.total", tags, rebalances::totalCount);
         gauge(COORDINATOR + "rebalance.rate.per.hour", tags, () -> rebalances.rate(System.nanoTime(), false) * 3600);
         gauge(COORDINATOR + "rebalance.latency.avg", tags, () -> rebalances.avg(System.nanoTime()));
@@ -144,6 +153,11 @@ final class MicrometerConsumerMetrics implements ConsumerMetrics {
         gauge(COORDINATOR + "heartbeat.rate", tags, () -> heartbeats.rate(System.nanoTime(), false));
         gauge(COORDINATOR + "heartbeat.response.time.max", tags, () -> heartbeats.max(System.nanoTime()));
         gauge(COORDINATOR + "last.heartbeat.seconds.ago", tags, () -> secondsAgo(lastHeartbeatNanos));
+        listenerCalls.forEach((callback, stat) -> {
+            String name = COORDINATOR + "partition." + callback.name().toLowerCase(java.util.Locale.ROOT) + ".latency.";
+            gauge(name + "avg", tags, () -> stat.avg(System.nanoTime()));
+            gauge(name + "max", tags, () -> stat.max(System.nanoTime()));
+        });
         // kflux's own
         gauge("kflux.consumer.buffered.bytes", tags, () -> known(figures.bufferedBytes().getAsLong()));
         gauge("kflux.consumer.buffered.bytes.max", tags, () -> figures.maxBufferedBytes());
@@ -242,23 +256,40 @@ final class MicrometerConsumerMetrics implements ConsumerMetrics {
 
     @Override
     public void recordsConsumed(String topic, int records, long bytes) {
-        TopicStats stats = topics.get(topic);
-        if (stats == null) {
-            stats = topics.computeIfAbsent(topic, t -> {
-                TopicStats s = new TopicStats();
-                if (!closed) {
-                    Tags t2 = tags.and("topic", metricTopic(t));
-                    counter(FETCH + "records.consumed.total", t2, s.records::totalSum);
-                    gauge(FETCH + "records.consumed.rate", t2, () -> s.records.rate(System.nanoTime(), true));
-                    counter(FETCH + "bytes.consumed.total", t2, s.bytes::totalSum);
-                    gauge(FETCH + "bytes.consumed.rate", t2, () -> s.bytes.rate(System.nanoTime(), true));
-                }
-                return s;
-            });
-        }
+        TopicStats stats = topicStats(topic);
         long now = System.nanoTime();
         stats.records.record(records, now);
         stats.bytes.record(bytes, now);
+    }
+
+    @Override
+    public void topicFetched(String topic, long bytes, int records) {
+        TopicStats stats = topicStats(topic);
+        long now = System.nanoTime();
+        stats.fetchSize.record(bytes, now);
+        stats.recordsPerRequest.record(records, now);
+    }
+
+    /** The topic's figures; its meters are registered with the first (as the official client's topic sensors). */
+    private TopicStats topicStats(String topic) {
+        TopicStats stats = topics.get(topic);
+        if (stats != null) {
+            return stats;
+        }
+        return topics.computeIfAbsent(topic, t -> {
+            TopicStats s = new TopicStats();
+            if (!closed) {
+                Tags t2 = tags.and("topic", metricTopic(t));
+                counter(FETCH + "records.consumed.total", t2, s.records::totalSum);
+                gauge(FETCH + "records.consumed.rate", t2, () -> s.records.rate(System.nanoTime(), true));
+                counter(FETCH + "bytes.consumed.total", t2, s.bytes::totalSum);
+                gauge(FETCH + "bytes.consumed.rate", t2, () -> s.bytes.rate(System.nanoTime(), true));
+                gauge(FETCH + "fetch.size.avg", t2, () -> s.fetchSize.avg(System.nanoTime()));
+                gauge(FETCH + "fetch.size.max", t2, () -> s.fetchSize.max(System.nanoTime()));
+                gauge(FETCH + "records.per.request.avg", t2, () -> s.recordsPerRequest.avg(System.nanoTime()));
+            }
+            return s;
+        });
     }
 
     /**
@@ -271,18 +302,39 @@ final class MicrometerConsumerMetrics implements ConsumerMetrics {
     }
 
     @Override
-    public void partitionAssigned(String topic, int partition, LongSupplier lag, LongSupplier lead,
-                                  LongSupplier fetchedAhead) {
+    public PartitionSampler partitionAssigned(String topic, int partition, LongSupplier lag, LongSupplier lead,
+                                              LongSupplier fetchedAhead, IntSupplier readReplica) {
         if (closed) {
-            return;
+            return PartitionSampler.NONE;
         }
-        waiting.put(topic + "\u0000" + partition, fetchedAhead);
-        Tags t = tags.and("topic", metricTopic(topic), "partition", Integer.toString(partition));
         String key = topic + "\u0000" + partition;
-        putPartitionMeter(key + "\u0000lag", Gauge.builder(FETCH + "records.lag", lag, s -> known(s.getAsLong()))
-                .strongReference(true).tags(t).register(registry));
-        putPartitionMeter(key + "\u0000lead", Gauge.builder(FETCH + "records.lead", lead, s -> known(s.getAsLong()))
-                .strongReference(true).tags(t).register(registry));
+        waiting.put(key, fetchedAhead);
+        Tags t = tags.and("topic", metricTopic(topic), "partition", Integer.toString(partition));
+        WindowedStat lags = new WindowedStat();
+        WindowedStat leads = new WindowedStat();
+        partitionGauge(key, "lag", FETCH + "records.lag", t, () -> known(lag.getAsLong()));
+        partitionGauge(key, "lag.avg", FETCH + "records.lag.avg", t, () -> lags.avg(System.nanoTime()));
+        partitionGauge(key, "lag.max", FETCH + "records.lag.max", t, () -> lags.max(System.nanoTime()));
+        partitionGauge(key, "lead", FETCH + "records.lead", t, () -> known(lead.getAsLong()));
+        partitionGauge(key, "lead.avg", FETCH + "records.lead.avg", t, () -> leads.avg(System.nanoTime()));
+        partitionGauge(key, "lead.min", FETCH + "records.lead.min", t, () -> leads.min(System.nanoTime()));
+        partitionGauge(key, "replica", FETCH + "preferred.read.replica", t, readReplica::getAsInt);
+        return () -> {
+            long now = System.nanoTime();
+            long l = lag.getAsLong();
+            if (l >= 0) {
+                lags.record(l, now);
+            }
+            long d = lead.getAsLong();
+            if (d >= 0) {
+                leads.record(d, now);
+            }
+        };
+    }
+
+    private void partitionGauge(String key, String suffix, String name, Tags t, DoubleSupplier value) {
+        putPartitionMeter(key + "\u0000" + suffix,
+                Gauge.builder(name, value, DoubleSupplier::getAsDouble).strongReference(true).tags(t).register(registry));
     }
 
     @Override
@@ -291,9 +343,8 @@ final class MicrometerConsumerMetrics implements ConsumerMetrics {
             return;
         }
         Tags t = tags.and("topic", metricTopic(topic), "partition", Integer.toString(partition));
-        putPartitionMeter(topic + "\u0000" + partition + "\u0000uncommitted",
-                Gauge.builder("kflux.consumer.uncommitted.offsets", offsets, s -> known(s.getAsLong()))
-                        .strongReference(true).tags(t).register(registry));
+        partitionGauge(topic + "\u0000" + partition, "uncommitted", "kflux.consumer.uncommitted.offsets", t,
+                () -> known(offsets.getAsLong()));
     }
 
     private void putPartitionMeter(String key, Meter meter) {
@@ -346,6 +397,11 @@ final class MicrometerConsumerMetrics implements ConsumerMetrics {
         long now = System.nanoTime();
         heartbeats.record(latencyNanos / NANOS_PER_MS, now);
         lastHeartbeatNanos = now;
+    }
+
+    @Override
+    public void listenerCalled(ListenerCallback callback, long latencyNanos) {
+        listenerCalls.get(callback).record(latencyNanos / NANOS_PER_MS, System.nanoTime());
     }
 
     @Override

@@ -15,6 +15,7 @@ final class WindowedStat {
     private final long[] count = new long[2];
     private final double[] sum = new double[2];
     private final double[] max = {Double.NaN, Double.NaN};
+    private final double[] min = {Double.NaN, Double.NaN};
     private final long createdNanos;
     private int current;
     private long totalCount;
@@ -35,6 +36,7 @@ final class WindowedStat {
         count[current]++;
         sum[current] += value;
         max[current] = Double.isNaN(max[current]) ? value : Math.max(max[current], value);
+        min[current] = Double.isNaN(min[current]) ? value : Math.min(min[current], value);
         totalCount++;
         totalSum += value;
     }
@@ -46,6 +48,7 @@ final class WindowedStat {
             count[current] = 0;
             sum[current] = 0;
             max[current] = Double.NaN;
+            min[current] = Double.NaN;
         }
     }
 
@@ -69,11 +72,20 @@ final class WindowedStat {
 
     /** Largest value recorded in the live windows, NaN when none was. */
     synchronized double max(long nowNanos) {
+        return extreme(max, nowNanos, true);
+    }
+
+    /** Smallest value recorded in the live windows, NaN when none was (the official {@code Min}). */
+    synchronized double min(long nowNanos) {
+        return extreme(min, nowNanos, false);
+    }
+
+    private double extreme(double[] perWindow, long nowNanos, boolean largest) {
         roll(nowNanos);
         double m = Double.NaN;
         for (int i = 0; i < 2; i++) {
-            if (live(i, nowNanos) && !Double.isNaN(max[i])) {
-                m = Double.isNaN(m) ? max[i] : Math.max(m, max[i]);
+            if (live(i, nowNanos) && !Double.isNaN(perWindow[i])) {
+                m = Double.isNaN(m) ? perWindow[i] : largest ? Math.max(m, perWindow[i]) : Math.min(m, perWindow[i]);
             }
         }
         return m;

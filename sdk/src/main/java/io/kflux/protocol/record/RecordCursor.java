@@ -269,17 +269,37 @@ public final class RecordCursor {
         return headerCount;
     }
 
+    /** Receives the headers of a record, one call per header in wire order. */
+    @FunctionalInterface
+    public interface HeaderVisitor {
+        /**
+         * @param index position of the header in the record, from 0
+         * @param key   the header key, decoded as UTF-8
+         * @param value a copy of the value bytes (the caller may keep it), or null
+         */
+        void header(int index, String key, byte[] value);
+    }
+
     /**
      * Copies the headers out of the batch.
      *
      * @return the headers in wire order; an immutable empty list (no allocation) when there are none
      */
     public List<RecordHeader> headers() {
-        check();
-        if (headerCount == 0) {
+        if (headerCount() == 0) {
             return List.of();
         }
         List<RecordHeader> headers = new ArrayList<>(headerCount);
+        forEachHeader((i, key, value) -> headers.add(new RecordHeader(key, value)));
+        return headers;
+    }
+
+    /**
+     * Copies each header out of the batch straight to {@code visitor}: what builds the consumer's own header
+     * objects without an intermediate list and record per header.
+     */
+    public void forEachHeader(HeaderVisitor visitor) {
+        check();
         int saved = pos;
         pos = headersOffset;
         try {
@@ -294,12 +314,11 @@ public final class RecordCursor {
                     value = Arrays.copyOfRange(data, pos, pos + vLen);
                     pos += vLen;
                 }
-                headers.add(new RecordHeader(key, value));
+                visitor.header(i, key, value);
             }
         } finally {
             pos = saved;
         }
-        return headers;
     }
 
     /**

@@ -27,6 +27,19 @@ class WindowedStatTest {
     }
 
     @Test
+    void minOverTheLiveWindows() {
+        WindowedStat stat = new WindowedStat(T0);
+        assertThat(stat.min(T0)).isNaN();
+        stat.record(7, T0 + S);
+        stat.record(3, T0 + 2 * S);
+        stat.record(9, T0 + 31 * S);
+        assertThat(stat.min(T0 + 32 * S)).isEqualTo(3.0);
+        // the first window (with 3) expires at T0 + 60 s
+        assertThat(stat.min(T0 + 61 * S)).isEqualTo(9.0);
+        assertThat(stat.min(T0 + 95 * S)).isNaN();
+    }
+
+    @Test
     void windowsOlderThanTwoWindowLengthsAreForgottenButTotalsStay() {
         WindowedStat stat = new WindowedStat(T0);
         stat.record(100, T0 + S);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.OAuthBearerToken;
 import io.kflux.OAuthBearerTokenProvider;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.security.oauthbearer.internals.unsecured.OAuthBearerUnsecuredJws;
@@ -40,12 +39,12 @@ class OAuthTokensTest {
         AtomicInteger fetched = new AtomicInteger();
         OAuthBearerTokenProvider provider = () -> Mono.fromSupplier(() -> {
             fetched.incrementAndGet();
-            return new OAuthBearerToken("t" + fetched.get(), "p", System.currentTimeMillis() + 500);
+            return new OAuthBearerToken("t" + fetched.get(), "p", System.currentTimeMillis() + 4_000);
         });
         Mono<OAuthBearerToken> cached = TokenSources.cached(provider, 0.5);
         assertThat(cached.block().value()).isEqualTo("t1");
         assertThat(cached.block().value()).isEqualTo("t1");
-        Thread.sleep(Duration.ofMillis(400).toMillis()); // past 50% of the 500 ms lifetime
+        Thread.sleep(2_500); // past 50% of the 4 s lifetime (a 500 ms one failed under load: the second call came late)
         assertThat(cached.block().value()).isEqualTo("t2");
         assertThat(fetched.get()).isEqualTo(2);
     }
