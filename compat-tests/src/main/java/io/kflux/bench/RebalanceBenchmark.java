@@ -9,8 +9,8 @@ import io.kflux.RebalanceListener;
 import io.kflux.examples.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -18,40 +18,58 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
- * Rebalance latency of the classic group protocol, kflux against the official {@link KafkaConsumer}, in the same
- * JVM and against the same broker: a group of {@code --members} consumers shares a topic under steady production;
- * one more consumer subscribes, and the latency is the time from that subscription (its JoinGroup) until
- * <b>every</b> member is consuming again, i.e. has received a record from its new assignment after the rebalance
- * (the assignments then cover every partition exactly once). Eager ({@code range}) and cooperative
- * ({@code cooperative-sticky}, two rounds) are measured; each round uses fresh groups, with kflux and the official
- * client alternating. Both clients run with the same settings: no commits ({@code enable.auto.commit=false}, so a
- * newly assigned partition starts at its first offset and has data at once), {@code heartbeat.interval.ms}
- * {@code --heartbeat-ms} (how fast existing members hear of the rebalance dominates the figure).
+ * Rebalance latency, kflux against the official {@link KafkaConsumer}, in the same JVM and against the same broker,
+ * under the classic protocol eager ({@code range}) and cooperative ({@code cooperative-sticky}, KIP-429: two rounds)
+ * and under the consumer protocol ({@code group.protocol=consumer}, KIP-848: the broker's default assignor, no
+ * client-side assignor, for both clients). A group of {@code --members} consumers shares a topic under steady
+ * production; one more consumer subscribes, and the latency is the time from that subscription (its JoinGroup or
+ * first ConsumerGroupHeartbeat) until the group consumes again in its new, balanced assignment: the assignments
+ * cover every partition exactly once, each member owns {@code --partitions-per-member} partitions (the topic of a
+ * group of N has {@code (N + 1) x --partitions-per-member} partitions, so every member gets the same number after
+ * the join), and every member that was given new partitions has received a record since. A member that only lost
+ * partitions, or kept its own, never stopped consuming and is not waited for (under KIP-848 the broker need not even
+ * tell it). Each group size and protocol is measured every round on fresh groups, kflux and the official client
+ * alternating; medians with their distribution-free intervals ({@link MedianInterval}) are printed at the end, and
+ * kflux/official as the median of the per-round ratios.
+ *
+ * <p>Both clients run with the same settings: no commits ({@code enable.auto.commit=false}, so a newly assigned
+ * partition starts at its first offset and has data at once). Classic: {@code session.timeout.ms} 10 s and
+ * {@code heartbeat.interval.ms} {@code --heartbeat-ms} (how fast existing members hear of the rebalance dominates the
+ * figure). Consumer protocol: the heartbeat interval is the broker's, {@code group.consumer.heartbeat.interval.ms}
+ * (default 5 s, at least {@code group.consumer.min.heartbeat.interval.ms}, default 5 s; the coordinator requires
+ * min &lt;= interval &lt;= {@code group.consumer.max.heartbeat.interval.ms} and interval &lt;
+ * {@code group.consumer.session.timeout.ms}, 45 s). The embedded broker gets both set to {@code --heartbeat-ms}, so
+ * that every protocol's members hear from their coordinator at the same pace; the clients set neither
+ * {@code heartbeat.interval.ms} nor {@code session.timeout.ms} under that protocol (the official client refuses
+ * them; kflux's {@code session.timeout.ms} keeps its default 45 s, the broker's session timeout). Against another
+ * cluster ({@code --bootstrap-servers}) its own settings apply, and a Kafka 4.4 broker also batches target assignment
+ * updates ({@code group.consumer.assignment.interval.ms}, KIP-1263, default 1 s), which delays a join that comes within
+ * that time of the group's previous assignment.
  *
  * <pre>
- * --rounds N                measured rounds (default 5); --warmup N unmeasured rounds first (default 1)
- * --members N               consumers in the group before the new one joins (default 2)
- * --partitions N            partitions of the topic (default 6)
- * --heartbeat-ms N          heartbeat.interval.ms of every consumer (default 100)
- * --rate N                  records/s produced over all partitions during the run (default 1200)
- * --bootstrap-servers h:p   use this cluster instead of starting a 1-node embedded broker
+ * --rounds N                  measured rounds (default 9); --warmup N unmeasured rounds first (default 1)
+ * --members N,M,...           group sizes before the new member joins (default 3,10)
+ * --protocols a,b,...         classic-eager, classic-cooperative, consumer (default all three)
+ * --partitions-per-member N   partitions per member after the join (default 2)
+ * --heartbeat-ms N            heartbeat interval of every member, all protocols (default 100)
+ * --rate N                    records/s produced over all partitions of the topic in use (default 1200)
+ * --bootstrap-servers h:p     use this cluster instead of starting a 1-node embedded broker (this JVM's Kafka)
  * </pre>
  */
 public final class RebalanceBenchmark {
@@ -59,38 +77,58 @@ public final class RebalanceBenchmark {
     private static final String TOPIC = "rebalance-bench";
     private static final Duration STEP_TIMEOUT = Duration.ofSeconds(60);
 
-    /** The two classic rebalance protocols, with the assignor each client uses for it. */
+    /** The three rebalance protocols, with the assignor each client uses for it (none: the broker assigns). */
     enum Protocol {
-        EAGER("range", "org.apache.kafka.clients.consumer.RangeAssignor"),
-        COOPERATIVE("cooperative-sticky", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
+        CLASSIC_EAGER("classic-eager", "classic", "range", "org.apache.kafka.clients.consumer.RangeAssignor"),
+        CLASSIC_COOPERATIVE("classic-cooperative", "classic", "cooperative-sticky",
+                "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"),
+        CONSUMER("consumer", "consumer", null, null);
 
+        final String label;
+        final String groupProtocol;
         final String kfluxAssignor;
         final String officialAssignor;
 
-        Protocol(String kfluxAssignor, String officialAssignor) {
+        Protocol(String label, String groupProtocol, String kfluxAssignor, String officialAssignor) {
+            this.label = label;
+            this.groupProtocol = groupProtocol;
             this.kfluxAssignor = kfluxAssignor;
             this.officialAssignor = officialAssignor;
         }
+
+        boolean classic() {
+            return kfluxAssignor != null;
+        }
+
+        static Protocol of(String label) {
+            return Arrays.stream(values()).filter(p -> p.label.equals(label)).findFirst().orElseThrow(() ->
+                    new IllegalArgumentException("unknown protocol " + label + "; one of classic-eager, "
+                            + "classic-cooperative, consumer"));
+        }
     }
 
-    /** What one member owns and whether it has consumed since it got it; any thread. */
+    /** What one member owns and whether it has consumed since it was last given new partitions; any thread. */
     static final class Tracker {
         final String name;
         private Set<Integer> assignment = Set.of();
         private long assignedAt;
         private long firstRecordAt;
-        private long assignments;
 
         Tracker(String name) {
             this.name = name;
         }
 
-        /** A rebalance ended for this member (also when its partitions stayed the same). */
+        /**
+         * A rebalance ended for this member with {@code partitions} as its whole assignment; only new partitions
+         * make it wait for a record again (a member that kept or lost some never stopped consuming the others).
+         */
         synchronized void assigned(Collection<Integer> partitions) {
-            assignment = Set.copyOf(partitions);
-            assignedAt = System.nanoTime();
-            firstRecordAt = 0;
-            assignments++;
+            Set<Integer> next = Set.copyOf(partitions);
+            if (!assignment.containsAll(next)) {
+                assignedAt = System.nanoTime();
+                firstRecordAt = 0;
+            }
+            assignment = next;
         }
 
         synchronized void revoked(Collection<Integer> partitions) {
@@ -106,11 +144,11 @@ public final class RebalanceBenchmark {
         }
 
         synchronized Snapshot snapshot() {
-            return new Snapshot(assignment, assignedAt, firstRecordAt, assignments);
+            return new Snapshot(assignment, assignedAt, firstRecordAt);
         }
     }
 
-    record Snapshot(Set<Integer> assignment, long assignedAt, long firstRecordAt, long assignments) {
+    record Snapshot(Set<Integer> assignment, long assignedAt, long firstRecordAt) {
     }
 
     /** One consumer of the group, either client. */
@@ -121,13 +159,13 @@ public final class RebalanceBenchmark {
         void close();
     }
 
-    /** Starts a member of {@code group}; the subscription (and so its JoinGroup) starts inside this call. */
+    /** Starts a member of {@code group}; the subscription (and so its join) starts inside this call. */
     interface Client {
         Member start(String servers, String topic, String group, Protocol protocol, String name, int heartbeatMs);
     }
 
     /** One measured rebalance. */
-    record Result(String client, Protocol protocol, long nanos, long newMemberAssignedNanos) {
+    record Result(String client, Protocol protocol, int members, int round, long nanos, long newMemberAssignedNanos) {
     }
 
     private RebalanceBenchmark() {
@@ -139,10 +177,13 @@ public final class RebalanceBenchmark {
             System.setProperty("kflux.log.level", "warn");
         }
         Map<String, String> opts = parseArgs(args);
-        int rounds = Integer.parseInt(opts.getOrDefault("--rounds", "5"));
+        int rounds = Integer.parseInt(opts.getOrDefault("--rounds", "9"));
         int warmup = Integer.parseInt(opts.getOrDefault("--warmup", "1"));
-        int members = Integer.parseInt(opts.getOrDefault("--members", "2"));
-        int partitions = Integer.parseInt(opts.getOrDefault("--partitions", "6"));
+        List<Integer> sizes = Arrays.stream(opts.getOrDefault("--members", "3,10").split(","))
+                .map(String::trim).map(Integer::parseInt).toList();
+        List<Protocol> protocols = Arrays.stream(opts.getOrDefault("--protocols",
+                "classic-eager,classic-cooperative,consumer").split(",")).map(String::trim).map(Protocol::of).toList();
+        int perMember = Integer.parseInt(opts.getOrDefault("--partitions-per-member", "2"));
         int heartbeatMs = Integer.parseInt(opts.getOrDefault("--heartbeat-ms", "100"));
         int rate = Integer.parseInt(opts.getOrDefault("--rate", "1200"));
         Map<String, Client> clients = new LinkedHashMap<>();
@@ -154,38 +195,47 @@ public final class RebalanceBenchmark {
         try {
             if (servers == null) {
                 System.out.println("starting a 1-node embedded Kafka broker...");
-                kafka = EmbeddedKafkaCluster.startCluster(1);
+                String hb = Integer.toString(heartbeatMs);
+                kafka = EmbeddedKafkaCluster.builder().nodes(1)
+                        .brokerProperty("group.consumer.heartbeat.interval.ms", hb)
+                        .brokerProperty("group.consumer.min.heartbeat.interval.ms", hb)
+                        .start();
                 servers = kafka.bootstrapServers();
             }
-            String topic = TOPIC + "-" + Long.toString(System.currentTimeMillis(), 36);
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {
-                admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
-            }
-            System.out.printf("topic %s: %d partitions, %d records/s; %d members + 1 joining; heartbeat.interval.ms "
-                    + "%d; %d warm-up + %d measured rounds%n", topic, partitions, rate, members, heartbeatMs, warmup,
-                    rounds);
             List<Result> results = new ArrayList<>();
-            try (SteadyProducer producer = new SteadyProducer(servers, topic, partitions, rate)) {
-                Thread.sleep(1_000); // every partition has records before the first member joins
-                for (int round = 1 - warmup; round <= rounds; round++) {
-                    for (Protocol protocol : Protocol.values()) {
-                        for (Map.Entry<String, Client> client : clients.entrySet()) {
-                            String group = "rb-" + client.getKey() + "-" + protocol.name().toLowerCase() + "-" + round
-                                    + "-" + System.nanoTime() % 1_000_000;
-                            Result r = measure(client.getKey(), client.getValue(), servers, topic, partitions, group,
-                                    protocol, members, heartbeatMs);
-                            System.out.printf("%s %d  %-11s %-8s rebalance %6.1f ms (new member assigned after %6.1f ms)%n",
-                                    round <= 0 ? "warm-up" : "round  ", round <= 0 ? round + warmup : round,
-                                    protocol.name().toLowerCase(), client.getKey(), r.nanos() / 1e6,
-                                    r.newMemberAssignedNanos() / 1e6);
-                            if (round > 0) {
-                                results.add(r);
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {
+                printBrokerGroupSettings(admin);
+                for (int members : sizes) {
+                    int partitions = perMember * (members + 1);
+                    String topic = TOPIC + "-" + members + "-" + Long.toString(System.currentTimeMillis(), 36);
+                    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+                    awaitLeaders(admin, topic);
+                    System.out.printf("topic %s: %d partitions, %d records/s; %d members + 1 joining; heartbeat "
+                            + "interval %d ms; %d warm-up + %d measured rounds%n", topic, partitions, rate, members,
+                            heartbeatMs, warmup, rounds);
+                    try (FixedRateProducer producer = new FixedRateProducer(servers, topic, partitions, rate)) {
+                        Thread.sleep(1_000); // every partition has records before the first member joins
+                        for (int round = 1 - warmup; round <= rounds; round++) {
+                            for (Protocol protocol : protocols) {
+                                for (Map.Entry<String, Client> client : clients.entrySet()) {
+                                    String group = "rb-" + client.getKey() + "-" + protocol.label + "-" + members
+                                            + "-" + round + "-" + System.nanoTime() % 1_000_000;
+                                    long[] r = measure(client.getKey(), client.getValue(), servers, topic, partitions,
+                                            group, protocol, members, heartbeatMs);
+                                    System.out.printf("%s %d  %-19s %2d members  %-8s rebalance %7.1f ms (new member "
+                                            + "assigned after %7.1f ms)%n", round <= 0 ? "warm-up" : "round  ",
+                                            round <= 0 ? round + warmup : round, protocol.label, members,
+                                            client.getKey(), r[0] / 1e6, r[1] / 1e6);
+                                    if (round > 0) {
+                                        results.add(new Result(client.getKey(), protocol, members, round, r[0], r[1]));
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
-            printSummary(results);
+            printSummary(results, sizes, protocols, rounds);
         } finally {
             if (kafka != null) {
                 kafka.close();
@@ -193,7 +243,31 @@ public final class RebalanceBenchmark {
         }
     }
 
-    private static Result measure(String clientName, Client client, String servers, String topic, int partitions,
+    /** What the broker gives consumer-protocol members, read back (an embedded broker's settings took effect). */
+    private static void printBrokerGroupSettings(Admin admin) throws Exception {
+        String node = Integer.toString(admin.describeCluster().nodes().get().iterator().next().id());
+        ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, node);
+        Config config = admin.describeConfigs(List.of(broker)).all().get().get(broker);
+        System.out.println("broker " + node + ": " + List.of("group.consumer.heartbeat.interval.ms",
+                        "group.consumer.min.heartbeat.interval.ms", "group.consumer.session.timeout.ms").stream()
+                .map(k -> k + "=" + (config.get(k) == null ? "?" : config.get(k).value()))
+                .collect(Collectors.joining(", ")));
+    }
+
+    /** Until every partition of a new topic has a leader (else the producer's first sends are refused and retried). */
+    private static void awaitLeaders(Admin admin, String topic) throws Exception {
+        long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
+        while (admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                .anyMatch(p -> p.leader() == null || p.leader().isEmpty())) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no leader for every partition of " + topic);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** @return the rebalance's latency and when the new member got its partitions, in ns from its subscription */
+    private static long[] measure(String clientName, Client client, String servers, String topic, int partitions,
                                   String group, Protocol protocol, int existing, int heartbeatMs)
             throws InterruptedException {
         List<Member> members = new ArrayList<>();
@@ -201,39 +275,44 @@ public final class RebalanceBenchmark {
             for (int i = 1; i <= existing; i++) {
                 members.add(client.start(servers, topic, group, protocol, clientName + "-" + i, heartbeatMs));
             }
-            long settleStart = System.nanoTime();
-            awaitConsuming(members, partitions, settleStart, "the first " + existing + " members to share " + topic);
+            awaitConsuming(members, partitions, System.nanoTime(), "the first " + existing + " members to share "
+                    + topic);
             Thread.sleep(500);
             long start = System.nanoTime();
             Member joining = client.start(servers, topic, group, protocol, clientName + "-new", heartbeatMs);
             members.add(joining);
             long end = awaitConsuming(members, partitions, start, "the group to consume again after a join");
-            long assigned = joining.tracker().snapshot().assignedAt() - start;
-            return new Result(clientName, protocol, end - start, assigned);
+            return new long[] {end - start, joining.tracker().snapshot().assignedAt() - start};
         } finally {
-            members.forEach(Member::close);
+            // in parallel: one by one, a group of 11 official consumers takes seconds to close
+            CompletableFuture.allOf(members.stream().map(m -> CompletableFuture.runAsync(m::close))
+                    .toArray(CompletableFuture[]::new)).join();
         }
     }
 
     /**
-     * Waits until every member has a non-empty assignment, the assignments cover every partition exactly once, and
-     * every member has received a record from its assignment since it got it (which is after {@code since}).
+     * Waits until the members' assignments cover every partition exactly once, each member owns its fair share
+     * ({@code partitions / members}, rounded down or up), and every member has received a record from its assignment
+     * since it was last given new partitions.
      *
+     * @param since {@link System#nanoTime()} when the wait began, for its timeout
      * @return the latest of those first records ({@link System#nanoTime()})
      */
     private static long awaitConsuming(List<Member> members, int partitions, long since, String what)
             throws InterruptedException {
         long deadline = since + STEP_TIMEOUT.toNanos();
+        int fewest = partitions / members.size();
+        int most = (partitions + members.size() - 1) / members.size();
         for (;;) {
-            List<Snapshot> snapshots = members.stream().map(m -> m.tracker().snapshot()).toList();
             Set<Integer> covered = new HashSet<>();
             int owned = 0;
             long latest = 0;
             boolean consuming = true;
-            for (Snapshot s : snapshots) {
+            for (Member m : members) {
+                Snapshot s = m.tracker().snapshot();
                 owned += s.assignment().size();
                 covered.addAll(s.assignment());
-                if (s.assignment().isEmpty() || s.firstRecordAt() == 0 || s.assignedAt() < since) {
+                if (s.assignment().size() < fewest || s.assignment().size() > most || s.firstRecordAt() == 0) {
                     consuming = false;
                 }
                 latest = Math.max(latest, s.firstRecordAt());
@@ -271,11 +350,14 @@ public final class RebalanceBenchmark {
         props.put("bootstrap.servers", servers);
         props.put("group.id", group);
         props.put("client.id", name);
+        props.put("group.protocol", protocol.groupProtocol);
         props.put("auto.offset.reset", "earliest");
         props.put("enable.auto.commit", false);
-        props.put("partition.assignment.strategy", protocol.kfluxAssignor);
-        props.put("session.timeout.ms", 10_000);
-        props.put("heartbeat.interval.ms", heartbeatMs);
+        if (protocol.classic()) {
+            props.put("partition.assignment.strategy", protocol.kfluxAssignor);
+            props.put("session.timeout.ms", 10_000);
+            props.put("heartbeat.interval.ms", heartbeatMs);
+        }
         KafkaFluxConsumer<byte[], byte[]> consumer = KafkaFluxConsumer.create(ConsumerOptions.create(props)
                 .subscription(List.of(topic)).rebalanceListener(listener));
         Disposable subscription = consumer.receive().subscribe(r -> tracker.record(r.partition()));
@@ -304,12 +386,14 @@ public final class RebalanceBenchmark {
         props.put("bootstrap.servers", servers);
         props.put("group.id", group);
         props.put("client.id", name);
-        props.put("group.protocol", "classic");
+        props.put("group.protocol", protocol.groupProtocol);
         props.put("auto.offset.reset", "earliest");
         props.put("enable.auto.commit", "false");
-        props.put("partition.assignment.strategy", protocol.officialAssignor);
-        props.put("session.timeout.ms", "10000");
-        props.put("heartbeat.interval.ms", Integer.toString(heartbeatMs));
+        if (protocol.classic()) {
+            props.put("partition.assignment.strategy", protocol.officialAssignor);
+            props.put("session.timeout.ms", "10000");
+            props.put("heartbeat.interval.ms", Integer.toString(heartbeatMs));
+        }
         KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
@@ -368,80 +452,41 @@ public final class RebalanceBenchmark {
         };
     }
 
-    // ---------------------------------------------------------------- production
-
-    /** Writes small records round-robin over the partitions at a steady rate, on a thread of its own. */
-    static final class SteadyProducer implements AutoCloseable {
-        private final KafkaProducer<byte[], byte[]> producer;
-        private final Thread thread;
-        private final AtomicLong sent = new AtomicLong();
-        private volatile boolean running = true;
-
-        SteadyProducer(String servers, String topic, int partitions, int perSecond) {
-            Properties props = new Properties();
-            props.put("bootstrap.servers", servers);
-            props.put("acks", "1");
-            props.put("linger.ms", "0");
-            producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
-            byte[] value = new byte[100];
-            long pauseNanos = 1_000_000_000L / perSecond;
-            thread = new Thread(() -> {
-                long next = System.nanoTime();
-                for (int i = 0; running; i++) {
-                    producer.send(new ProducerRecord<>(topic, i % partitions, null, value));
-                    sent.incrementAndGet();
-                    next += pauseNanos;
-                    long sleep = next - System.nanoTime();
-                    if (sleep > 0) {
-                        try {
-                            Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                    }
-                }
-            }, "steady-producer");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running = false;
-            thread.join();
-            producer.close(Duration.ofSeconds(10));
-        }
-    }
-
     // ---------------------------------------------------------------- output
 
-    private static void printSummary(List<Result> results) {
-        System.out.println("medians (ms from the new member's subscription until every member consumes again):");
-        for (Protocol protocol : Protocol.values()) {
-            Map<String, List<Long>> byClient = new LinkedHashMap<>();
-            for (Result r : results) {
-                if (r.protocol() == protocol) {
-                    byClient.computeIfAbsent(r.client(), k -> new ArrayList<>()).add(r.nanos());
+    private static void printSummary(List<Result> results, List<Integer> sizes, List<Protocol> protocols,
+                                     int rounds) {
+        System.out.println("medians (ms from the new member's subscription until the group consumes again), "
+                + "[interval]; kflux/official: median of the per-round ratios [interval]");
+        System.out.println("| protocol | members | kflux (ms) | official (ms) | kflux/official |");
+        System.out.println("|---|---|---|---|---|");
+        for (Protocol protocol : protocols) {
+            for (int members : sizes) {
+                Map<Integer, Long> kflux = new LinkedHashMap<>();
+                Map<Integer, Long> official = new LinkedHashMap<>();
+                for (Result r : results) {
+                    if (r.protocol() == protocol && r.members() == members) {
+                        (r.client().equals("kflux") ? kflux : official).put(r.round(), r.nanos());
+                    }
                 }
+                if (kflux.isEmpty() || official.isEmpty()) {
+                    continue;
+                }
+                double[] ratios = kflux.keySet().stream().filter(official::containsKey)
+                        .mapToDouble(round -> (double) kflux.get(round) / official.get(round)).toArray();
+                System.out.printf("| %s | %d | %s | %s | %s |%n", protocol.label, members, millis(kflux.values()),
+                        millis(official.values()), format(MedianInterval.of(ratios), "%.2f"));
             }
-            StringBuilder line = new StringBuilder(String.format("  %-11s", protocol.name().toLowerCase()));
-            byClient.forEach((client, nanos) -> line.append(String.format("  %-8s %7.1f ms (%s)", client,
-                    median(nanos) / 1e6, nanos.stream().map(n -> String.format("%.0f", n / 1e6))
-                            .collect(Collectors.joining(" ")))));
-            List<Long> kflux = byClient.get("kflux");
-            List<Long> official = byClient.get("official");
-            if (kflux != null && official != null) {
-                line.append(String.format("  kflux/official %.2f", median(kflux) / median(official)));
-            }
-            System.out.println(line);
         }
+        System.out.printf("(%d measured rounds per cell; each interval covers the median with %.1f %% confidence)%n",
+                rounds, MedianInterval.coverage(rounds, MedianInterval.rank(rounds)) * 100);
     }
 
-    private static double median(List<Long> values) {
-        List<Long> sorted = new ArrayList<>(values);
-        Collections.sort(sorted);
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2.0;
+    private static String millis(Collection<Long> nanos) {
+        return format(MedianInterval.of(nanos.stream().mapToDouble(n -> n / 1e6).toArray()), "%.1f");
     }
 
+    private static String format(MedianInterval mi, String number) {
+        return String.format(number + " [" + number + "-" + number + "]", mi.median(), mi.low(), mi.high());
+    }
 }
