@@ -61,6 +61,9 @@ import reactor.core.publisher.Mono;
  * cluster ({@code --bootstrap-servers}) its own settings apply, and a Kafka 4.4 broker also batches target assignment
  * updates ({@code group.consumer.assignment.interval.ms}, KIP-1263, default 1 s), which delays a join that comes within
  * that time of the group's previous assignment.
+ * The official client paces its ConsumerGroupHeartbeats by its own request backoff as well: with its default
+ * {@code retry.backoff.max.ms} (1 s) they go out in bursts 100 ms apart with gaps of about 1 s, so its members hear
+ * of a new target assignment late; {@code --official-config retry.backoff.max.ms=100} shows the difference.
  *
  * <pre>
  * --rounds N                  measured rounds (default 9); --warmup N unmeasured rounds first (default 1)
@@ -69,6 +72,7 @@ import reactor.core.publisher.Mono;
  * --partitions-per-member N   partitions per member after the join (default 2)
  * --heartbeat-ms N            heartbeat interval of every member, all protocols (default 100)
  * --rate N                    records/s produced over all partitions of the topic in use (default 1200)
+ * --official-config k=v,...   extra settings of the official client only (e.g. retry.backoff.max.ms=100)
  * --bootstrap-servers h:p     use this cluster instead of starting a 1-node embedded broker (this JVM's Kafka)
  * </pre>
  */
@@ -160,6 +164,7 @@ public final class RebalanceBenchmark {
     }
 
     /** Starts a member of {@code group}; the subscription (and so its join) starts inside this call. */
+    @FunctionalInterface
     interface Client {
         Member start(String servers, String topic, String group, Protocol protocol, String name, int heartbeatMs);
     }
@@ -186,9 +191,19 @@ public final class RebalanceBenchmark {
         int perMember = Integer.parseInt(opts.getOrDefault("--partitions-per-member", "2"));
         int heartbeatMs = Integer.parseInt(opts.getOrDefault("--heartbeat-ms", "100"));
         int rate = Integer.parseInt(opts.getOrDefault("--rate", "1200"));
+        Map<String, String> officialConfig = new LinkedHashMap<>();
+        for (String kv : opts.getOrDefault("--official-config", "").split(",")) {
+            if (!kv.isBlank()) {
+                int eq = kv.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("--official-config takes k=v pairs: " + kv);
+                }
+                officialConfig.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            }
+        }
         Map<String, Client> clients = new LinkedHashMap<>();
         clients.put("kflux", RebalanceBenchmark::startKflux);
-        clients.put("official", RebalanceBenchmark::startOfficial);
+        clients.put("official", (s, t, g, p, n, hb) -> startOfficial(s, t, g, p, n, hb, officialConfig));
 
         EmbeddedKafkaCluster kafka = null;
         String servers = opts.get("--bootstrap-servers");
@@ -209,10 +224,10 @@ public final class RebalanceBenchmark {
                     int partitions = perMember * (members + 1);
                     String topic = TOPIC + "-" + members + "-" + Long.toString(System.currentTimeMillis(), 36);
                     admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
-                    awaitLeaders(admin, topic);
                     System.out.printf("topic %s: %d partitions, %d records/s; %d members + 1 joining; heartbeat "
-                            + "interval %d ms; %d warm-up + %d measured rounds%n", topic, partitions, rate, members,
-                            heartbeatMs, warmup, rounds);
+                            + "interval %d ms; %d warm-up + %d measured rounds%s%n", topic, partitions, rate, members,
+                            heartbeatMs, warmup, rounds, officialConfig.isEmpty() ? "" : "; official client also "
+                            + officialConfig);
                     try (FixedRateProducer producer = new FixedRateProducer(servers, topic, partitions, rate)) {
                         Thread.sleep(1_000); // every partition has records before the first member joins
                         for (int round = 1 - warmup; round <= rounds; round++) {
@@ -252,18 +267,6 @@ public final class RebalanceBenchmark {
                         "group.consumer.min.heartbeat.interval.ms", "group.consumer.session.timeout.ms").stream()
                 .map(k -> k + "=" + (config.get(k) == null ? "?" : config.get(k).value()))
                 .collect(Collectors.joining(", ")));
-    }
-
-    /** Until every partition of a new topic has a leader (else the producer's first sends are refused and retried). */
-    private static void awaitLeaders(Admin admin, String topic) throws Exception {
-        long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
-        while (admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
-                .anyMatch(p -> p.leader() == null || p.leader().isEmpty())) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no leader for every partition of " + topic);
-            }
-            Thread.sleep(50);
-        }
     }
 
     /** @return the rebalance's latency and when the new member got its partitions, in ns from its subscription */
@@ -380,7 +383,7 @@ public final class RebalanceBenchmark {
     }
 
     private static Member startOfficial(String servers, String topic, String group, Protocol protocol, String name,
-                                        int heartbeatMs) {
+                                        int heartbeatMs, Map<String, String> extra) {
         Tracker tracker = new Tracker(name);
         Properties props = new Properties();
         props.put("bootstrap.servers", servers);
@@ -394,6 +397,7 @@ public final class RebalanceBenchmark {
             props.put("session.timeout.ms", "10000");
             props.put("heartbeat.interval.ms", Integer.toString(heartbeatMs));
         }
+        props.putAll(extra);
         KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
