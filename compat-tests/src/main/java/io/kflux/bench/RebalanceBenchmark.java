@@ -56,12 +56,13 @@ import reactor.core.publisher.Mono;
  * min &lt;= interval &lt;= {@code group.consumer.max.heartbeat.interval.ms} and interval &lt;
  * {@code group.consumer.session.timeout.ms}, 45 s). The embedded broker gets both set to {@code --heartbeat-ms}, so
  * that every protocol's members hear from their coordinator at the same pace; the clients set neither
- * {@code heartbeat.interval.ms} nor {@code session.timeout.ms} under that protocol (the official client refuses
- * them; kflux's {@code session.timeout.ms} keeps its default 45 s, the broker's session timeout). Against another
- * cluster ({@code --bootstrap-servers}) its own settings apply, and a Kafka 4.4 broker also batches target assignment
- * updates ({@code group.consumer.assignment.interval.ms}, KIP-1263, default 1 s), which delays a join that comes within
- * that time of the group's previous assignment.
- * The official client paces its ConsumerGroupHeartbeats by its own request backoff as well: with its default
+ * {@code heartbeat.interval.ms} nor {@code session.timeout.ms} under that protocol (the official client does not
+ * support them; kflux's {@code session.timeout.ms} keeps its default 45 s, the broker's session timeout). Against
+ * another cluster ({@code --bootstrap-servers}) its own settings apply, and a Kafka 4.4 broker also batches target
+ * assignment updates ({@code group.consumer.assignment.interval.ms}, KIP-1263, default 1 s), which delays a join that
+ * comes within that time of the group's previous assignment.
+ *
+ * <p>The official client paces its ConsumerGroupHeartbeats by its own request backoff as well: with its default
  * {@code retry.backoff.max.ms} (1 s) they go out in bursts 100 ms apart with gaps of about 1 s, so its members hear
  * of a new target assignment late; {@code --official-config retry.backoff.max.ms=100} shows the difference.
  *
