@@ -78,7 +78,8 @@ public final class DrainRunner {
 
     /**
      * {@code kflux-metrics} is kflux with a Micrometer registry attached (a {@code SimpleMeterRegistry}, as an
-     * application would give one): beside {@code kflux} in one run it measures what publishing the meters costs.
+     * application would give one, read once a second as a scrape would): beside {@code kflux} in one run it measures
+     * what publishing the meters costs.
      */
     private static KafkaFluxConsumer<byte[], byte[]> kflux(DrainHarness.Spec spec, String reset) {
         List<TopicPartition> partitions = IntStream.range(0, spec.partitions())
@@ -89,9 +90,38 @@ public final class DrainRunner {
                         "auto.offset.reset", reset))
                 .assignment(partitions);
         if ("kflux-metrics".equals(spec.client())) {
-            options = options.withMeterRegistry(new SimpleMeterRegistry());
+            options = options.withMeterRegistry(scraped(new SimpleMeterRegistry()));
         }
         return KafkaFluxConsumer.create(options);
+    }
+
+    /** Sum of every value read by {@link #scraped}, so the reads cannot be optimised away. */
+    private static volatile double scrapedSum;
+
+    /**
+     * Reads every meter of {@code registry} once a second on a daemon thread, as a dashboard's scrape would (gauges
+     * are computed when read, so an unread registry would hide their cost). The thread's CPU counts in the process's.
+     */
+    private static SimpleMeterRegistry scraped(SimpleMeterRegistry registry) {
+        Thread scraper = new Thread(() -> {
+            while (true) {
+                try {
+                    Thread.sleep(1_000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                double sum = 0;
+                for (io.micrometer.core.instrument.Meter meter : registry.getMeters()) {
+                    for (io.micrometer.core.instrument.Measurement m : meter.measure()) {
+                        sum += m.getValue();
+                    }
+                }
+                scrapedSum = sum;
+            }
+        }, "bench-scrape");
+        scraper.setDaemon(true);
+        scraper.start();
+        return registry;
     }
 
     private static void drainKflux(DrainHarness.Spec spec, Tally tally) {

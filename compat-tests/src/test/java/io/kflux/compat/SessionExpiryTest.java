@@ -29,9 +29,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Issue #15, "the backlog is emitted under an expired session": a member cut off from its coordinator (a
  * {@link FaultProxy} black hole on every one of its connections, longer than the session timeout) while a second
  * member, connected directly, takes its partitions. Once {@code session.timeout.ms} passed without an answer, the cut-off
- * member must treat its partitions as lost: nothing of them is emitted any more (neither what it had buffered, nor the
- * backlog once the network is back), no commit of them, {@code onPartitionsLost} is called; it rejoins when the
- * coordinator answers again. The records both members consumed stay within about one auto-commit interval of the
+ * member must stop emitting: nothing of its partitions is emitted any more (neither what it had buffered, nor the
+ * backlog once the network is back), no commit of them; {@code onPartitionsLost} is called once the coordinator, back,
+ * says the member is gone (or after a second session timeout without an answer, whichever comes first; a member
+ * whose coordinator only moved keeps its partitions, see {@code GroupFaultTest}); it rejoins when the coordinator
+ * answers again. The records both members consumed stay within about one auto-commit interval of the
  * cut-off member's partitions. Under both group protocols; under {@code consumer} the member is told the broker's
  * session timeout through {@code session.timeout.ms} (KIP-848 does not send it).
  */
@@ -127,13 +129,15 @@ class SessionExpiryTest {
                 return all.containsAll(produced);
             });
 
-            // onPartitionsLost for what it owned, within the session timeout (plus a margin) of the cut
+            // onPartitionsLost for what it owned: when the coordinator answers again (the heal, at 16 s) or after a
+            // second session timeout without an answer (20 s), whichever is first
             List<Event> events = cutOff.events();
             Event lost = events.stream().filter(e -> e.nanos() > cut && e.kind().equals("lost")).findFirst()
                     .orElseThrow(() -> new AssertionError("no onPartitionsLost after the cut: " + events));
             assertThat(lost.partitions()).containsExactlyInAnyOrderElementsOf(cutOffOwned);
             long lostAfterMs = TimeUnit.NANOSECONDS.toMillis(lost.nanos() - cut);
-            assertThat(lostAfterMs).as("ms from the cut to onPartitionsLost").isLessThanOrEqualTo(SESSION_MS + MARGIN_MS);
+            assertThat(lostAfterMs).as("ms from the cut to onPartitionsLost")
+                    .isLessThanOrEqualTo(Math.min(SESSION_MS + CUT_OFF_PAST_SESSION_MS, 2L * SESSION_MS) + 3 * MARGIN_MS);
             assertThat(events).as("nothing revoked (a commit of lost partitions is impossible)")
                     .noneMatch(e -> e.nanos() > cut && e.nanos() < lost.nanos() && e.kind().equals("revoked"));
             Event reassigned = events.stream().filter(e -> e.nanos() > lost.nanos() && e.kind().equals("assigned"))

@@ -608,8 +608,21 @@ public final class ClassicGroupMember implements GroupMember {
                 || s == MemberState.REJOINING || s == MemberState.REDISCOVERING_COORDINATOR);
     }
 
+    /** {@link SessionTimer}: records are held back while the session is in doubt, until a session is confirmed. */
+    void holdBack(boolean hold) {
+        if (hold) {
+            log.warn("{}no answer from the group coordinator for session.timeout.ms ({} ms): holding back the records"
+                    + " of {} until it confirms the session; after {} ms more without an answer they are lost",
+                    logPrefix, config.sessionTimeoutMs(), owned, config.sessionTimeoutMs());
+        } else {
+            log.info("{}the group coordinator confirmed the session; emitting records again", logPrefix);
+        }
+        listener.onSessionInDoubt(hold);
+    }
+
     /**
-     * No answer confirmed the session for {@code session.timeout.ms}: the coordinator has removed this member and
+     * No answer confirmed the session for {@code session.timeout.ms}, nor for as long again while the member held back
+     * its records and tried its coordinator ({@link SessionTimer}): the coordinator has removed this member and
      * given its partitions to others, whether or not this member could hear it say so. Everything owned is reported
      * LOST at once (not committed; the consumer stops fetching and emitting it), the generation is dropped, and the
      * member joins again once the coordinator answers (issue #15: it kept emitting a backlog the group had given
@@ -665,12 +678,12 @@ public final class ClassicGroupMember implements GroupMember {
                 }
             }
             case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> {
-                heartbeat.answered();
                 // While a JoinGroup is under way its answer decides; a late heartbeat answer must not reset it.
                 if (sent == generation && state != MemberState.JOINING) {
                     resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
                     requestRejoin(error + " from Heartbeat");
                 }
+                heartbeat.answered(); // after the reset: it does not end holding back records of a session in doubt
             }
             case FENCED_INSTANCE_ID -> {
                 if (sent == generation) {
@@ -798,10 +811,10 @@ public final class ClassicGroupMember implements GroupMember {
                 joinFailures = 0;
                 everJoined = true;
                 generation = new Generation(response.generationId(), response.memberId(), response.protocolName());
-                heartbeat.answered(); // the session of the new generation starts now
                 log.info("{}joined generation {} as {} ({}, assignor {})", logPrefix, response.generationId(),
                         response.memberId(), response.isLeader() ? "leader" : "follower", response.protocolName());
                 transitionTo(MemberState.SYNCING);
+                heartbeat.answered(); // the session of the new generation starts now (SYNCING holds it)
                 heartbeat.ensure();
                 if (response.isLeader()) {
                     onLeaderElected(response);

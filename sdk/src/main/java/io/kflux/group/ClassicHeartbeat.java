@@ -36,7 +36,7 @@ final class ClassicHeartbeat {
         this.config = config;
         this.logPrefix = logPrefix;
         this.session = new SessionTimer(config.sessionTimeoutMs(), member::now, member::schedule,
-                member::sessionHeld, member::sessionExpired);
+                member::sessionHeld, member::holdBack, member::sessionExpired);
     }
 
     /** Starts the loop when the member's state allows heartbeats and none is scheduled. */
@@ -60,8 +60,9 @@ final class ClassicHeartbeat {
     }
 
     /**
-     * The coordinator confirmed the member's session now: a Heartbeat answer that proves the session alive, a
-     * JoinGroup answer (a new generation), or the end of a JoinGroup the broker held (it kept the member meanwhile).
+     * The coordinator answered for the member now: a Heartbeat answer, a JoinGroup answer (a new generation), or the
+     * end of a JoinGroup the broker held (it kept the member meanwhile). Called after the member applied the answer:
+     * it confirms the session only when the member then holds one ({@link SessionTimer#confirmed()}).
      */
     void answered() {
         session.confirmed();
@@ -95,9 +96,6 @@ final class ClassicHeartbeat {
         timer = null;
         if (!member.heartbeatAllowed()) {
             return;
-        }
-        if (session.isExpired()) {
-            return; // the session timer's check (due now) ends the session
         }
         if (inFlight < 0) {
             send();

@@ -176,7 +176,7 @@ public final class ConsumerGroupMember implements GroupMember {
             heartbeatNow();
         }, this::fail, this::onCoordinatorLost);
         this.session = new SessionTimer(config.sessionTimeoutMs(), () -> scheduler.now(TimeUnit.MILLISECONDS),
-                this::schedule, this::sessionHeld, this::sessionExpired);
+                this::schedule, this::sessionHeld, this::holdBack, this::sessionExpired);
     }
 
     /** KIP-1082: a random UUID in Kafka's text form (URL-safe base64 of its 16 bytes, no padding). */
@@ -596,7 +596,6 @@ public final class ConsumerGroupMember implements GroupMember {
 
     private void onHeartbeatAnswered(Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response) {
         heartbeatFailures = 0;
-        session.confirmed();
         if (response.memberId() != null && !response.memberId().isEmpty()) {
             memberId = response.memberId();
         }
@@ -605,6 +604,7 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         everJoined = true;
         memberEpoch = response.memberEpoch();
+        session.confirmed(); // after the epoch: a first answer at epoch 0 confirms the new session
         if (response.heartbeatIntervalMs() > 0) {
             heartbeatIntervalMs = response.heartbeatIntervalMs();
         }
@@ -743,8 +743,21 @@ public final class ConsumerGroupMember implements GroupMember {
         return memberEpoch > 0 && heartbeatAllowed();
     }
 
+    /** {@link SessionTimer}: records are held back while the session is in doubt, until a session is confirmed. */
+    private void holdBack(boolean hold) {
+        if (hold) {
+            log.warn("{}no heartbeat answer for session.timeout.ms ({} ms): holding back the records of {} until the"
+                    + " coordinator confirms the session; after {} ms more without an answer they are lost",
+                    logPrefix, config.sessionTimeoutMs(), owned, config.sessionTimeoutMs());
+        } else {
+            log.info("{}the group coordinator confirmed the session; emitting records again", logPrefix);
+        }
+        listener.onSessionInDoubt(hold);
+    }
+
     /**
-     * No heartbeat answer for the broker's session timeout ({@code session.timeout.ms}, see {@link ConsumerGroupConfig}):
+     * No heartbeat answer for the broker's session timeout ({@code session.timeout.ms}, see {@link ConsumerGroupConfig}),
+     * nor for as long again while the member held back its records and tried its coordinator ({@link SessionTimer}):
      * the coordinator has fenced this member and given its partitions to others, whether or not this member could hear
      * it. As if FENCED_MEMBER_EPOCH had come: the partitions are reported lost at once (not committed; the consumer
      * stops fetching and emitting them), and the member joins again with epoch 0 once a coordinator answers

@@ -31,6 +31,16 @@ public interface GroupListener {
      */
     Mono<Void> onPartitionsLost(Set<TopicPartition> partitions);
 
+    /**
+     * Whether the consumer must hold back every fetched record (true) or may emit again (false). The member says
+     * true when its coordinator has not confirmed the session for {@code session.timeout.ms}: the session may be over
+     * and the partitions given to others, or kept by a coordinator that moved. It says false once a coordinator
+     * confirms a session; until then nothing fetched may be emitted (issue #15). Partitions stay assigned and
+     * fetched meanwhile (bounded by the buffer); a loss comes through {@link #onPartitionsLost}.
+     */
+    default void onSessionInDoubt(boolean inDoubt) {
+    }
+
     /** The member cannot go on (e.g. FENCED_INSTANCE_ID, group authorization failure): the consumer ends with it. */
     void onFatalError(Throwable error);
 }

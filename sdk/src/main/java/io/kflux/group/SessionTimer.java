@@ -1,5 +1,8 @@
 package io.kflux.group;
 
+import io.kflux.util.StateTransitions;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -8,11 +11,21 @@ import reactor.core.Disposable;
 /**
  * How long a member may go without its coordinator confirming its session, for both protocols (issue #15). The
  * coordinator expires a member it has not heard from for the session timeout and hands its partitions to others; a
- * member cut off from its coordinator cannot learn that, so it must conclude it on its own: when no answer confirmed
- * the session for the session timeout, the member owns nothing any more. The member then reports its partitions lost
- * (no commit, no emission, no fetch) and joins again once the coordinator is back. Without this a member behind a
- * black hole kept emitting what it had buffered, and fetched and emitted its partitions' backlog when the network
- * came back, all of it consumed again by the partitions' new owner.
+ * member cut off from its coordinator cannot learn that, so it must conclude it on its own. Without this a member
+ * behind a black hole kept emitting what it had buffered, and fetched and emitted its partitions' backlog when the
+ * network came back, all of it consumed again by the partitions' new owner.
+ *
+ * <p>Silence for the session timeout does not prove the session gone, though: when the coordinator's node dies or
+ * freezes, the coordinator moves, and the new one loads the group with fresh sessions and keeps every member (the
+ * official consumer goes on there without a rebalance). A member that finds the new coordinator a moment after its
+ * own deadline (its lookups first wait out {@code request.timeout.ms} on the dead node) must not give up partitions
+ * it still owns. So the deadline puts the session {@link Phase#IN_DOUBT in doubt}: the consumer holds back every
+ * record ({@link GroupListener#onSessionInDoubt}), so nothing is emitted from a session that may be over, while the
+ * member keeps trying its coordinator. An answer that confirms the session ends the doubt and emission goes on (no
+ * record repeated, no rebalance); an answer that says the member is gone (UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH,
+ * ILLEGAL_GENERATION) takes the member's usual loss path; no answer for a second session timeout
+ * ({@link #graceMs}) ends the session here ({@code expired}: partitions reported lost, a new join). Records stay held
+ * back until a new session is confirmed.
  *
  * <p>The clock runs from the member's last confirmation, which comes after the broker received the request it
  * answers: the member's deadline is never earlier than the broker's. It is checked at the deadline by a timer, not
@@ -25,38 +38,99 @@ final class SessionTimer {
         Disposable schedule(long delayMs, Runnable task);
     }
 
+    /**
+     * Where the session stands as this member sees it. Drives the timer: what {@link #check()} does at a deadline and
+     * whether records are held back ({@link #IN_DOUBT}, {@link #LOST}).
+     */
+    enum Phase implements StateTransitions<Phase> {
+        /** No session checked: none held yet, or the member stopped. Nothing held back. */
+        IDLE {
+            @Override public Set<Phase> previousValidStates() {
+                return EnumSet.allOf(Phase.class);
+            }
+        },
+        /** Confirmed less than a session timeout ago; the check runs at the deadline. */
+        ALIVE {
+            @Override public Set<Phase> previousValidStates() {
+                return EnumSet.of(IDLE, IN_DOUBT, LOST);
+            }
+        },
+        /** The deadline passed unconfirmed: records held back, the member tries its coordinator until the grace ends. */
+        IN_DOUBT {
+            @Override public Set<Phase> previousValidStates() {
+                return EnumSet.of(ALIVE);
+            }
+        },
+        /**
+         * The session is over (the grace ended, or the member learned it meanwhile): records stay held back until a
+         * new session is confirmed, so none of the lost partitions' buffered records slips out before they stop.
+         */
+        LOST {
+            @Override public Set<Phase> previousValidStates() {
+                return EnumSet.of(IN_DOUBT, LOST);
+            }
+        }
+    }
+
     private final long timeoutMs;
+    private final long graceMs;
     private final LongSupplier now;
     private final Scheduling scheduling;
     private final BooleanSupplier held;
+    private final Consumer<Boolean> holdBack;
     private final Consumer<String> expired;
+    private Phase phase = Phase.IDLE;
     private long confirmedMs;
     private Disposable timer;
 
     /**
-     * @param timeoutMs  the session timeout, ms
+     * @param timeoutMs  the session timeout, ms; also the grace after it ({@link Phase#IN_DOUBT})
      * @param now        the member's clock, ms
-     * @param held       whether the member holds a session now (its state says so); checked at each deadline
+     * @param held       whether the member holds a session now (its state says so); checked at each deadline and
+     *                   at each confirmation (only a confirmation of a held session ends holding back)
+     * @param holdBack   told, on the loop, to hold back records (true) or to emit again (false)
      * @param expired    told, on the loop, that the session ran out, with the reason for the log
      */
     SessionTimer(long timeoutMs, LongSupplier now, Scheduling scheduling, BooleanSupplier held,
-                 Consumer<String> expired) {
+                 Consumer<Boolean> holdBack, Consumer<String> expired) {
         this.timeoutMs = timeoutMs;
+        this.graceMs = timeoutMs;
         this.now = now;
         this.scheduling = scheduling;
         this.held = held;
+        this.holdBack = holdBack;
         this.expired = expired;
     }
 
     /**
-     * The coordinator confirmed the session now (a heartbeat or JoinGroup answer for this membership). Arms the
-     * deadline check if it is not armed.
+     * The coordinator answered for this membership now (a heartbeat or JoinGroup answer). Call it after the answer
+     * was applied to the member's state: a confirmation ends holding back only when the member then holds a session
+     * (an UNKNOWN_MEMBER_ID answer does not).
      */
     void confirmed() {
         confirmedMs = now.getAsLong();
-        if (timer == null) {
-            arm(timeoutMs);
+        switch (phase) {
+            case IDLE -> {
+                moveTo(Phase.ALIVE);
+                arm(timeoutMs);
+            }
+            case ALIVE -> { } // the armed check measures from confirmedMs
+            case IN_DOUBT, LOST -> {
+                if (held.getAsBoolean()) {
+                    moveTo(Phase.ALIVE);
+                    arm(timeoutMs);
+                    holdBack.accept(false);
+                } else {
+                    cancelTimer();
+                    moveTo(Phase.LOST);
+                }
+            }
         }
+    }
+
+    /** Where the session stands. */
+    Phase phase() {
+        return phase;
     }
 
     /** Milliseconds since the last confirmation. */
@@ -64,13 +138,21 @@ final class SessionTimer {
         return now.getAsLong() - confirmedMs;
     }
 
-    /** True when the session timeout passed without a confirmation. */
-    boolean isExpired() {
-        return silentMs() >= timeoutMs;
-    }
-
     /** Stops the deadline check (closed or failed member); {@link #confirmed()} arms it again. */
     void cancel() {
+        cancelTimer();
+        boolean wasHolding = phase == Phase.IN_DOUBT || phase == Phase.LOST;
+        moveTo(Phase.IDLE);
+        if (wasHolding) {
+            holdBack.accept(false);
+        }
+    }
+
+    private void moveTo(Phase next) {
+        phase = StateTransitions.check("session", phase, next);
+    }
+
+    private void cancelTimer() {
         if (timer != null) {
             timer.dispose();
             timer = null;
@@ -78,21 +160,35 @@ final class SessionTimer {
     }
 
     private void arm(long delayMs) {
-        cancel();
+        cancelTimer();
         timer = scheduling.schedule(delayMs, this::check);
     }
 
     private void check() {
         timer = null;
-        if (!held.getAsBoolean()) {
-            return; // no session now; the next confirmation arms the check again
-        }
-        long silent = silentMs();
-        if (silent >= timeoutMs) {
-            expired.accept("no answer from the group coordinator for " + silent + " ms (session timeout "
-                    + timeoutMs + " ms)");
-        } else {
-            arm(timeoutMs - silent);
+        switch (phase) {
+            case ALIVE -> {
+                if (!held.getAsBoolean()) {
+                    moveTo(Phase.IDLE); // no session now; the next confirmation arms the check again
+                    return;
+                }
+                long silent = silentMs();
+                if (silent < timeoutMs) {
+                    arm(timeoutMs - silent);
+                    return;
+                }
+                moveTo(Phase.IN_DOUBT);
+                holdBack.accept(true);
+                arm(graceMs);
+            }
+            case IN_DOUBT -> {
+                moveTo(Phase.LOST);
+                if (held.getAsBoolean()) {
+                    expired.accept("no answer from the group coordinator for " + silentMs() + " ms (session timeout "
+                            + timeoutMs + " ms, then as long again to reach it)");
+                }
+            }
+            case IDLE, LOST -> { } // a check cancelled too late to stop
         }
     }
 }

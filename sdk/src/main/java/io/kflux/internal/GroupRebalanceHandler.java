@@ -152,6 +152,11 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                 .then(guarded(ListenerCallback.LOST, () -> listener.onPartitionsLost(partitions, new Context(partitions))));
     }
 
+    @Override
+    public void onSessionInDoubt(boolean inDoubt) {
+        session.emitter().holdBack(inDoubt);
+    }
+
     /** Stops fetching and emitting {@code partitions}; completes once no record of theirs is being emitted. */
     private Mono<Void> stopFetching(Set<TopicPartition> partitions) {
         return session.onLoop(() -> {

@@ -115,6 +115,8 @@ final class RecordEmitter<K, V> implements Subscription {
     private volatile Throwable error;
     private volatile boolean completeRequested;
     private volatile boolean unparkRequested;
+    /** {@link #holdBack}: set by the group member's loop, read by the drain loop. */
+    private volatile boolean heldBack;
     private final Queue<Runnable> barriers = new ConcurrentLinkedQueue<>();
     /** receivePartitioned(): marker records ({@link PartitionMarkers}), emitted before the fetched records. */
     private final Queue<ConsumerRecord<K, V>> markers = new ConcurrentLinkedQueue<>();
@@ -193,6 +195,17 @@ final class RecordEmitter<K, V> implements Subscription {
     void complete() {
         completeRequested = true;
         drain();
+    }
+
+    /**
+     * Holds back every fetched record (true) until told otherwise (false): the group member's session is in doubt
+     * (issue #15). Queued results stay queued; markers still go out.
+     */
+    void holdBack(boolean hold) {
+        heldBack = hold;
+        if (!hold) {
+            drain();
+        }
     }
 
     /** Paused partitions' data is parked, not dropped: resume re-queues it. */
@@ -314,6 +327,9 @@ final class RecordEmitter<K, V> implements Subscription {
             }
             ConsumerRecord<K, V> record = markers.poll();
             boolean marker = record != null;
+            if (record == null && heldBack) {
+                break;
+            }
             if (record == null) {
                 try {
                     record = poll();

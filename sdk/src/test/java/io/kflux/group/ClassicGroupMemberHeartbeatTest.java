@@ -280,9 +280,16 @@ class ClassicGroupMemberHeartbeatTest {
         h.advance(9_999);
         assertThat(h.state()).isEqualTo(MemberState.STABLE);
         assertThat(heartbeats()).isEqualTo(1); // one in flight at a time
+        assertThat(h.listener.holdBacks).isEmpty();
         h.advance(2);
-        // issue #15: the coordinator has removed the member by now; it must not go on emitting its partitions
+        // issue #15: the coordinator may have removed the member by now; it must not go on emitting its partitions
+        assertThat(h.listener.holdBacks).containsExactly(true);
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        h.advance(9_998);
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        h.advance(2); // as long again without an answer: the session is over
         assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
+        assertThat(h.listener.holdBacks).containsExactly(true); // held back until a new session is confirmed
         assertThat(h.member.assignment()).isEmpty();
         assertThat(h.member.generationId()).isEqualTo(-1);
         assertThat(h.state()).isEqualTo(MemberState.DISCOVERING_COORDINATOR);
@@ -291,10 +298,13 @@ class ClassicGroupMemberHeartbeatTest {
         h.io.heartbeatAnswer = r -> hb(Errors.NONE);
         h.io.answerFind(1);
         // the member id is kept: a coordinator that was frozen still holds the member and waits for it to rejoin
-        JoinGroupRequest join = h.takeJoin().request(JoinGroupRequest.class);
+        var joinCall = h.takeJoin();
+        JoinGroupRequest join = joinCall.request(JoinGroupRequest.class);
         assertThat(join.memberId()).isEqualTo("m1");
         assertThat(join.reason()).isEqualTo("the session expired");
         assertThat(MemberHarness.subscriptionOf(join, 0).ownedPartitions()).isEmpty();
+        joinCall.answer(joined(5, "m1", "other", "range", List.of()));
+        assertThat(h.listener.holdBacks).containsExactly(true, false); // the new generation's session
     }
 
     @Test
@@ -303,7 +313,7 @@ class ClassicGroupMemberHeartbeatTest {
         h.startAndDiscover("t");
         h.joinAsFollower(4, "range", tp("t", 0));
         h.io.heartbeatAnswer = r -> null;
-        h.advance(10_001);
+        h.advance(20_001);
         assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
         h.io.heartbeatAnswer = r -> hb(Errors.NONE);
         h.io.answerFind(1);
@@ -325,6 +335,10 @@ class ClassicGroupMemberHeartbeatTest {
         assertThat(h.member.assignment()).containsExactly(tp("t", 0));
         assertThat(h.listener.kinds()).containsExactly("assigned");
         h.advance(1);
+        assertThat(h.listener.holdBacks).containsExactly(true);
+        h.advance(9_999);
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        h.advance(1);
         assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
         assertThat(h.member.assignment()).isEmpty();
         assertThat(h.state()).isEqualTo(MemberState.DISCOVERING_COORDINATOR);
@@ -342,6 +356,46 @@ class ClassicGroupMemberHeartbeatTest {
         h.advance(30_000); // heartbeats answered by the new coordinator confirm the session
         assertThat(h.listener.kinds()).containsExactly("assigned");
         assertThat(h.member.generationId()).isEqualTo(4);
+    }
+
+    /**
+     * The coordinator's node died: the member's lookups waited on it past the session deadline, and the new
+     * coordinator, which loaded the group with fresh sessions, is found only then. The records are held back from the
+     * deadline until its first answer, and the member keeps its partitions (no rebalance, nothing repeated).
+     */
+    @Test
+    void aCoordinatorFoundJustAfterTheSessionDeadlineKeepsThePartitions() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.advance(3_000); // answered: the session is confirmed at 3 s
+        h.channel().drop();
+        h.advance(10_500);
+        assertThat(h.listener.holdBacks).containsExactly(true);
+        answerHeartbeatsWith(Errors.NONE);
+        h.io.answerFind(2);
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        assertThat(h.listener.holdBacks).containsExactly(true, false);
+        h.advance(30_000);
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        assertThat(h.member.generationId()).isEqualTo(4);
+    }
+
+    /** The new coordinator did expire the member: its UNKNOWN_MEMBER_ID takes the loss path; records stay held. */
+    @Test
+    void aCoordinatorFoundAfterTheDeadlineThatExpiredTheMemberLosesThePartitions() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.channel().drop();
+        h.advance(10_500);
+        assertThat(h.listener.holdBacks).containsExactly(true);
+        answerHeartbeatsWith(Errors.UNKNOWN_MEMBER_ID);
+        h.io.answerFind(2);
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
+        assertThat(h.listener.holdBacks).containsExactly(true); // still held: no session until the rejoin
+        h.takeJoin().answer(joined(5, "m2", "other", "range", List.of()));
+        assertThat(h.listener.holdBacks).containsExactly(true, false);
     }
 
     @Test

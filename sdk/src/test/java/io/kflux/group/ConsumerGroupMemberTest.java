@@ -334,17 +334,50 @@ class ConsumerGroupMemberTest {
         assertThat(listener.kinds()).containsExactly("assigned");
         assertThat(member.assignment()).containsExactly(tp("t", 0));
         time.advanceTimeBy(Duration.ofMillis(1));
-        // issue #15: the broker fenced the member by now; it must not go on emitting its partitions
+        // issue #15: the broker may have fenced the member by now; it must not go on emitting its partitions
+        assertThat(listener.holdBacks).containsExactly(true);
+        assertThat(listener.kinds()).containsExactly("assigned");
+        time.advanceTimeBy(Duration.ofMillis(44_999));
+        assertThat(listener.kinds()).containsExactly("assigned");
+        time.advanceTimeBy(Duration.ofMillis(1)); // as long again without an answer: the session is over
         assertThat(listener.kinds()).containsExactly("assigned", "lost");
         assertThat(member.assignment()).isEmpty();
         assertThat(member.state()).isEqualTo(ConsumerMemberState.JOINING);
         assertThat(io.finds).as("the coordinator is looked up afresh").hasSize(1);
         io.answerFind(2);
-        ConsumerGroupHeartbeatRequest rejoin = heartbeat(takeHeartbeat());
+        Pending<?> rejoinCall = takeHeartbeat();
+        ConsumerGroupHeartbeatRequest rejoin = heartbeat(rejoinCall);
         assertThat(rejoin.memberEpoch()).isZero();
         assertThat(rejoin.topicPartitions()).isEmpty();
         unanswered.answer(answer(1, null)); // a late answer from the old session decides nothing
         assertThat(member.state()).isEqualTo(ConsumerMemberState.JOINING);
+        assertThat(listener.holdBacks).containsExactly(true);
+        rejoinCall.answer(answer(3, null)); // the new session: records flow again
+        assertThat(listener.holdBacks).containsExactly(true, false);
+    }
+
+    /**
+     * The coordinator moved (its node died) and the member's lookups found the new one only after the session
+     * deadline; the new coordinator loaded the group and kept the member: records were held back from the deadline
+     * to its first answer, and the partitions stay (no lost, no rejoin).
+     */
+    @Test
+    void aCoordinatorFoundJustAfterTheSessionDeadlineKeepsThePartitions() {
+        create(null);
+        joinStable(Map.of(t, List.of(0)));
+        time.advanceTimeBy(Duration.ofMillis(1_000));
+        takeHeartbeat().answer(answer(1, null)); // confirmed at 1 s
+        io.channel().drop();
+        time.advanceTimeBy(Duration.ofMillis(46_000));
+        assertThat(listener.holdBacks).containsExactly(true);
+        io.answerFind(2);
+        Pending<?> firstCall = takeHeartbeat();
+        assertThat(heartbeat(firstCall).memberEpoch()).isEqualTo(1);
+        assertThat(listener.holdBacks).containsExactly(true);
+        firstCall.answer(answer(1, null));
+        assertThat(listener.holdBacks).containsExactly(true, false);
+        assertThat(listener.kinds()).containsExactly("assigned");
+        assertThat(member.assignment()).containsExactly(tp("t", 0));
     }
 
     @Test
@@ -357,6 +390,10 @@ class ConsumerGroupMemberTest {
         takeHeartbeat(); // at 2 s the connection breaks
         io.channel().drop();
         time.advanceTimeBy(Duration.ofMillis(43_999));
+        assertThat(listener.kinds()).containsExactly("assigned");
+        time.advanceTimeBy(Duration.ofMillis(1));
+        assertThat(listener.holdBacks).containsExactly(true);
+        time.advanceTimeBy(Duration.ofMillis(44_999));
         assertThat(listener.kinds()).containsExactly("assigned");
         time.advanceTimeBy(Duration.ofMillis(1));
         assertThat(listener.kinds()).containsExactly("assigned", "lost");

@@ -148,6 +148,8 @@ final class MemberHarness {
 
         final List<Call> calls = new CopyOnWriteArrayList<>();
         final List<Throwable> fatal = new CopyOnWriteArrayList<>();
+        /** Each onSessionInDoubt call, in order. */
+        final List<Boolean> holdBacks = new CopyOnWriteArrayList<>();
         Function<Set<TopicPartition>, Mono<Void>> revoked = s -> Mono.empty();
         Function<Set<TopicPartition>, Mono<Void>> lost = s -> Mono.empty();
         Function<Set<TopicPartition>, Mono<Void>> assigned = s -> Mono.empty();
@@ -168,6 +170,11 @@ final class MemberHarness {
         public Mono<Void> onPartitionsLost(Set<TopicPartition> partitions) {
             calls.add(new Call("lost", partitions, null));
             return lost.apply(partitions);
+        }
+
+        @Override
+        public void onSessionInDoubt(boolean inDoubt) {
+            holdBacks.add(inDoubt);
         }
 
         @Override

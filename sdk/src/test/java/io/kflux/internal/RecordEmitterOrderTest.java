@@ -146,6 +146,32 @@ class RecordEmitterOrderTest {
         assertThat(ps.position()).isEqualTo(5L);
     }
 
+    /**
+     * While the group member's session is in doubt (issue #15) nothing fetched is emitted, also not the rest of a
+     * result already being emitted; once a session is confirmed, emission goes on from where it stopped.
+     */
+    @Test
+    void heldBackRecordsAreEmittedOnlyAfterRelease() {
+        PartitionState ps = new PartitionState(TP);
+        ps.seek(0);
+        emitter.offer(fetch(ps, 0, 5));
+        emitter.request(2);
+        runWorker();
+        assertThat(emitted).containsExactly(0L, 1L);
+
+        emitter.holdBack(true);
+        emitter.offer(fetch(ps, 5, 5));
+        emitter.request(100);
+        runWorker();
+        assertThat(emitted).containsExactly(0L, 1L);
+        assertThat(ps.position()).isEqualTo(2L);
+
+        emitter.holdBack(false);
+        runWorker();
+        assertThat(emitted).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        assertThat(skipped).isEmpty();
+    }
+
     private static CompletedFetch fetch(PartitionState ps, long baseOffset, int count) {
         SimpleRecord[] records = new SimpleRecord[count];
         for (int i = 0; i < count; i++) {
