@@ -8,6 +8,7 @@ import static io.kflux.fetch.FakeFetchIo.response;
 import static io.kflux.fetch.FakeFetchIo.topLevelError;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kflux.LogTruncationException;
 import io.kflux.OffsetOutOfRangeException;
 import io.kflux.TopicPartition;
 import io.kflux.fetch.FakeFetchIo.PendingEpochs;
@@ -15,13 +16,18 @@ import io.kflux.fetch.FakeFetchIo.PendingFetch;
 import io.kflux.fetch.FakeFetchIo.PendingList;
 import io.kflux.metadata.Cluster;
 import io.kflux.protocol.Errors;
+import io.kflux.protocol.message.FetchRequest;
+import io.kflux.protocol.message.FetchResponse;
+import io.kflux.protocol.message.FetchResponse.PartitionData;
 import io.kflux.util.SerialExecutor;
+import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -101,6 +107,15 @@ class FetcherTest {
         loop.execute(() -> fetcher.onConsumed(fetch));
     }
 
+    /** Offsets 0-9, written in leader epoch 1, fetched from node 1 and emitted: the next Fetch is pending. */
+    private void tenRecordsEmitted(Cluster cluster, OffsetResetStrategy reset) {
+        start(cluster, reset);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 1, 10))));
+        emit(delivered.get(0), 1);
+        assertThat(state(TP0).position()).isEqualTo(10L);
+    }
+
     private PartitionState state(TopicPartition tp) {
         return fetcher.partition(tp);
     }
@@ -164,11 +179,7 @@ class FetcherTest {
      */
     @Test
     void aLeaderEpochChangeValidatesThePositionAndATruncatedLogMovesItBack() {
-        start(cluster(1, 1, 1), OffsetResetStrategy.EARLIEST);
-        assign(0, TP0);
-        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 1, 10))));
-        emit(delivered.get(0), 1);
-        assertThat(state(TP0).position()).isEqualTo(10L);
+        tenRecordsEmitted(cluster(1, 1, 1), OffsetResetStrategy.EARLIEST);
         PendingFetch second = io.takeFetch();
         assertThat(second.only(0).lastFetchedEpoch()).isEqualTo(1);
 
@@ -196,10 +207,7 @@ class FetcherTest {
     /** KIP-320: an end offset at or past the fetch position confirms it; nothing moves. */
     @Test
     void aValidatedPositionStaysAndFetchingGoesOnFromIt() {
-        start(cluster(1, 1, 1), OffsetResetStrategy.EARLIEST);
-        assign(0, TP0);
-        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 1, 10))));
-        emit(delivered.get(0), 1);
+        tenRecordsEmitted(cluster(1, 1, 1), OffsetResetStrategy.EARLIEST);
         PendingFetch second = io.takeFetch();
         io.cluster = cluster(1, 1, 2); // same leader, new epoch
 
@@ -211,6 +219,110 @@ class FetcherTest {
         assertThat(next.only(0).fetchOffset()).isEqualTo(10L);
         assertThat(next.only(0).currentLeaderEpoch()).isEqualTo(2);
         assertThat(next.only(0).lastFetchedEpoch()).isEqualTo(1);
+    }
+
+    /** KIP-320 via Fetch: a {@code divergingEpoch} answer moves the position back to the epoch's end offset. */
+    @Test
+    void aDivergingEpochInAFetchAnswerTruncatesWithoutAskingOffsetForLeaderEpoch() {
+        tenRecordsEmitted(cluster(1, 1, 2), OffsetResetStrategy.EARLIEST);
+        PendingFetch second = io.takeFetch();
+        assertThat(second.only(0).lastFetchedEpoch()).isEqualTo(1);
+
+        second.answer(response(0, 7, diverging(0, 1, 6)));
+
+        assertThat(io.epochQueries).isEmpty();
+        assertThat(state(TP0).position()).isEqualTo(6L);
+        PendingFetch resumed = io.takeFetch();
+        assertThat(resumed.only(0).fetchOffset()).isEqualTo(6L);
+        assertThat(resumed.only(0).lastFetchedEpoch()).isEqualTo(1);
+        assertThat(failures).isEmpty();
+    }
+
+    /** With {@code auto.offset.reset=none} a truncated log ends the flux with the fetch and divergent offsets. */
+    @Test
+    void aTruncatedLogWithoutAResetPolicyFailsWithLogTruncation() {
+        tenRecordsEmitted(cluster(1, 1, 2), OffsetResetStrategy.NONE);
+
+        io.takeFetch().answer(response(0, 7, diverging(0, 1, 6)));
+
+        assertThat(failures).singleElement().isInstanceOfSatisfying(LogTruncationException.class, e -> {
+            assertThat(e.offsets()).containsExactlyEntriesOf(Map.of(TP0, 10L));
+            assertThat(e.divergentOffsets()).containsExactlyEntriesOf(Map.of(TP0, 6L));
+        });
+        assertThat(state(TP0).position()).as("nothing moved").isEqualTo(10L);
+    }
+
+    private static PartitionData diverging(int partition, int epoch, long endOffset) {
+        return new PartitionData(partition, (short) 0, 10, 10, 0L, new FetchResponse.EpochEndOffset(epoch, endOffset),
+                FetchResponse.LeaderIdAndEpoch.NONE, FetchResponse.SnapshotId.NONE, null,
+                FetchResponse.NO_PREFERRED_READ_REPLICA, Unpooled.EMPTY_BUFFER);
+    }
+
+    /**
+     * A failed Fetch (connection lost) refreshes metadata and the session's next request is a full one; it goes out
+     * once the refresh is answered (reconnecting is paced by the connection's own backoff, not here).
+     */
+    @Test
+    void aFailedFetchRefreshesMetadataAndTheNextFetchIsAFullOne() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 42, partition(0, Errors.NONE, 0, null)));
+        PendingFetch incremental = io.takeFetch();
+        assertThat(incremental.request().sessionEpoch()).isEqualTo(1);
+
+        incremental.sink().tryEmitError(new io.kflux.network.DisconnectedException("gone"));
+
+        assertThat(io.refreshCount).isEqualTo(1);
+        PendingFetch full = io.takeFetch();
+        assertThat(full.request().sessionId()).as("the old session named, to be replaced").isEqualTo(42);
+        assertThat(full.request().sessionEpoch()).isZero();
+        assertThat(full.listed()).containsExactly(0);
+        assertThat(requests.get(requests.size() - 1).full()).isTrue();
+        advance(RETRY_BACKOFF_MS);
+        assertThat(io.fetches).as("the retry timer finds the Fetch in flight: no second one").isEmpty();
+        assertThat(failures).isEmpty();
+    }
+
+    /** KIP-227: closing sends each open session's id with the final epoch and no partitions. */
+    @Test
+    void closingSessionsSendsTheFinalEpochToEachBrokerWithASession() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 42, partition(0, Errors.NONE, 0, null)));
+        io.takeFetch(); // the next one, left unanswered
+
+        boolean[] closed = new boolean[1];
+        loop.execute(() -> fetcher.closeSessions(Duration.ofSeconds(1)).subscribe(null, null, () -> closed[0] = true));
+
+        PendingFetch close = io.takeFetch();
+        assertThat(close.request().sessionId()).isEqualTo(42);
+        assertThat(close.request().sessionEpoch()).isEqualTo(FetchRequest.FINAL_SESSION_EPOCH);
+        assertThat(close.listed()).isEmpty();
+        assertThat(closed[0]).isFalse();
+        close.answer(response(0, 42));
+        assertThat(closed[0]).isTrue();
+        assertThat(io.fetches).as("nothing fetched after close").isEmpty();
+    }
+
+    /** KIP-392: a preferred read replica named by the leader is fetched from until its lease of metadata.max.age.ms. */
+    @Test
+    void aPreferredReadReplicaIsFetchedFromUntilItsLeaseEnds() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 7, new PartitionData(0, (short) 0, 0, 0, 0L, FetchResponse.EpochEndOffset.NONE,
+                FetchResponse.LeaderIdAndEpoch.NONE, FetchResponse.SnapshotId.NONE, null, 2, Unpooled.EMPTY_BUFFER)));
+
+        PendingFetch fromReplica = io.takeFetch();
+        assertThat(fromReplica.node().id()).isEqualTo(2);
+        assertThat(state(TP0).readReplicaAt(time.now(TimeUnit.NANOSECONDS))).isEqualTo(2);
+        advance(300_000);
+        assertThat(state(TP0).readReplicaAt(time.now(TimeUnit.NANOSECONDS))).isEqualTo(-1);
+        fromReplica.answer(response(0, 8, partition(0, Errors.NONE, 3, batch(0, 0, 3))));
+
+        PendingFetch backToLeader = io.takeFetch();
+        assertThat(backToLeader.node().id()).isEqualTo(1);
+        assertThat(backToLeader.request().sessionId()).as("node 1's session").isEqualTo(7);
+        assertThat(backToLeader.only(0).fetchOffset()).as("after what the replica returned").isEqualTo(3L);
     }
 
     /** A partition without a position asks ListOffsets by {@code auto.offset.reset}; OFFSET_OUT_OF_RANGE asks again. */
