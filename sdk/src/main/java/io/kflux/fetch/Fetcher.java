@@ -35,10 +35,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The fetch loops: one Fetch in flight per leader broker, each listing that broker's fetchable
@@ -88,8 +91,10 @@ import reactor.core.publisher.Mono;
  *
  * <p><b>Why one class past 500 lines.</b> It should not stay one: planning, request building, response handling,
  * position reset and validation, follower selection (KIP-392) and per-node status share the partition states and
- * the event loop here, and splitting them by concern behind a test seam is planned work (issue #17). Until then,
- * each concern keeps to its own methods and every state change runs on {@code loop}.
+ * the event loop here, and splitting them by concern is planned work (issue #17). Until then, each concern keeps to
+ * its own methods and every state change runs on {@code loop}. The network and metadata are behind {@link FetchIo}
+ * and the clock and timers are the injected {@link Scheduler}, so all of it runs against a scripted cluster in virtual
+ * time ({@code FetcherTest}).
  */
 public final class Fetcher {
     private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
@@ -102,9 +107,9 @@ public final class Fetcher {
     public static final String MALFORMED_RESPONSE = "MALFORMED_RESPONSE";
 
     private final FetchConfig config;
-    private final NodeConnections connections;
-    private final MetadataManager metadata;
-    private final OffsetLookup offsets;
+    private final FetchIo io;
+    /** The fetcher's clock ({@link #nowNanos()}) and timers: virtual time in tests. */
+    private final Scheduler scheduler;
     private final OffsetResetStrategy resetStrategy;
     private final long resetDurationMs;
     private final Executor loop;
@@ -112,11 +117,10 @@ public final class Fetcher {
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
     private final Set<Integer> inFlight = new HashSet<>();
     private final Set<Integer> idle = new HashSet<>();
-    /** KIP-219: node id to System.nanoTime() when the throttle the broker asked for ends. */
+    /** KIP-219: node id to {@link #nowNanos()} when the throttle the broker asked for ends. */
     private final Map<Integer, Long> throttledUntil = new HashMap<>();
     private final Set<Disposable> timers = new HashSet<>();
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
-    private final EpochEndOffsets epochEndOffsets;
     private volatile FetchRequestListener requestListener;
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
     private long bufferedBytes;
@@ -130,15 +134,25 @@ public final class Fetcher {
 
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
+        this(config, new NetworkFetchIo(connections, metadata, offsets), resetStrategy, resetDurationMs, loop, sink,
+                Schedulers.parallel());
+    }
+
+    /** With the network and metadata behind {@code io}, and {@code scheduler} as clock and timer (tests). */
+    Fetcher(FetchConfig config, FetchIo io, OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop,
+            FetchSink sink, Scheduler scheduler) {
         this.config = config;
-        this.connections = connections;
-        this.metadata = metadata;
-        this.offsets = offsets;
+        this.io = io;
         this.resetStrategy = resetStrategy;
         this.resetDurationMs = resetDurationMs;
         this.loop = loop;
         this.sink = sink;
-        this.epochEndOffsets = new EpochEndOffsets(connections);
+        this.scheduler = scheduler;
+    }
+
+    /** Now on the fetcher's clock, in ns (differences only: deadlines, leases, throttles). */
+    private long nowNanos() {
+        return scheduler.now(TimeUnit.NANOSECONDS);
     }
 
     /** Tells {@code listener} (null for none) about each Fetch request sent (diagnostics, tests). */
@@ -169,7 +183,7 @@ public final class Fetcher {
         partitions.putAll(added);
         boolean readCommitted = config.isolationLevel() == 1;
         added.forEach((tp, ps) -> ps.sampler(metrics.partitionAssigned(tp.topic(), tp.partition(),
-                () -> ps.lag(readCommitted), ps::lead, ps::fetchedAhead, ps::readReplicaNow)));
+                () -> ps.lag(readCommitted), ps::lead, ps::fetchedAhead, () -> ps.readReplicaAt(nowNanos()))));
         plan();
     }
 
@@ -225,7 +239,7 @@ public final class Fetcher {
      */
     public Mono<Void> closeSessions(Duration timeout) {
         close();
-        Cluster cluster = metadata.current();
+        Cluster cluster = io.cluster();
         List<Mono<?>> closing = new ArrayList<>();
         sessions.forEach((nodeId, session) -> {
             Node node = cluster.node(nodeId);
@@ -240,9 +254,8 @@ public final class Fetcher {
                 listener.onRequest(new FetchRequestListener.Request(nodeId, session.sessionId(),
                         FetchRequest.FINAL_SESSION_EPOCH, true, List.of(), List.of(), 0));
             }
-            closing.add(connections.connection(node.id(), node.host(), node.port())
-                    .flatMap(c -> c.exchange(request))
-                    .doOnNext(FetchResponse::release)
+            closing.add(io.fetch(node, request)
+                    .doOnNext(answer -> answer.response().release())
                     .onErrorResume(e -> {
                         log.debug("closing fetch session {} on {} failed: {}", session.sessionId(), node, e.toString());
                         return Mono.empty();
@@ -252,7 +265,7 @@ public final class Fetcher {
         if (closing.isEmpty()) {
             return Mono.empty();
         }
-        return Mono.when(closing).timeout(timeout, Mono.empty());
+        return Mono.when(closing).timeout(timeout, Mono.empty(), scheduler);
     }
 
     /** Sends a Fetch to every broker that has fetchable partitions and none in flight. */
@@ -260,7 +273,7 @@ public final class Fetcher {
         if (closed) {
             return;
         }
-        Cluster cluster = metadata.current();
+        Cluster cluster = io.cluster();
         Map<Node, List<FetchTarget>> byNode = new LinkedHashMap<>();
         Set<Integer> heldBack = new HashSet<>();
         boolean needMetadata = false;
@@ -314,7 +327,7 @@ public final class Fetcher {
             if (ps.leaderlessSinceNanos() != 0L) {
                 if (ps.leaderlessWarnAfterNanos() > LEADERLESS_WARN_AFTER_NANOS) {
                     log.info("{} has a leader again (node {}) after {} ms without one: fetching resumes", ps.topicPartition(),
-                            leader.id(), (System.nanoTime() - ps.leaderlessSinceNanos()) / 1_000_000L);
+                            leader.id(), (nowNanos() - ps.leaderlessSinceNanos()) / 1_000_000L);
                 }
                 ps.leaderless(0L, 0L);
             }
@@ -367,7 +380,7 @@ public final class Fetcher {
             return leader;
         }
         Node node = cluster.node(preferred);
-        if (node == null || System.nanoTime() - ps.preferredReadReplicaExpiresNanos() >= 0) {
+        if (node == null || nowNanos() - ps.preferredReadReplicaExpiresNanos() >= 0) {
             log.debug("{}: preferred read replica {} {}; fetching from the leader (node {})", ps.topicPartition(),
                     preferred, node == null ? "is not in metadata" : "lease ended", leader.id());
             ps.preferReadReplica(-1, 0L);
@@ -385,7 +398,7 @@ public final class Fetcher {
             log.debug("{}: node {} names node {} as the preferred read replica (client.rack={})", ps.topicPartition(),
                     from.id(), replica, config.rackId());
         }
-        ps.preferReadReplica(replica, System.nanoTime() + config.metadataMaxAgeMs() * 1_000_000L);
+        ps.preferReadReplica(replica, nowNanos() + config.metadataMaxAgeMs() * 1_000_000L);
     }
 
     /** An error while fetching from a follower: back to the leader, which decides again (as the official client). */
@@ -442,17 +455,16 @@ public final class Fetcher {
                     sessionRequest.session().size()));
         }
         inFlight.add(node.id());
-        long sentAt = System.nanoTime();
-        connections.connection(node.id(), node.host(), node.port())
-                .flatMap(c -> {
+        long sentAt = System.nanoTime(); // a latency measured for the metrics, not a decision: the precise clock
+        io.fetch(node, request)
+                .map(answer -> {
+                    FetchResponse r = answer.response();
+                    metrics.fetchCompleted(System.nanoTime() - sentAt, r.throttleTimeMs());
                     // KIP-219: from Fetch v8 the broker answers at once and expects the client to hold back
-                    boolean clientThrottles = c.version(FetchRequest.SPEC) >= 8;
-                    return c.exchange(request).doOnNext(r -> {
-                        metrics.fetchCompleted(System.nanoTime() - sentAt, r.throttleTimeMs());
-                        if (clientThrottles && r.throttleTimeMs() > 0) {
-                            loop.execute(() -> throttle(node.id(), r.throttleTimeMs()));
-                        }
-                    });
+                    if (answer.version() >= 8 && r.throttleTimeMs() > 0) {
+                        loop.execute(() -> throttle(node.id(), r.throttleTimeMs()));
+                    }
+                    return r;
                 })
                 .subscribe(
                         response -> loop.execute(() -> onResponse(node, session, sessionRequest, byPartition, response, heldBack)),
@@ -465,7 +477,7 @@ public final class Fetcher {
      */
     private void throttle(int nodeId, int throttleMs) {
         log.debug("node {} throttles fetches for {} ms (quota)", nodeId, throttleMs);
-        throttledUntil.put(nodeId, System.nanoTime() + throttleMs * 1_000_000L);
+        throttledUntil.put(nodeId, nowNanos() + throttleMs * 1_000_000L);
         FetchRequestListener listener = requestListener;
         if (listener != null) {
             listener.onThrottle(nodeId, throttleMs);
@@ -478,7 +490,7 @@ public final class Fetcher {
         if (until == null) {
             return false;
         }
-        if (System.nanoTime() - until >= 0) {
+        if (nowNanos() - until >= 0) {
             throttledUntil.remove(nodeId);
             return false;
         }
@@ -498,7 +510,7 @@ public final class Fetcher {
             response.release();
             return;
         }
-        Cluster cluster = metadata.current();
+        Cluster cluster = io.cluster();
         Map<UUID, String> sessionTopics = new HashMap<>();
         sessionRequest.session().values().forEach(p -> sessionTopics.putIfAbsent(p.topicId(), p.partition().topic()));
         Set<TopicPartition> responded = new HashSet<>();
@@ -732,7 +744,7 @@ public final class Fetcher {
         }
         byLeader.forEach((leader, queries) -> {
             Map<TopicPartition, FetchTarget> sent = targets.get(leader);
-            epochEndOffsets.ask(leader, queries).subscribe(
+            io.offsetsForLeaderEpoch(leader, queries).subscribe(
                     result -> loop.execute(() -> onValidated(leader, sent, result)),
                     error -> loop.execute(() -> onValidationFailed(leader, sent, error)));
         });
@@ -875,8 +887,8 @@ public final class Fetcher {
         // state whose seek epoch counts from 0 too, and could match the old one's by chance.
         Map<TopicPartition, ResetAsked> asked = new HashMap<>();
         long timestamp = resetStrategy == OffsetResetStrategy.BY_DURATION
-                ? System.currentTimeMillis() - resetDurationMs : resetStrategy.listOffsetsTimestamp;
-        Cluster cluster = metadata.current();
+                ? scheduler.now(TimeUnit.MILLISECONDS) - resetDurationMs : resetStrategy.listOffsetsTimestamp;
+        Cluster cluster = io.cluster();
         List<PartitionState> toReset = new ArrayList<>();
         for (PartitionState ps : partitions.values()) {
             // one without a leader (or missing from metadata) would keep ListOffsets, and so the reset of every other
@@ -897,7 +909,7 @@ public final class Fetcher {
         }
         toReset.forEach(ps -> asked.put(ps.topicPartition(), ResetAsked.entering(ps)));
         resetInFlight = true;
-        offsets.list(timestamps, Duration.ofDays(3650))
+        io.listOffsets(timestamps, Duration.ofDays(3650))
                 .flatMap(this::endWhereNoRecordMatched)
                 .subscribe(result -> loop.execute(() -> {
                     resetInFlight = false;
@@ -953,7 +965,7 @@ public final class Fetcher {
         if (missing.isEmpty()) {
             return Mono.just(found);
         }
-        return offsets.list(missing, Duration.ofDays(3650)).map(ends -> {
+        return io.listOffsets(missing, Duration.ofDays(3650)).map(ends -> {
             Map<TopicPartition, ListedOffset> merged = new HashMap<>(found);
             merged.putAll(ends);
             return merged;
@@ -974,7 +986,7 @@ public final class Fetcher {
      * requested every retry.backoff.ms meanwhile), but never silently.
      */
     private void leaderless(PartitionState ps, TopicInfo topic) {
-        long now = System.nanoTime();
+        long now = nowNanos();
         if (ps.leaderlessSinceNanos() == 0L) {
             ps.leaderless(now | 1L, LEADERLESS_WARN_AFTER_NANOS);
             return;
@@ -1011,7 +1023,7 @@ public final class Fetcher {
         if (metadataRefreshInFlight || closed) {
             return;
         }
-        long sinceLastMs = (System.nanoTime() - lastMetadataRefreshNanos) / 1_000_000L;
+        long sinceLastMs = (nowNanos() - lastMetadataRefreshNanos) / 1_000_000L;
         if (lastMetadataRefreshNanos != 0L && sinceLastMs < config.retryBackoffMs()) {
             metadataRefreshInFlight = true;
             schedule(config.retryBackoffMs() - sinceLastMs, () -> {
@@ -1021,8 +1033,8 @@ public final class Fetcher {
             return;
         }
         metadataRefreshInFlight = true;
-        lastMetadataRefreshNanos = System.nanoTime() | 1L;
-        metadata.refresh().subscribe(c -> loop.execute(() -> {
+        lastMetadataRefreshNanos = nowNanos() | 1L;
+        io.refreshMetadata().subscribe(c -> loop.execute(() -> {
                     metadataRefreshInFlight = false;
                     plan();
                 }),
@@ -1047,7 +1059,7 @@ public final class Fetcher {
 
     private void schedule(long delayMs, Runnable task) {
         Disposable[] holder = new Disposable[1];
-        holder[0] = Mono.delay(Duration.ofMillis(delayMs)).subscribe(v -> loop.execute(() -> {
+        holder[0] = Mono.delay(Duration.ofMillis(delayMs), scheduler).subscribe(v -> loop.execute(() -> {
             timers.remove(holder[0]);
             task.run();
         }));

@@ -45,7 +45,7 @@ public final class PartitionState {
     /** In {@link FetchState#TRUNCATING}: the offset to move back to, and the leader epoch it ends. */
     private long truncateTo = UNKNOWN;
     private int truncateEpoch = -1;
-    /** System.nanoTime() since when metadata names no leader for the partition (0: it has one), for the WARN. */
+    /** On the fetcher's clock (ns): since when metadata names no leader for the partition (0: it has one). */
     private long leaderlessSinceNanos;
     /** How long leaderless before the next WARN (doubles after each). */
     private long leaderlessWarnAfterNanos;
@@ -249,7 +249,7 @@ public final class PartitionState {
         return true;
     }
 
-    /** System.nanoTime() since when metadata names no leader (0: it has one). */
+    /** On the fetcher's clock (ns): since when metadata names no leader (0: it has one). */
     long leaderlessSinceNanos() {
         return leaderlessSinceNanos;
     }
@@ -270,12 +270,12 @@ public final class PartitionState {
         return preferredReadReplica;
     }
 
-    /** System.nanoTime() when the preferred read replica's lease ends. */
+    /** On the fetcher's clock (ns): when the preferred read replica's lease ends. */
     long preferredReadReplicaExpiresNanos() {
         return preferredReadReplicaExpiresNanos;
     }
 
-    /** Fetches from {@code replica} (-1: the leader) until {@code expiresNanos} (System.nanoTime()). */
+    /** Fetches from {@code replica} (-1: the leader) until {@code expiresNanos} (the fetcher's clock, ns). */
     void preferReadReplica(int replica, long expiresNanos) {
         this.preferredReadReplica = replica;
         this.preferredReadReplicaExpiresNanos = expiresNanos;
@@ -355,12 +355,12 @@ public final class PartitionState {
 
     /**
      * KIP-392: the node this partition is fetched from now when that is not the leader, -1 for the leader (or an
-     * expired lease), as the official client's {@code preferred-read-replica}. For gauges, from any thread: the
-     * fields are the loop's, so a reader may see a change slightly late.
+     * expired lease), as the official client's {@code preferred-read-replica}; {@code nowNanos} on the fetcher's
+     * clock. For gauges, from any thread: the fields are the loop's, so a reader may see a change slightly late.
      */
-    public int readReplicaNow() {
+    public int readReplicaAt(long nowNanos) {
         int replica = preferredReadReplica;
-        return replica < 0 || System.nanoTime() - preferredReadReplicaExpiresNanos >= 0 ? -1 : replica;
+        return replica < 0 || nowNanos - preferredReadReplicaExpiresNanos >= 0 ? -1 : replica;
     }
 
     /**

@@ -5,30 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.RecordBatch;
-import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
 
 /** Next fetch offset and last fetched epoch from batch headers, checked against batches the official client writes. */
 class BatchScanTest {
 
-    private static void append(ByteBuffer out, long baseOffset, int epoch, int records) {
-        MemoryRecordsBuilder b = MemoryRecords.builder(out, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
-                TimestampType.CREATE_TIME, baseOffset, 1000L, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH,
-                RecordBatch.NO_SEQUENCE, false, epoch);
-        for (int i = 0; i < records; i++) {
-            b.append(1000L + i, ("k" + i).getBytes(), ("v" + i).getBytes());
-        }
-        b.close();
-    }
-
     private static ByteBuf batches() {
         ByteBuffer out = ByteBuffer.allocate(4096);
-        append(out, 10, 3, 5);  // 10..14, epoch 3
-        append(out, 15, 4, 2);  // 15..16, epoch 4
+        FakeFetchIo.append(out, 10, 3, 5);  // 10..14, epoch 3
+        FakeFetchIo.append(out, 15, 4, 2);  // 15..16, epoch 4
         out.flip();
         return Unpooled.wrappedBuffer(out);
     }

@@ -1,0 +1,507 @@
+package io.kflux.fetch;
+
+import static io.kflux.fetch.FakeFetchIo.batch;
+import static io.kflux.fetch.FakeFetchIo.cluster;
+import static io.kflux.fetch.FakeFetchIo.epochEnd;
+import static io.kflux.fetch.FakeFetchIo.partition;
+import static io.kflux.fetch.FakeFetchIo.response;
+import static io.kflux.fetch.FakeFetchIo.topLevelError;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kflux.LogTruncationException;
+import io.kflux.OffsetOutOfRangeException;
+import io.kflux.TopicPartition;
+import io.kflux.fetch.FakeFetchIo.PendingEpochs;
+import io.kflux.fetch.FakeFetchIo.PendingFetch;
+import io.kflux.fetch.FakeFetchIo.PendingList;
+import io.kflux.metadata.Cluster;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.message.FetchRequest;
+import io.kflux.protocol.message.FetchResponse;
+import io.kflux.protocol.message.FetchResponse.PartitionData;
+import io.kflux.util.SerialExecutor;
+import io.netty.buffer.Unpooled;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/**
+ * {@link Fetcher} against a scripted cluster ({@link FakeFetchIo}) on virtual time: which requests go out, when, to
+ * which broker, and where positions end up.
+ */
+class FetcherTest {
+    static final long RETRY_BACKOFF_MS = 100;
+    static final TopicPartition TP0 = new TopicPartition(FakeFetchIo.TOPIC, 0);
+    static final TopicPartition TP1 = new TopicPartition(FakeFetchIo.TOPIC, 1);
+
+    final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    final List<Throwable> loopErrors = new CopyOnWriteArrayList<>();
+    final SerialExecutor loop = new SerialExecutor(loopErrors::add);
+    final List<CompletedFetch> delivered = new ArrayList<>();
+    final List<Throwable> failures = new ArrayList<>();
+    final List<FetchRequestListener.Request> requests = new ArrayList<>();
+    final List<Integer> throttles = new ArrayList<>();
+    FakeFetchIo io;
+    Fetcher fetcher;
+
+    private void start(Cluster cluster, OffsetResetStrategy reset) {
+        io = new FakeFetchIo(cluster);
+        FetchConfig config = new FetchConfig(500, 1, 50 << 20, 1 << 20, (byte) 0, "", 100L << 20, RETRY_BACKOFF_MS,
+                true, 300_000);
+        fetcher = new Fetcher(config, io, reset, 0L, loop, new FetchSink() {
+            @Override
+            public void accept(CompletedFetch fetch) {
+                delivered.add(fetch);
+            }
+
+            @Override
+            public void fail(Throwable error) {
+                failures.add(error);
+            }
+        }, time);
+        fetcher.requestListener(new FetchRequestListener() {
+            @Override
+            public void onRequest(Request request) {
+                requests.add(request);
+            }
+
+            @Override
+            public void onThrottle(int nodeId, int throttleMs) {
+                throttles.add(throttleMs);
+            }
+        });
+    }
+
+    /** Assigns the partitions, each at {@code offset} (a negative offset: awaiting {@code auto.offset.reset}). */
+    private void assign(long offset, TopicPartition... tps) {
+        Map<TopicPartition, PartitionState> states = new LinkedHashMap<>();
+        for (TopicPartition tp : tps) {
+            PartitionState ps = new PartitionState(tp);
+            if (offset >= 0) {
+                ps.seek(offset);
+            } else {
+                ps.requireReset();
+            }
+            states.put(tp, ps);
+        }
+        loop.execute(() -> fetcher.assign(states));
+    }
+
+    private void advance(long ms) {
+        time.advanceTimeBy(Duration.ofMillis(ms));
+    }
+
+    /** The emitter emitted every record of {@code fetch} and handed it back. */
+    private void emit(CompletedFetch fetch, int lastEpoch) {
+        fetch.partition().advance(fetch.nextFetchOffset(), lastEpoch);
+        fetch.release();
+        loop.execute(() -> fetcher.onConsumed(fetch));
+    }
+
+    /** Offsets 0-9, written in leader epoch 1, fetched from node 1 and emitted: the next Fetch is pending. */
+    private void tenRecordsEmitted(Cluster cluster, OffsetResetStrategy reset) {
+        start(cluster, reset);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 1, 10))));
+        emit(delivered.get(0), 1);
+        assertThat(state(TP0).position()).isEqualTo(10L);
+    }
+
+    private PartitionState state(TopicPartition tp) {
+        return fetcher.partition(tp);
+    }
+
+    @AfterEach
+    void noLoopErrors() {
+        if (fetcher != null) {
+            loop.execute(fetcher::close);
+        }
+        delivered.forEach(f -> {
+            if (f.records().refCnt() > 0) {
+                f.release();
+            }
+        });
+        assertThat(loopErrors).as("no task on the loop failed").isEmpty();
+    }
+
+    /** KIP-219: from Fetch v8 the broker answers at once and the client holds back until the throttle time passed. */
+    @Test
+    void noFetchGoesToAThrottledNodeUntilTheThrottleTimeHasPassed() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        PendingFetch first = io.takeFetch();
+        assertThat(first.node().id()).isEqualTo(1);
+        assertThat(first.only(0).fetchOffset()).isZero();
+
+        first.answer(response(250, 7, partition(0, Errors.NONE, 5, batch(0, 0, 5))));
+
+        assertThat(throttles).containsExactly(250);
+        assertThat(delivered).hasSize(1);
+        assertThat(state(TP0).fetchOffset()).isEqualTo(5L);
+        assertThat(io.fetches).as("the partition may be fetched, but its node is throttled").isEmpty();
+        emit(delivered.get(0), 0);
+        advance(249);
+        assertThat(io.fetches).as("249 ms into a 250 ms throttle").isEmpty();
+
+        advance(1);
+
+        PendingFetch next = io.takeFetch();
+        assertThat(next.node().id()).isEqualTo(1);
+        assertThat(next.only(0).fetchOffset()).isEqualTo(5L);
+        assertThat(next.request().sessionId()).isEqualTo(7);
+    }
+
+    /** Below Fetch v8 the broker itself delays its answer by the throttle time: the client does not wait again. */
+    @Test
+    void aThrottleTimeFromABrokerBelowFetchV8DelaysNothing() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+
+        io.takeFetch().answer(response(250, 7, partition(0, Errors.NONE, 5, batch(0, 0, 5))), (short) 7);
+
+        assertThat(throttles).isEmpty();
+        assertThat(io.takeFetch().only(0).fetchOffset()).isEqualTo(5L);
+    }
+
+    /**
+     * KIP-320: a higher leader epoch in metadata holds the partition until OffsetForLeaderEpoch answered; an end
+     * offset of the last fetched epoch below the fetch position means truncation, and fetching resumes there, from
+     * the new leader.
+     */
+    @Test
+    void aLeaderEpochChangeValidatesThePositionAndATruncatedLogMovesItBack() {
+        tenRecordsEmitted(cluster(1, 1, 1), OffsetResetStrategy.EARLIEST);
+        PendingFetch second = io.takeFetch();
+        assertThat(second.only(0).lastFetchedEpoch()).isEqualTo(1);
+
+        io.cluster = cluster(1, 2, 2); // node 2 leads now, in epoch 2
+        second.answer(response(0, 7, partition(0, Errors.NONE, 10, null)));
+
+        assertThat(state(TP0).state()).isEqualTo(FetchState.VALIDATING);
+        assertThat(io.fetches).as("no Fetch before the position is validated").isEmpty();
+        PendingEpochs query = io.takeEpochQuery();
+        assertThat(query.leader().id()).isEqualTo(2);
+        assertThat(query.queries()).containsExactlyEntriesOf(Map.of(TP0, new EpochEndOffsets.Query(2, 1)));
+
+        query.sink().tryEmitValue(Map.of(TP0, epochEnd(0, 1, 7))); // epoch 1 ends at 7 in the new leader's log
+
+        assertThat(failures).isEmpty();
+        assertThat(state(TP0).position()).isEqualTo(7L);
+        assertThat(state(TP0).state()).isEqualTo(FetchState.FETCHING);
+        PendingFetch resumed = io.takeFetch();
+        assertThat(resumed.node().id()).isEqualTo(2);
+        assertThat(resumed.only(0).fetchOffset()).isEqualTo(7L);
+        assertThat(resumed.only(0).currentLeaderEpoch()).isEqualTo(2);
+        assertThat(resumed.request().sessionId()).as("a new broker: a new session").isZero();
+    }
+
+    /** KIP-320: an end offset at or past the fetch position confirms it; nothing moves. */
+    @Test
+    void aValidatedPositionStaysAndFetchingGoesOnFromIt() {
+        tenRecordsEmitted(cluster(1, 1, 1), OffsetResetStrategy.EARLIEST);
+        PendingFetch second = io.takeFetch();
+        io.cluster = cluster(1, 1, 2); // same leader, new epoch
+
+        second.answer(response(0, 7, partition(0, Errors.NONE, 10, null)));
+        io.takeEpochQuery().sink().tryEmitValue(Map.of(TP0, epochEnd(0, 1, 12)));
+
+        assertThat(state(TP0).position()).isEqualTo(10L);
+        PendingFetch next = io.takeFetch();
+        assertThat(next.only(0).fetchOffset()).isEqualTo(10L);
+        assertThat(next.only(0).currentLeaderEpoch()).isEqualTo(2);
+        assertThat(next.only(0).lastFetchedEpoch()).isEqualTo(1);
+    }
+
+    /** KIP-320 via Fetch: a {@code divergingEpoch} answer moves the position back to the epoch's end offset. */
+    @Test
+    void aDivergingEpochInAFetchAnswerTruncatesWithoutAskingOffsetForLeaderEpoch() {
+        tenRecordsEmitted(cluster(1, 1, 2), OffsetResetStrategy.EARLIEST);
+        PendingFetch second = io.takeFetch();
+        assertThat(second.only(0).lastFetchedEpoch()).isEqualTo(1);
+
+        second.answer(response(0, 7, diverging(0, 1, 6)));
+
+        assertThat(io.epochQueries).isEmpty();
+        assertThat(state(TP0).position()).isEqualTo(6L);
+        PendingFetch resumed = io.takeFetch();
+        assertThat(resumed.only(0).fetchOffset()).isEqualTo(6L);
+        assertThat(resumed.only(0).lastFetchedEpoch()).isEqualTo(1);
+        assertThat(failures).isEmpty();
+    }
+
+    /** With {@code auto.offset.reset=none} a truncated log ends the flux with the fetch and divergent offsets. */
+    @Test
+    void aTruncatedLogWithoutAResetPolicyFailsWithLogTruncation() {
+        tenRecordsEmitted(cluster(1, 1, 2), OffsetResetStrategy.NONE);
+
+        io.takeFetch().answer(response(0, 7, diverging(0, 1, 6)));
+
+        assertThat(failures).singleElement().isInstanceOfSatisfying(LogTruncationException.class, e -> {
+            assertThat(e.offsets()).containsExactlyEntriesOf(Map.of(TP0, 10L));
+            assertThat(e.divergentOffsets()).containsExactlyEntriesOf(Map.of(TP0, 6L));
+        });
+        assertThat(state(TP0).position()).as("nothing moved").isEqualTo(10L);
+    }
+
+    private static PartitionData diverging(int partition, int epoch, long endOffset) {
+        return new PartitionData(partition, (short) 0, 10, 10, 0L, new FetchResponse.EpochEndOffset(epoch, endOffset),
+                FetchResponse.LeaderIdAndEpoch.NONE, FetchResponse.SnapshotId.NONE, null,
+                FetchResponse.NO_PREFERRED_READ_REPLICA, Unpooled.EMPTY_BUFFER);
+    }
+
+    /**
+     * A failed Fetch (connection lost) refreshes metadata and the session's next request is a full one; it goes out
+     * once the refresh is answered (reconnecting is paced by the connection's own backoff, not here).
+     */
+    @Test
+    void aFailedFetchRefreshesMetadataAndTheNextFetchIsAFullOne() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 42, partition(0, Errors.NONE, 0, null)));
+        PendingFetch incremental = io.takeFetch();
+        assertThat(incremental.request().sessionEpoch()).isEqualTo(1);
+
+        incremental.sink().tryEmitError(new io.kflux.network.DisconnectedException("gone"));
+
+        assertThat(io.refreshCount).isEqualTo(1);
+        PendingFetch full = io.takeFetch();
+        assertThat(full.request().sessionId()).as("the old session named, to be replaced").isEqualTo(42);
+        assertThat(full.request().sessionEpoch()).isZero();
+        assertThat(full.listed()).containsExactly(0);
+        assertThat(requests.get(requests.size() - 1).full()).isTrue();
+        advance(RETRY_BACKOFF_MS);
+        assertThat(io.fetches).as("the retry timer finds the Fetch in flight: no second one").isEmpty();
+        assertThat(failures).isEmpty();
+    }
+
+    /** KIP-227: closing sends each open session's id with the final epoch and no partitions. */
+    @Test
+    void closingSessionsSendsTheFinalEpochToEachBrokerWithASession() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 42, partition(0, Errors.NONE, 0, null)));
+        io.takeFetch(); // the next one, left unanswered
+
+        boolean[] closed = new boolean[1];
+        loop.execute(() -> fetcher.closeSessions(Duration.ofSeconds(1)).subscribe(null, null, () -> closed[0] = true));
+
+        PendingFetch close = io.takeFetch();
+        assertThat(close.request().sessionId()).isEqualTo(42);
+        assertThat(close.request().sessionEpoch()).isEqualTo(FetchRequest.FINAL_SESSION_EPOCH);
+        assertThat(close.listed()).isEmpty();
+        assertThat(closed[0]).isFalse();
+        close.answer(response(0, 42));
+        assertThat(closed[0]).isTrue();
+        assertThat(io.fetches).as("nothing fetched after close").isEmpty();
+    }
+
+    /** KIP-392: a preferred read replica named by the leader is fetched from until its lease of metadata.max.age.ms. */
+    @Test
+    void aPreferredReadReplicaIsFetchedFromUntilItsLeaseEnds() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 7, new PartitionData(0, (short) 0, 0, 0, 0L, FetchResponse.EpochEndOffset.NONE,
+                FetchResponse.LeaderIdAndEpoch.NONE, FetchResponse.SnapshotId.NONE, null, 2, Unpooled.EMPTY_BUFFER)));
+
+        PendingFetch fromReplica = io.takeFetch();
+        assertThat(fromReplica.node().id()).isEqualTo(2);
+        assertThat(state(TP0).readReplicaAt(time.now(TimeUnit.NANOSECONDS))).isEqualTo(2);
+        advance(300_000);
+        assertThat(state(TP0).readReplicaAt(time.now(TimeUnit.NANOSECONDS))).isEqualTo(-1);
+        fromReplica.answer(response(0, 8, partition(0, Errors.NONE, 3, batch(0, 0, 3))));
+
+        PendingFetch backToLeader = io.takeFetch();
+        assertThat(backToLeader.node().id()).isEqualTo(1);
+        assertThat(backToLeader.request().sessionId()).as("node 1's session").isEqualTo(7);
+        assertThat(backToLeader.only(0).fetchOffset()).as("after what the replica returned").isEqualTo(3L);
+    }
+
+    /** A partition without a position asks ListOffsets by {@code auto.offset.reset}; OFFSET_OUT_OF_RANGE asks again. */
+    @Test
+    void aResetListsOffsetsByThePolicyAndOffsetOutOfRangeResetsAgain() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(-1, TP0);
+        assertThat(io.fetches).isEmpty();
+        PendingList listing = io.takeListing();
+        assertThat(listing.timestamps()).containsExactlyEntriesOf(Map.of(TP0, -2L)); // earliest
+        assertThat(state(TP0).state()).isEqualTo(FetchState.RESETTING);
+
+        listing.sink().tryEmitValue(Map.of(TP0, new ListedOffset(5, -1, 0)));
+
+        assertThat(state(TP0).position()).isEqualTo(5L);
+        PendingFetch fetch = io.takeFetch();
+        assertThat(fetch.only(0).fetchOffset()).isEqualTo(5L);
+
+        fetch.answer(response(0, 7, partition(0, Errors.OFFSET_OUT_OF_RANGE, -1, null))); // the log start moved on
+
+        assertThat(failures).isEmpty();
+        assertThat(io.fetches).isEmpty();
+        PendingList again = io.takeListing();
+        assertThat(again.timestamps()).containsExactlyEntriesOf(Map.of(TP0, -2L));
+        again.sink().tryEmitValue(Map.of(TP0, new ListedOffset(20, -1, 0)));
+        assertThat(state(TP0).position()).isEqualTo(20L);
+        assertThat(io.takeFetch().only(0).fetchOffset()).isEqualTo(20L);
+    }
+
+    @Test
+    void latestAsksForTheEndOffset() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.LATEST);
+        assign(-1, TP0);
+        assertThat(io.takeListing().timestamps()).containsExactlyEntriesOf(Map.of(TP0, -1L));
+    }
+
+    /** With {@code auto.offset.reset=none}, OFFSET_OUT_OF_RANGE ends the flux with the partition and its offset. */
+    @Test
+    void offsetOutOfRangeWithoutAResetPolicyFails() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.NONE);
+        assign(5, TP0);
+
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.OFFSET_OUT_OF_RANGE, -1, null)));
+
+        assertThat(failures).singleElement().isInstanceOfSatisfying(OffsetOutOfRangeException.class,
+                e -> assertThat(e.offsetOutOfRangePartitions()).containsExactlyEntriesOf(Map.of(TP0, 5L)));
+        assertThat(io.listings).isEmpty();
+    }
+
+    /** KIP-227: a session the broker lost or that is out of step is replaced by a full fetch at once, same offsets. */
+    @ParameterizedTest
+    @EnumSource(value = Errors.class, names = {"FETCH_SESSION_ID_NOT_FOUND", "INVALID_FETCH_SESSION_EPOCH"})
+    void aSessionErrorMakesTheNextFetchAFullOneAtOnce(Errors error) {
+        start(cluster(2, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(3, TP0, TP1);
+        PendingFetch opening = io.takeFetch();
+        assertThat(opening.request().sessionId()).isZero();
+        assertThat(opening.request().sessionEpoch()).isZero();
+        opening.answer(response(0, 42, partition(0, Errors.NONE, 3, null), partition(1, Errors.NONE, 3, null)));
+        PendingFetch incremental = io.takeFetch();
+        assertThat(incremental.request().sessionId()).isEqualTo(42);
+        assertThat(incremental.request().sessionEpoch()).isEqualTo(1);
+        assertThat(incremental.listed()).as("nothing changed: nothing listed").isEmpty();
+
+        incremental.answer(topLevelError(error));
+
+        PendingFetch full = io.takeFetch();
+        assertThat(full.request().sessionEpoch()).isZero();
+        assertThat(full.listed()).containsExactlyInAnyOrder(0, 1);
+        assertThat(full.only(0).fetchOffset()).isEqualTo(3L);
+        assertThat(full.only(1).fetchOffset()).isEqualTo(3L);
+        assertThat(requests.get(requests.size() - 1).full()).isTrue();
+        assertThat(failures).isEmpty();
+    }
+
+    /**
+     * NOT_LEADER_OR_FOLLOWER refreshes metadata and holds the partition for {@code retry.backoff.ms}; then it is
+     * fetched from the new leader, at the same offset (nothing fetched under an epoch yet: no validation).
+     */
+    @Test
+    void aLeaderMoveRefreshesMetadataAndFetchesFromTheNewLeaderAfterTheBackoff() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(4, TP0);
+        PendingFetch first = io.takeFetch();
+        assertThat(first.node().id()).isEqualTo(1);
+        io.afterRefresh = cluster(1, 2, 1);
+
+        first.answer(response(0, 7, partition(0, Errors.NOT_LEADER_OR_FOLLOWER, -1, null)));
+
+        assertThat(io.refreshCount).isEqualTo(1);
+        assertThat(state(TP0).state()).isEqualTo(FetchState.LEADER_BACKOFF);
+        assertThat(io.fetches).isEmpty();
+        advance(RETRY_BACKOFF_MS - 1);
+        assertThat(io.fetches).as("within retry.backoff.ms").isEmpty();
+
+        advance(1);
+
+        PendingFetch moved = io.takeFetch();
+        assertThat(moved.node().id()).isEqualTo(2);
+        assertThat(moved.only(0).fetchOffset()).isEqualTo(4L);
+        assertThat(moved.only(0).currentLeaderEpoch()).isEqualTo(1);
+        assertThat(io.epochQueries).isEmpty();
+        assertThat(failures).isEmpty();
+    }
+
+    /**
+     * A partition without a leader asks for metadata on every plan; the refreshes still come at most once per
+     * {@code retry.backoff.ms} (no tight Metadata loop), and it is fetched once a leader is known.
+     */
+    @Test
+    void withoutALeaderMetadataIsAskedAtMostOncePerBackoffUntilOneIsElected() {
+        start(cluster(1, -1, 0), OffsetResetStrategy.EARLIEST);
+        assign(4, TP0);
+        assertThat(io.refreshCount).isEqualTo(1);
+        advance(10);
+        loop.execute(fetcher::plan);
+        advance(10);
+        loop.execute(fetcher::plan);
+        assertThat(io.refreshCount).isEqualTo(1);
+        advance(RETRY_BACKOFF_MS - 20);
+        assertThat(io.refreshCount).isEqualTo(1);
+        advance(1);
+        assertThat(io.refreshCount).isEqualTo(2);
+        advance(RETRY_BACKOFF_MS - 2);
+        assertThat(io.refreshCount).as("within retry.backoff.ms of the last refresh").isEqualTo(2);
+        assertThat(io.fetches).isEmpty();
+        io.afterRefresh = cluster(1, 2, 1);
+
+        advance(5);
+
+        assertThat(io.refreshCount).isEqualTo(3);
+        PendingFetch fetch = io.takeFetch();
+        assertThat(fetch.node().id()).isEqualTo(2);
+        assertThat(fetch.only(0).fetchOffset()).isEqualTo(4L);
+    }
+
+    /**
+     * A paused partition is forgotten in the next request to its broker and gets no Fetch while paused; resumed, it is
+     * listed again at its fetch offset, after the data fetched before the pause (KIP-227 session kept).
+     */
+    @Test
+    void aPausedPartitionIsForgottenAndResumedAtItsFetchOffset() {
+        start(cluster(2, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0, TP1);
+        io.takeFetch().answer(response(0, 42, partition(0, Errors.NONE, 3, batch(0, 0, 3)),
+                partition(1, Errors.NONE, 0, null)));
+        assertThat(delivered).hasSize(1);
+        PendingFetch second = io.takeFetch();
+        assertThat(second.listed()).as("tp0's fetch offset changed").containsExactly(0);
+        assertThat(second.only(0).fetchOffset()).isEqualTo(3L);
+
+        loop.execute(() -> {
+            state(TP0).paused(true);
+            fetcher.plan();
+        });
+        assertThat(io.fetches).as("one Fetch in flight per broker").isEmpty();
+        second.answer(response(0, 42));
+
+        PendingFetch paused = io.takeFetch();
+        assertThat(paused.forgotten()).containsExactly(0);
+        assertThat(paused.listed()).isEmpty();
+        paused.answer(response(0, 42));
+        PendingFetch stillPaused = io.takeFetch();
+        assertThat(stillPaused.listed()).isEmpty();
+        assertThat(stillPaused.forgotten()).isEmpty();
+        assertThat(state(TP0).fetchOffset()).isEqualTo(3L);
+
+        loop.execute(() -> {
+            state(TP0).paused(false);
+            fetcher.plan();
+        });
+        stillPaused.answer(response(0, 42));
+
+        PendingFetch resumed = io.takeFetch();
+        assertThat(resumed.request().sessionId()).isEqualTo(42);
+        assertThat(resumed.listed()).containsExactly(0);
+        assertThat(resumed.only(0).fetchOffset()).as("after the 3 records fetched before the pause").isEqualTo(3L);
+        assertThat(delivered).hasSize(1);
+        emit(delivered.get(0), 0);
+        assertThat(state(TP0).position()).isEqualTo(3L);
+    }
+}
