@@ -1,29 +1,30 @@
 package io.kflux.fetch;
 
-import io.kflux.util.ClientMetrics;
-import io.kflux.metadata.BrokerErrors;
-import io.kflux.metadata.TopicInfo;
 import io.kflux.CorruptRecordException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.LogTruncationException;
 import io.kflux.OffsetOutOfRangeException;
 import io.kflux.TopicPartition;
+import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.Node;
 import io.kflux.metadata.PartitionInfo;
+import io.kflux.metadata.TopicInfo;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.MalformedMessageException;
 import io.kflux.protocol.Types;
-import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.FetchRequest.FetchPartition;
 import io.kflux.protocol.message.FetchRequest.FetchTopic;
 import io.kflux.protocol.message.FetchRequest.ForgottenTopic;
-import io.kflux.protocol.message.FetchResponse;
+import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.FetchResponse.FetchableTopicResponse;
 import io.kflux.protocol.message.FetchResponse.PartitionData;
+import io.kflux.protocol.message.FetchResponse;
 import io.kflux.protocol.message.OffsetForLeaderEpochResponse.EpochEndOffset;
+import io.kflux.util.ClientMetrics;
+import io.kflux.util.MonotonicScheduler;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +42,6 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The fetch loops: one Fetch in flight per leader broker, each listing that broker's fetchable
@@ -135,7 +135,7 @@ public final class Fetcher {
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
         this(config, new NetworkFetchIo(connections, metadata, offsets), resetStrategy, resetDurationMs, loop, sink,
-                Schedulers.parallel());
+                MonotonicScheduler.parallel());
     }
 
     /** With the network and metadata behind {@code io}, and {@code scheduler} as clock and timer (tests). */
@@ -886,8 +886,9 @@ public final class Fetcher {
         // The states asked for, not just their partitions: one revoked and assigned again meanwhile has a new
         // state whose seek epoch counts from 0 too, and could match the old one's by chance.
         Map<TopicPartition, ResetAsked> asked = new HashMap<>();
+        // a timestamp for the broker: the wall clock (the scheduler's clock is for deadlines, and monotonic)
         long timestamp = resetStrategy == OffsetResetStrategy.BY_DURATION
-                ? scheduler.now(TimeUnit.MILLISECONDS) - resetDurationMs : resetStrategy.listOffsetsTimestamp;
+                ? System.currentTimeMillis() - resetDurationMs : resetStrategy.listOffsetsTimestamp;
         Cluster cluster = io.cluster();
         List<PartitionState> toReset = new ArrayList<>();
         for (PartitionState ps : partitions.values()) {

@@ -30,6 +30,7 @@ import io.kflux.protocol.message.LeaveGroupRequest;
 import io.kflux.protocol.message.SyncGroupRequest;
 import io.kflux.protocol.message.SyncGroupRequest.SyncGroupRequestAssignment;
 import io.kflux.protocol.message.SyncGroupResponse;
+import io.kflux.util.MonotonicScheduler;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -49,7 +50,6 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The client side of the classic consumer group protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) for one
@@ -174,7 +174,7 @@ public final class ClassicGroupMember implements GroupMember {
      */
     public ClassicGroupMember(GroupConfig config, NodeConnections connections, MetadataManager metadata,
                               CoordinatorManager coordinators, Executor loop, GroupListener listener) {
-        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, Schedulers.parallel());
+        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, MonotonicScheduler.parallel());
     }
 
     ClassicGroupMember(GroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,

@@ -4,11 +4,11 @@ import io.kflux.ConfigException;
 import io.kflux.FencedInstanceIdException;
 import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
+import io.kflux.TopicAuthorizationException;
 import io.kflux.TopicPartition;
 import io.kflux.group.CoordinatorIo.CoordinatorChannel;
-import io.kflux.metadata.Cluster;
-import io.kflux.TopicAuthorizationException;
 import io.kflux.metadata.BrokerErrors;
+import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
@@ -18,6 +18,7 @@ import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
+import io.kflux.util.MonotonicScheduler;
 import io.kflux.util.StateTransitions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -42,7 +43,6 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The client side of the consumer group protocol (KIP-848, {@code group.protocol=consumer}): one
@@ -154,7 +154,7 @@ public final class ConsumerGroupMember implements GroupMember {
      */
     public ConsumerGroupMember(ConsumerGroupConfig config, NodeConnections connections, MetadataManager metadata,
                                CoordinatorManager coordinators, Executor loop, GroupListener listener) {
-        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, Schedulers.parallel());
+        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, MonotonicScheduler.parallel());
     }
 
     ConsumerGroupMember(ConsumerGroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,

@@ -11,6 +11,7 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.FindCoordinatorResponse;
 import io.kflux.util.Backoff;
 import io.kflux.util.LogContext;
+import io.kflux.util.MonotonicScheduler;
 import io.kflux.util.SerialExecutor;
 import io.kflux.util.StateTransitions;
 import java.time.Duration;
@@ -25,7 +26,6 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The one owner of a group's coordinator for a consumer: FindCoordinator (single-key or batched form by version),
@@ -77,7 +77,7 @@ public final class CoordinatorManager {
      */
     public static CoordinatorManager create(String groupId, NodeConnections connections, MetadataManager metadata,
                                             long retryBackoffMs, long retryBackoffMaxMs, LogContext logContext) {
-        return new CoordinatorManager(groupId, new NetworkGroupIo(connections, metadata), Schedulers.parallel(),
+        return new CoordinatorManager(groupId, new NetworkGroupIo(connections, metadata), MonotonicScheduler.parallel(),
                 retryBackoffMs, retryBackoffMaxMs, logContext);
     }
 
