@@ -529,7 +529,7 @@ public final class ClassicGroupMember implements GroupMember {
     private void cleanup() {
         flowEpoch++;
         dispose(joinCall);
-        heartbeat.cancel();
+        heartbeat.cancel(state == MemberState.FATAL);
         link.cancel();
         dispose(metadataLoop);
         dispose(missingTopicsRefresh);

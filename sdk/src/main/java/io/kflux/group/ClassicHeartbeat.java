@@ -75,12 +75,19 @@ final class ClassicHeartbeat {
         inFlight = -1;
     }
 
-    /** Stops the timer and abandons the request in flight (closed or failed member). */
-    void cancel() {
+    /**
+     * Stops the timer and abandons the request in flight (closed or failed member). A failed member keeps records
+     * held back ({@link SessionTimer#fail()}): its session was not confirmed again.
+     */
+    void cancel(boolean failed) {
         stop();
         dispose(call);
         call = null;
-        session.cancel();
+        if (failed) {
+            session.fail();
+        } else {
+            session.cancel();
+        }
     }
 
     /** A failed heartbeat is tried again after {@code retry.backoff.ms} (at most the interval). */

@@ -402,7 +402,11 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         metadataWatch = heartbeatTimer = heartbeatCall = unknownIdRefresh = null;
         heartbeatInFlight = false;
-        session.cancel();
+        if (state == ConsumerMemberState.FATAL) {
+            session.fail(); // records held back stay held: the session was not confirmed again
+        } else {
+            session.cancel();
+        }
         listenerCalls.cancel();
         link.cancel();
         List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);

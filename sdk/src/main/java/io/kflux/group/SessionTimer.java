@@ -82,6 +82,12 @@ final class SessionTimer {
     private Phase phase = Phase.IDLE;
     private long confirmedMs;
     private Disposable timer;
+    /**
+     * Which armed check may act: a check whose timer fired while the loop was busy runs after whatever the loop was
+     * doing, and when that armed a new check (a confirmation), the late one must not act too (two chains of checks
+     * would both fire at the next deadline, the second ending at once the doubt the first began).
+     */
+    private long armed;
 
     /**
      * @param timeoutMs  the session timeout, ms; also the grace after it ({@link Phase#IN_DOUBT})
@@ -138,7 +144,7 @@ final class SessionTimer {
         return now.getAsLong() - confirmedMs;
     }
 
-    /** Stops the deadline check (closed or failed member); {@link #confirmed()} arms it again. */
+    /** Stops the deadline check (closed member; a failed one: {@link #fail()}); {@link #confirmed()} arms it again. */
     void cancel() {
         cancelTimer();
         boolean wasHolding = phase == Phase.IN_DOUBT || phase == Phase.LOST;
@@ -148,11 +154,25 @@ final class SessionTimer {
         }
     }
 
+    /**
+     * Stops the deadline check because the member failed: records held back stay held (the session was not confirmed
+     * again, and the consumer ends with the member's error), else as {@link #cancel()}.
+     */
+    void fail() {
+        if (phase == Phase.IN_DOUBT || phase == Phase.LOST) {
+            cancelTimer();
+            moveTo(Phase.LOST);
+        } else {
+            cancel();
+        }
+    }
+
     private void moveTo(Phase next) {
         phase = StateTransitions.check("session", phase, next);
     }
 
     private void cancelTimer() {
+        armed++;
         if (timer != null) {
             timer.dispose();
             timer = null;
@@ -161,10 +181,14 @@ final class SessionTimer {
 
     private void arm(long delayMs) {
         cancelTimer();
-        timer = scheduling.schedule(delayMs, this::check);
+        long token = armed;
+        timer = scheduling.schedule(delayMs, () -> check(token));
     }
 
-    private void check() {
+    private void check(long token) {
+        if (token != armed) {
+            return; // cancelled, or another check armed since this one's timer fired
+        }
         timer = null;
         switch (phase) {
             case ALIVE -> {

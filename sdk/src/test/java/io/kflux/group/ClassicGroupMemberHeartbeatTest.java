@@ -398,6 +398,56 @@ class ClassicGroupMemberHeartbeatTest {
         assertThat(h.listener.holdBacks).containsExactly(true, false);
     }
 
+    /**
+     * The grace's check fires on the timer thread while the loop is still taking the heartbeat answer that confirms
+     * the session: it runs after the confirmation, which armed a new deadline check. That late check must not start a
+     * second chain of checks beside it: two chains both fire at the next deadline, the first puts the session in doubt
+     * and the second, finding it in doubt, ends it at once (no grace, the partitions lost a session timeout early).
+     */
+    @Test
+    void aGraceCheckThatFiresBehindAConfirmationLeavesOneDeadline() {
+        h = MemberHarness.eager();
+        h.io.heartbeatAnswer = r -> null; // heartbeats stay in flight until the test answers
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0)); // confirmed at 0
+        h.advance(10_000);
+        assertThat(h.listener.holdBacks).containsExactly(true);
+        var inFlight = h.channel().take(HeartbeatRequest.class);
+        // at 20 s the grace ends on the timer thread while the loop takes the answer: the check runs second
+        h.loop.execute(() -> {
+            inFlight.answer(hb(Errors.NONE));
+            h.advance(10_000);
+        });
+        assertThat(h.listener.holdBacks).containsExactly(true, false);
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        answerHeartbeatsWith(Errors.NONE);
+        h.advance(9_500); // answered at 23, 26 and 29 s
+        h.io.heartbeatAnswer = r -> null;
+        h.advance(9_501); // 39.001 s: a session timeout after the last answer
+        assertThat(h.listener.holdBacks).containsExactly(true, false, true);
+        assertThat(h.listener.kinds()).containsExactly("assigned"); // in doubt, not lost: the grace runs
+        h.advance(10_000);
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
+    }
+
+    /**
+     * A fatal error while the session is in doubt (a static member's new coordinator says another instance took its
+     * id): the partitions are someone else's, so the records held back must not be released on the way out.
+     */
+    @Test
+    void aFatalErrorWhileInDoubtKeepsTheRecordsHeldBack() {
+        h = new MemberHarness(MemberHarness.config("i1", new TestAssignor("range", RebalanceProtocol.EAGER)));
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.channel().drop();
+        h.advance(10_500);
+        assertThat(h.listener.holdBacks).containsExactly(true);
+        answerHeartbeatsWith(Errors.FENCED_INSTANCE_ID);
+        h.io.answerFind(2);
+        assertThat(h.listener.fatal).singleElement().isInstanceOf(FencedInstanceIdException.class);
+        assertThat(h.listener.holdBacks).containsExactly(true);
+    }
+
     @Test
     void rebalanceInProgressWhileSyncingIsIgnored() {
         h = MemberHarness.eager();
