@@ -357,6 +357,25 @@ class ConsumerGroupMemberTest {
     }
 
     /**
+     * FENCED_INSTANCE_ID from the new coordinator while the session is in doubt: another instance owns the partitions
+     * now, so the held-back records stay held while the member fails (the consumer ends with the error).
+     */
+    @Test
+    void aFatalErrorWhileInDoubtKeepsTheRecordsHeldBack() {
+        create("i1");
+        joinStable(Map.of(t, List.of(0)));
+        time.advanceTimeBy(Duration.ofMillis(1_000));
+        takeHeartbeat().answer(answer(1, null));
+        io.channel().drop();
+        time.advanceTimeBy(Duration.ofMillis(46_000));
+        assertThat(listener.holdBacks).containsExactly(true);
+        io.answerFind(2);
+        takeHeartbeat().answer(error(Errors.FENCED_INSTANCE_ID));
+        assertThat(listener.fatal).singleElement().isInstanceOf(FencedInstanceIdException.class);
+        assertThat(listener.holdBacks).containsExactly(true);
+    }
+
+    /**
      * The coordinator moved (its node died) and the member's lookups found the new one only after the session
      * deadline; the new coordinator loaded the group and kept the member: records were held back from the deadline
      * to its first answer, and the partitions stay (no lost, no rejoin).
