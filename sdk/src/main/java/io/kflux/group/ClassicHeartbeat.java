@@ -30,6 +30,8 @@ final class ClassicHeartbeat {
     private long seq;
     private long inFlight = -1;
     private final SessionTimer session;
+    /** While a Heartbeat answer is being applied: when that Heartbeat was sent (member's clock, ms); else -1. */
+    private long answeringSentAtMs = -1L;
 
     ClassicHeartbeat(ClassicGroupMember member, GroupConfig config, String logPrefix) {
         this.member = member;
@@ -65,7 +67,11 @@ final class ClassicHeartbeat {
      * it confirms the session only when the member then holds one ({@link SessionTimer#confirmed()}).
      */
     void answered() {
-        session.confirmed();
+        if (answeringSentAtMs >= 0L) {
+            session.confirmed(answeringSentAtMs);
+        } else {
+            session.confirmed();
+        }
     }
 
     /** Stops the timer; an answer in flight is still taken when it comes. */
@@ -118,22 +124,29 @@ final class ClassicHeartbeat {
         HeartbeatRequest request = new HeartbeatRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId());
         long sentAt = System.nanoTime();
+        long sentAtMs = member.now();
         call = ch.send(request, config.requestTimeoutMs()).subscribe(
                 r -> {
                     member.metrics().heartbeat(System.nanoTime() - sentAt);
-                    member.onLoop(() -> onResponse(ch, sent, id, r));
+                    member.onLoop(() -> onResponse(ch, sent, id, r, sentAtMs));
                 },
                 e -> member.onLoop(() -> onFailure(ch, id, e)));
     }
 
-    private void onResponse(CoordinatorChannel ch, Generation sent, long id, HeartbeatResponse response) {
+    private void onResponse(CoordinatorChannel ch, Generation sent, long id, HeartbeatResponse response,
+                            long sentAtMs) {
         if (inFlight == id) {
             inFlight = -1;
         }
         if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
             return;
         }
-        member.onHeartbeatAnswer(ch, sent, Errors.forCode(response.errorCode()));
+        answeringSentAtMs = sentAtMs; // the member's answered() dates the confirmation with it (SessionTimer)
+        try {
+            member.onHeartbeatAnswer(ch, sent, Errors.forCode(response.errorCode()));
+        } finally {
+            answeringSentAtMs = -1L;
+        }
     }
 
     private void onFailure(CoordinatorChannel ch, long id, Throwable e) {

@@ -501,10 +501,11 @@ public final class ConsumerGroupMember implements GroupMember {
         joinSent |= memberEpoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH;
         Set<TopicPartition> reported = owned;
         long sentAt = System.nanoTime();
+        long sentAtMs = scheduler.now(TimeUnit.MILLISECONDS);
         heartbeatCall = ch.send(request, config.requestTimeoutMs()).subscribe(
                 r -> {
                     metrics.heartbeat(System.nanoTime() - sentAt); // any answer, any error code, as the official client
-                    onLoop(() -> onHeartbeatResponse(ch, request, reported, r));
+                    onLoop(() -> onHeartbeatResponse(ch, request, reported, r, sentAtMs));
                 },
                 e -> onLoop(() -> onHeartbeatFailure(ch, e)));
     }
@@ -554,7 +555,8 @@ public final class ConsumerGroupMember implements GroupMember {
     }
 
     private void onHeartbeatResponse(CoordinatorChannel ch, ConsumerGroupHeartbeatRequest sent,
-                                     Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response) {
+                                     Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response,
+                                     long sentAtMs) {
         if (ch != link.current() || state.isTerminal() || !heartbeatAllowed() || sent.memberEpoch() != memberEpoch) {
             // An answer for a membership this member already gave up (fenced and rejoined, left) decides nothing.
             heartbeatInFlight = false;
@@ -566,7 +568,7 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         Errors error = Errors.forCode(response.errorCode());
         switch (error) {
-            case NONE -> onHeartbeatAnswered(reported, response);
+            case NONE -> onHeartbeatAnswered(reported, response, sentAtMs);
             case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> {
                 heartbeatInFlight = false;
                 heartbeatCall = null;
@@ -598,7 +600,8 @@ public final class ConsumerGroupMember implements GroupMember {
         }
     }
 
-    private void onHeartbeatAnswered(Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response) {
+    private void onHeartbeatAnswered(Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response,
+                                     long sentAtMs) {
         heartbeatFailures = 0;
         if (response.memberId() != null && !response.memberId().isEmpty()) {
             memberId = response.memberId();
@@ -608,7 +611,7 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         everJoined = true;
         memberEpoch = response.memberEpoch();
-        session.confirmed(); // after the epoch: a first answer at epoch 0 confirms the new session
+        session.confirmed(sentAtMs); // after the epoch: a first answer at epoch 0 confirms the new session
         if (response.heartbeatIntervalMs() > 0) {
             heartbeatIntervalMs = response.heartbeatIntervalMs();
         }

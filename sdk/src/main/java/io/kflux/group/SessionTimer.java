@@ -27,8 +27,11 @@ import reactor.core.Disposable;
  * ({@link #graceMs}) ends the session here ({@code expired}: partitions reported lost, a new join). Records stay held
  * back until a new session is confirmed.
  *
- * <p>The clock runs from the member's last confirmation, which comes after the broker received the request it
- * answers: the member's deadline is never earlier than the broker's. It is checked at the deadline by a timer, not
+ * <p>The clock runs from the member's last confirmation, dated when the confirmed heartbeat was sent: the broker
+ * restarted its session clock somewhere between that send and the answer, so the member's deadline is never later
+ * than the broker's, however slow the answer's way back (dated at the answer, a slow return path let the member emit
+ * past the broker's expiry). Being early costs only a short hold. A JoinGroup answer is dated when it arrives (the
+ * broker starts the new generation's sessions when it completes the join, just before). It is checked at the deadline by a timer, not
  * only by the heartbeat loop, because that loop stops while the coordinator is being looked for, which is exactly
  * when the session runs out. Loop-only: every method runs on the member's event loop, and the timer hops onto it.
  */
@@ -108,23 +111,33 @@ final class SessionTimer {
         this.expired = expired;
     }
 
-    /**
-     * The coordinator answered for this membership now (a heartbeat or JoinGroup answer). Call it after the answer
-     * was applied to the member's state: a confirmation ends holding back only when the member then holds a session
-     * (an UNKNOWN_MEMBER_ID answer does not).
-     */
+    /** {@link #confirmed(long)} dated now: a JoinGroup answer, or the end of a JoinGroup the broker held. */
     void confirmed() {
-        confirmedMs = now.getAsLong();
+        confirmed(now.getAsLong());
+    }
+
+    /**
+     * The coordinator answered for this membership (a heartbeat or JoinGroup answer). Call it after the answer was
+     * applied to the member's state: a confirmation ends holding back only when the member then holds a session (an
+     * UNKNOWN_MEMBER_ID answer does not).
+     *
+     * @param asOfMs when the session was confirmed on the member's clock: for a heartbeat, when it was sent
+     */
+    void confirmed(long asOfMs) {
+        confirmedMs = Math.max(confirmedMs, asOfMs);
         switch (phase) {
             case IDLE -> {
                 moveTo(Phase.ALIVE);
-                arm(timeoutMs);
+                arm(Math.max(0L, timeoutMs - silentMs()));
             }
             case ALIVE -> { } // the armed check measures from confirmedMs
             case IN_DOUBT, LOST -> {
+                if (held.getAsBoolean() && silentMs() >= timeoutMs) {
+                    return; // dated past its own deadline (an answer slower than the session): proves nothing now
+                }
                 if (held.getAsBoolean()) {
                     moveTo(Phase.ALIVE);
-                    arm(timeoutMs);
+                    arm(Math.max(0L, timeoutMs - silentMs()));
                     holdBack.accept(false);
                 } else {
                     cancelTimer();

@@ -412,18 +412,21 @@ class ClassicGroupMemberHeartbeatTest {
         h.joinAsFollower(4, "range", tp("t", 0)); // confirmed at 0
         h.advance(10_000);
         assertThat(h.listener.holdBacks).containsExactly(true);
-        var inFlight = h.channel().take(HeartbeatRequest.class);
+        h.advance(9_000);
+        h.channel().drop(); // the Heartbeat sent at 3 s fails; the coordinator is found again and heartbeated at once
+        h.io.answerFind(2);
+        var inFlight = h.channel().take(HeartbeatRequest.class); // sent at 19 s
         // at 20 s the grace ends on the timer thread while the loop takes the answer: the check runs second
         h.loop.execute(() -> {
             inFlight.answer(hb(Errors.NONE));
-            h.advance(10_000);
+            h.advance(1_000);
         });
         assertThat(h.listener.holdBacks).containsExactly(true, false);
         assertThat(h.listener.kinds()).containsExactly("assigned");
         answerHeartbeatsWith(Errors.NONE);
-        h.advance(9_500); // answered at 23, 26 and 29 s
+        h.advance(9_500); // answered when sent at 22, 25 and 28 s
         h.io.heartbeatAnswer = r -> null;
-        h.advance(9_501); // 39.001 s: a session timeout after the last answer
+        h.advance(9_501); // 39.001 s: past a session timeout after the last send
         assertThat(h.listener.holdBacks).containsExactly(true, false, true);
         assertThat(h.listener.kinds()).containsExactly("assigned"); // in doubt, not lost: the grace runs
         h.advance(10_000);
@@ -446,6 +449,43 @@ class ClassicGroupMemberHeartbeatTest {
         h.io.answerFind(2);
         assertThat(h.listener.fatal).singleElement().isInstanceOf(FencedInstanceIdException.class);
         assertThat(h.listener.holdBacks).containsExactly(true);
+    }
+
+    /**
+     * The broker restarts its session clock when it handles a Heartbeat, somewhere between the send and the answer:
+     * dated at a slow answer, the member's deadline fell after the broker's, and it emitted past the broker's expiry.
+     */
+    @Test
+    void theSessionIsDatedWhenTheConfirmedHeartbeatWasSent() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.io.heartbeatAnswer = r -> null; // answered by hand
+        h.advance(3_000); // a Heartbeat goes out at 3 s
+        h.advance(4_000);
+        h.channel().take(HeartbeatRequest.class).answer(hb(Errors.NONE)); // its answer arrives at 7 s
+        h.advance(5_999);
+        assertThat(h.listener.holdBacks).isEmpty();
+        h.advance(2); // 10 s after the send, not after the answer
+        assertThat(h.listener.holdBacks).containsExactly(true);
+    }
+
+    /**
+     * An answer that comes after the session ran out from its own send (a request timeout longer than the session):
+     * it proves the session as of the send only, which is already past; the records stay held back.
+     */
+    @Test
+    void aConfirmationDatedPastTheDeadlineDoesNotReleaseTheRecords() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(4, "range", tp("t", 0));
+        h.io.heartbeatAnswer = r -> null;
+        h.advance(3_000); // a Heartbeat goes out at 3 s
+        h.advance(11_000);
+        assertThat(h.listener.holdBacks).containsExactly(true); // in doubt since 10 s
+        h.channel().take(HeartbeatRequest.class).answer(hb(Errors.NONE)); // at 14 s: dated 3 s, stale
+        assertThat(h.listener.holdBacks).containsExactly(true);
+        assertThat(h.listener.kinds()).containsExactly("assigned");
     }
 
     @Test
