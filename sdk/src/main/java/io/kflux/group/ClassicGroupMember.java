@@ -608,16 +608,9 @@ public final class ClassicGroupMember implements GroupMember {
                 || s == MemberState.REJOINING || s == MemberState.REDISCOVERING_COORDINATOR);
     }
 
-    /** {@link SessionTimer}: records are held back while the session is in doubt, until a session is confirmed. */
-    void holdBack(boolean hold) {
-        if (hold) {
-            log.warn("{}no answer from the group coordinator for session.timeout.ms ({} ms): holding back the records"
-                    + " of {} until it confirms the session; after {} ms more without an answer they are lost",
-                    logPrefix, config.sessionTimeoutMs(), owned, config.sessionTimeoutMs());
-        } else {
-            log.info("{}the group coordinator confirmed the session; emitting records again", logPrefix);
-        }
-        listener.onSessionInDoubt(hold);
+    /** {@link SessionTimer}: hold back records (true) or emit again (false); the consumer logs it. */
+    void onSessionInDoubt(boolean inDoubt) {
+        listener.onSessionInDoubt(inDoubt);
     }
 
     /**

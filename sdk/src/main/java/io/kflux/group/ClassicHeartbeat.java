@@ -38,7 +38,7 @@ final class ClassicHeartbeat {
         this.config = config;
         this.logPrefix = logPrefix;
         this.session = new SessionTimer(config.sessionTimeoutMs(), member::now, member::schedule,
-                member::sessionHeld, member::holdBack, member::sessionExpired);
+                member::sessionHeld, member::onSessionInDoubt, member::sessionExpired);
     }
 
     /** Starts the loop when the member's state allows heartbeats and none is scheduled. */

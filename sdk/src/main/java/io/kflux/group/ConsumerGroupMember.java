@@ -176,7 +176,7 @@ public final class ConsumerGroupMember implements GroupMember {
             heartbeatNow();
         }, this::fail, this::onCoordinatorLost);
         this.session = new SessionTimer(config.sessionTimeoutMs(), () -> scheduler.now(TimeUnit.MILLISECONDS),
-                this::schedule, this::sessionHeld, this::holdBack, this::sessionExpired);
+                this::schedule, this::sessionHeld, listener::onSessionInDoubt, this::sessionExpired);
     }
 
     /** KIP-1082: a random UUID in Kafka's text form (URL-safe base64 of its 16 bytes, no padding). */
@@ -748,18 +748,6 @@ public final class ConsumerGroupMember implements GroupMember {
     /** Whether the member holds a session the coordinator times out: an epoch, in a state that heartbeats. */
     private boolean sessionHeld() {
         return memberEpoch > 0 && heartbeatAllowed();
-    }
-
-    /** {@link SessionTimer}: records are held back while the session is in doubt, until a session is confirmed. */
-    private void holdBack(boolean hold) {
-        if (hold) {
-            log.warn("{}no heartbeat answer for session.timeout.ms ({} ms): holding back the records of {} until the"
-                    + " coordinator confirms the session; after {} ms more without an answer they are lost",
-                    logPrefix, config.sessionTimeoutMs(), owned, config.sessionTimeoutMs());
-        } else {
-            log.info("{}the group coordinator confirmed the session; emitting records again", logPrefix);
-        }
-        listener.onSessionInDoubt(hold);
     }
 
     /**

@@ -154,6 +154,15 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
 
     @Override
     public void onSessionInDoubt(boolean inDoubt) {
+        session.logContext().run(() -> {
+            if (inDoubt) {
+                log.warn("the group coordinator has not confirmed this member's session for session.timeout.ms: holding"
+                        + " back the records of {} until it does (they are lost if it says the member is gone, or after"
+                        + " as long again without an answer)", session.assignment());
+            } else {
+                log.info("the group coordinator confirmed the session; emitting records again");
+            }
+        });
         session.emitter().holdBack(inDoubt);
     }
 
