@@ -31,9 +31,9 @@ import reactor.core.Disposable;
  * restarted its session clock somewhere between that send and the answer, so the member's deadline is never later
  * than the broker's, however slow the answer's way back (dated at the answer, a slow return path let the member emit
  * past the broker's expiry). Being early costs only a short hold. A JoinGroup answer is dated when it arrives (the
- * broker starts the new generation's sessions when it completes the join, just before). It is checked at the deadline by a timer, not
- * only by the heartbeat loop, because that loop stops while the coordinator is being looked for, which is exactly
- * when the session runs out. Loop-only: every method runs on the member's event loop, and the timer hops onto it.
+ * broker starts the new generation's sessions when it completes the join, just before). It is checked at the
+ * deadline by a timer, not only by the heartbeat loop, because that loop stops while the coordinator is being looked
+ * for, which is exactly when the session runs out. Loop-only: every method runs on the member's event loop, and the timer hops onto it.
  */
 final class SessionTimer {
     /** Schedules a task on the member's loop after a delay. */
@@ -132,24 +132,16 @@ final class SessionTimer {
             }
             case ALIVE -> { } // the armed check measures from confirmedMs
             case IN_DOUBT, LOST -> {
-                if (held.getAsBoolean() && silentMs() >= timeoutMs) {
-                    return; // dated past its own deadline (an answer slower than the session): proves nothing now
-                }
-                if (held.getAsBoolean()) {
-                    moveTo(Phase.ALIVE);
-                    arm(Math.max(0L, timeoutMs - silentMs()));
-                    holdBack.accept(false);
-                } else {
+                if (!held.getAsBoolean()) {
                     cancelTimer();
                     moveTo(Phase.LOST);
-                }
+                } else if (silentMs() < timeoutMs) {
+                    moveTo(Phase.ALIVE);
+                    arm(timeoutMs - silentMs());
+                    holdBack.accept(false);
+                } // else dated past its own deadline (an answer slower than the session): proves nothing now
             }
         }
-    }
-
-    /** Where the session stands. */
-    Phase phase() {
-        return phase;
     }
 
     /** Milliseconds since the last confirmation. */
