@@ -35,9 +35,7 @@ final class NetworkGroupIo implements GroupIo {
 
     @Override
     public Mono<CoordinatorChannel> connectCoordinator(int nodeId, String host, int port) {
-        // As the official client does: a connection id of its own (MAX_VALUE - node id), so that a JoinGroup held
-        // by the broker never waits behind, or holds up, the fetches sent to the same broker.
-        return connections.connection(Integer.MAX_VALUE - nodeId, host, port).map(c -> new Channel(c, nodeId));
+        return connections.coordinatorConnection(nodeId, host, port).map(c -> new Channel(c, nodeId));
     }
 
     @Override

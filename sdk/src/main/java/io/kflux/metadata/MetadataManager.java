@@ -163,18 +163,19 @@ public final class MetadataManager {
     }
 
     /**
-     * A connection to any broker, for requests any broker answers (Metadata, FindCoordinator): a known broker picked
-     * at random (so clients spread their load), the bootstrap servers when none is known or the pick fails.
+     * A connection to any broker, for requests any broker answers (Metadata, FindCoordinator): the least loaded
+     * healthy known broker ({@link BrokerChoice}), the bootstrap servers when none is known or connecting to the
+     * chosen one fails.
      */
     public Mono<BrokerConnection> anyBroker() {
         List<Node> known = new ArrayList<>(cluster.nodes().values());
         if (known.isEmpty()) {
             return connections.bootstrap(bootstrap);
         }
-        Node node = known.get(ThreadLocalRandom.current().nextInt(known.size()));
+        Node node = BrokerChoice.leastLoaded(known, connections::load, ThreadLocalRandom.current().nextInt(known.size()));
         return connections.connection(node.id(), node.host(), node.port())
                 .onErrorResume(e -> {
-                    log.debug("metadata from {} failed, trying bootstrap servers: {}", node, e.toString());
+                    log.debug("connecting to {} failed, trying the bootstrap servers: {}", node, e.toString());
                     return connections.bootstrap(bootstrap);
                 });
     }

@@ -404,6 +404,19 @@ public final class BrokerConnection {
         return handler.closedWhileIdle();
     }
 
+    /**
+     * When the connection ended ({@link System#nanoTime()}), 0 while open; set before the requests in flight are
+     * failed, so whoever sees a request fail for the close can already see when it closed.
+     */
+    public long closedAtNanos() {
+        return handler.closedAtNanos();
+    }
+
+    /** Requests sent on this connection and not yet answered (or held back for re-authentication): its load. */
+    public int requestsWaiting() {
+        return handler.waiting();
+    }
+
     /** Why the connection ended, or null while it is open. */
     public DisconnectedException closeCause() {
         return handler.closeCause();

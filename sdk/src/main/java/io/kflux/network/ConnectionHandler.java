@@ -49,6 +49,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private volatile DisconnectedException closeCause;
     /** Set (before closeCause) when the connection ended for being idle, which is no failure. */
     private volatile boolean closedWhileIdle;
+    /**
+     * Requests written and not yet answered plus requests held back, as last counted on the event loop; read
+     * anywhere when a broker is chosen by load (a stuck broker's requests pile up here).
+     */
+    private volatile int waiting;
+    /** When the connection ended (nanoTime), 0 while open: set before any request in flight is failed. */
+    private volatile long closedAtNanos;
 
     ConnectionHandler(Channel channel, String broker, NetworkOptions options, ClientMetrics metrics, int nodeId) {
         this.channel = channel;
@@ -69,6 +76,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Whether the connection was closed for {@code connections.max.idle.ms}, not for an error. */
     boolean closedWhileIdle() {
         return closedWhileIdle;
+    }
+
+    long closedAtNanos() {
+        return closedAtNanos;
+    }
+
+    /** Requests sent and not answered, or held back for re-authentication; a snapshot from any thread. */
+    int waiting() {
+        return waiting;
+    }
+
+    private void countWaiting() {
+        waiting = inFlight.size() + held.size();
     }
 
     /** Sends {@code request} from any thread; its sink is completed on the event loop. */
@@ -140,6 +160,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private void sendOrHold(InFlightRequest<?> request) {
         if (authState != AuthState.READY && !request.authentication && closeCause == null) {
             held.addLast(request);
+            countWaiting();
             return;
         }
         send(request);
@@ -169,6 +190,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         request.correlationId = correlationId;
         request.writtenAtNanos = System.nanoTime();
         inFlight.addLast(request);
+        countWaiting();
         metrics.requestSent(nodeId, frame.readableBytes());
         request.timer = channel.eventLoop().schedule(() -> onTimeout(request), request.timeoutMs,
                 TimeUnit.MILLISECONDS);
@@ -198,6 +220,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         InFlightRequest<?> request = inFlight.pollFirst();
+        countWaiting(); // before the answer completes anyone's Mono, who may read the load at once
         if (request != null) {
             // the frame decoder took the 4-byte size prefix off; the official client counts it in
             metrics.responseReceived(nodeId, frame.readableBytes() + 4, System.nanoTime() - request.writtenAtNanos);
@@ -242,20 +265,22 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (request.done() || !inFlight.remove(request)) {
             return;
         }
+        countWaiting();
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - request.writtenAtNanos);
         RequestTimeoutException timeout = new RequestTimeoutException(request.describe() + " to " + broker
                 + " got no response within " + (request.timeoutMs == options.requestTimeoutMs()
                 ? "request.timeout.ms=" + request.timeoutMs : request.timeoutMs + " ms") + " (waited " + elapsedMs
                 + " ms)", request.apiKey(), request.timeoutMs);
-        request.fail(timeout);
         // As the official NetworkClient does: a late answer would arrive ahead of the answers to
         // later requests, and a broker this slow is likely stuck, so start over on a new connection.
+        // Closed first, so that whoever gets the timeout already sees the broker as troubled (NodeLoad).
         closeWith("closed because " + request.describe() + " timed out", timeout);
+        request.fail(timeout);
     }
 
     private void failAndClose(InFlightRequest<?> request, RuntimeException error) {
-        request.fail(error);
         closeWith("closed: its byte stream can no longer be trusted (" + error.getMessage() + ")", error);
+        request.fail(error);
     }
 
     @Override
@@ -275,10 +300,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void failOldestAndClose(RuntimeException error) {
         InFlightRequest<?> oldest = inFlight.pollFirst();
+        closeWith("closed: " + error.getMessage(), error);
         if (oldest != null) {
             oldest.fail(error);
         }
-        closeWith("closed: " + error.getMessage(), error);
     }
 
     /**
@@ -314,6 +339,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Ends the connection once: records why, fails every request in flight, closes the channel. */
     private void closeWith(String reason, Throwable cause) {
         if (closeCause == null) {
+            closedAtNanos = System.nanoTime();
             closeCause = new DisconnectedException("connection to " + broker + " " + reason, cause);
             if (cause == null) {
                 log.debug("connection to {} {}", broker, reason);
@@ -322,6 +348,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
         }
         DisconnectedException why = closeCause;
+        waiting = 0; // everything below is failed now
         InFlightRequest<?> request;
         while ((request = inFlight.pollFirst()) != null) {
             request.fail(new DisconnectedException(why.getMessage() + "; " + request.describe() + " got no response",

@@ -23,6 +23,9 @@ final class ConnectionSlot {
     private Disposable attemptSubscription;
     private int failures;
     private long nextAttemptNanos;
+    /** When the last connect succeeded / the last one failed or an open connection dropped (nanoTime; 0 never). */
+    private long lastSuccessNanos;
+    private long lastFailureNanos;
     private boolean closed;
 
     ConnectionSlot(String name, Backoff backoff) {
@@ -106,6 +109,7 @@ final class ConnectionSlot {
                 connectionKey = key;
                 failures = 0;
                 nextAttemptNanos = 0;
+                lastSuccessNanos = System.nanoTime();
             }
         }
         if (!keep) {
@@ -124,7 +128,8 @@ final class ConnectionSlot {
                 attemptSubscription = null;
             }
             failures++;
-            nextAttemptNanos = System.nanoTime() + Duration.ofMillis(backoff.delayMs(failures)).toNanos();
+            lastFailureNanos = System.nanoTime();
+            nextAttemptNanos = lastFailureNanos + Duration.ofMillis(backoff.delayMs(failures)).toNanos();
         }
         sink.tryEmitError(error);
     }
@@ -146,7 +151,8 @@ final class ConnectionSlot {
                 return;
             }
             failures = 1;
-            nextAttemptNanos = System.nanoTime() + Duration.ofMillis(backoff.delayMs(1)).toNanos();
+            lastFailureNanos = c.closedAtNanos() != 0 ? c.closedAtNanos() : System.nanoTime();
+            nextAttemptNanos = lastFailureNanos + Duration.ofMillis(backoff.delayMs(1)).toNanos();
         }
     }
 
@@ -176,5 +182,31 @@ final class ConnectionSlot {
     /** Consecutive failed attempts since the last success (a dropped connection counts as one). */
     synchronized int failures() {
         return failures;
+    }
+
+    /** The open connection, or null. */
+    synchronized BrokerConnection open() {
+        return connection != null && connection.isOpen() ? connection : null;
+    }
+
+    /** When the last connect succeeded (nanoTime), 0 if none has. */
+    synchronized long lastSuccessNanos() {
+        return lastSuccessNanos;
+    }
+
+    /**
+     * When the last connect failed or the last connection dropped (a request timeout drops it), 0 if never. A drop
+     * counts from the moment the connection closed, before {@link #onClosed} has run: a caller retrying at once
+     * after its request failed for the drop must see it.
+     */
+    synchronized long lastFailureNanos() {
+        long failed = lastFailureNanos;
+        if (connection != null && !connection.closedWhileIdle()) {
+            long closedAt = connection.closedAtNanos();
+            if (closedAt != 0 && (failed == 0 || closedAt - failed > 0)) {
+                failed = closedAt;
+            }
+        }
+        return failed;
     }
 }

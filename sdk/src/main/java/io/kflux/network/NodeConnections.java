@@ -122,6 +122,50 @@ public final class NodeConnections {
     }
 
     /**
+     * A connection to broker {@code nodeId} of its own for the group coordinator, as the official client keeps one
+     * (its connection id is {@code Integer.MAX_VALUE - nodeId}): a JoinGroup the broker holds for seconds never waits
+     * behind, or holds up, the fetches on the broker's general connection. Otherwise as {@link #connection}.
+     */
+    public Mono<BrokerConnection> coordinatorConnection(int nodeId, String host, int port) {
+        return connection(coordinatorSlotId(nodeId), host, port);
+    }
+
+    private static int coordinatorSlotId(int nodeId) {
+        return Integer.MAX_VALUE - nodeId;
+    }
+
+    /**
+     * How loaded and how healthy the consumer's connections to broker {@code nodeId} are, for choosing among brokers
+     * (see {@link NodeLoad}). A broker whose last connect succeeded after its last failure, on either of its
+     * connections, is not troubled.
+     */
+    public NodeLoad load(int nodeId) {
+        ConnectionSlot general = nodes.get(nodeId);
+        ConnectionSlot coordinator = nodes.get(coordinatorSlotId(nodeId));
+        if (general == null && coordinator == null) {
+            return NodeLoad.UNKNOWN;
+        }
+        long success = Math.max(lastSuccess(general), lastSuccess(coordinator));
+        long failure = Math.max(lastFailure(general), lastFailure(coordinator));
+        BrokerConnection open = general == null ? null : general.open();
+        boolean troubled = failure != 0 && (success == 0 || failure - success > 0);
+        return new NodeLoad(open != null, waiting(open) + waiting(coordinator == null ? null : coordinator.open()),
+                troubled, failure);
+    }
+
+    private static int waiting(BrokerConnection c) {
+        return c == null ? 0 : c.requestsWaiting();
+    }
+
+    private static long lastSuccess(ConnectionSlot slot) {
+        return slot == null ? 0 : slot.lastSuccessNanos();
+    }
+
+    private static long lastFailure(ConnectionSlot slot) {
+        return slot == null ? 0 : slot.lastFailureNanos();
+    }
+
+    /**
      * Tells {@code listener} of every authentication failure of a connect, from the thread that saw it.
      *
      * @return disposing it removes the listener

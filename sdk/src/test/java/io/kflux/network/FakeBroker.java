@@ -128,6 +128,12 @@ final class FakeBroker implements AutoCloseable {
         return this;
     }
 
+    /** Goes back to the default answer to {@code key}. */
+    FakeBroker answerNormally(ApiKey key) {
+        behaviours.remove(key);
+        return this;
+    }
+
     List<Exchange> received(ApiKey key) {
         List<Exchange> out = new ArrayList<>();
         for (Exchange e : received) {

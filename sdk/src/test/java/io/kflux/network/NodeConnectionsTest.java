@@ -3,6 +3,7 @@ package io.kflux.network;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.network.TestMessages.PingRequest;
+import io.kflux.protocol.ApiKey;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -189,5 +190,55 @@ class NodeConnectionsTest {
                 .isInstanceOf(DisconnectedException.class);
         assertThat(errorOf(connections.connection(2, "127.0.0.1", broker.port())))
                 .isInstanceOf(DisconnectedException.class);
+    }
+
+    @Test
+    void aBrokerWhoseRequestTimedOutIsTroubledUntilAConnectToItSucceedsAgain() {
+        assertThat(connections.load(1)).isEqualTo(NodeLoad.UNKNOWN);
+        BrokerConnection first = connections.connection(1, "127.0.0.1", broker.port()).block(WAIT);
+        assertThat(connections.load(1)).isEqualTo(new NodeLoad(true, 0, false, 0));
+
+        broker.on(ApiKey.HEARTBEAT, ex -> { }); // accepts the request, never answers: a frozen broker
+        assertThat(errorOf(first.exchange(new PingRequest(1, "x"), 300))).isInstanceOf(RequestTimeoutException.class);
+
+        NodeLoad afterTimeout = connections.load(1);
+        assertThat(afterTimeout.troubled()).as("a request timeout closes the connection: trouble").isTrue();
+        assertThat(afterTimeout.connected()).isFalse();
+        assertThat(afterTimeout.lastFailureNanos()).isNotZero();
+
+        broker.answerNormally(ApiKey.HEARTBEAT);
+        BrokerConnection second = connections.connection(1, "127.0.0.1", broker.port()).block(WAIT);
+        assertThat(second.exchange(new PingRequest(2, "y")).block(WAIT).value()).isEqualTo(2);
+        assertThat(connections.load(1).troubled()).as("a new connect succeeded after the failure").isFalse();
+        assertThat(connections.load(1).connected()).isTrue();
+    }
+
+    @Test
+    void aTimeoutOnTheCoordinatorConnectionMarksTheBrokerTroubled() {
+        connections.connection(1, "127.0.0.1", broker.port()).block(WAIT);
+        BrokerConnection coordinator = connections.coordinatorConnection(1, "127.0.0.1", broker.port()).block(WAIT);
+        assertThat(broker.connections.get()).as("the coordinator connection is a second one").isEqualTo(2);
+
+        broker.on(ApiKey.HEARTBEAT, ex -> { });
+        assertThat(errorOf(coordinator.exchange(new PingRequest(1, "x"), 300)))
+                .isInstanceOf(RequestTimeoutException.class);
+
+        NodeLoad load = connections.load(1);
+        assertThat(load.connected()).as("the general connection is still open").isTrue();
+        assertThat(load.troubled()).as("the broker's latest event is the coordinator connection's failure").isTrue();
+    }
+
+    @Test
+    void requestsWaitingCountsTheUnansweredRequestsOfTheGeneralConnection() {
+        BrokerConnection c = connections.connection(1, "127.0.0.1", broker.port()).block(WAIT);
+        broker.on(ApiKey.HEARTBEAT, ex -> { });
+        c.exchange(new PingRequest(1, "x")).subscribe(r -> { }, e -> { });
+        c.exchange(new PingRequest(2, "y")).subscribe(r -> { }, e -> { });
+
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (connections.load(1).requestsWaiting() < 2 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(connections.load(1)).isEqualTo(new NodeLoad(true, 2, false, 0));
     }
 }
