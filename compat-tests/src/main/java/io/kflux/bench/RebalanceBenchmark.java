@@ -48,6 +48,17 @@ import reactor.core.publisher.Mono;
  * alternating; medians with their distribution-free intervals ({@link MedianInterval}) are printed at the end, and
  * kflux/official as the median of the per-round ratios.
  *
+ * <p>The second figure is what the latency does not show: the <b>stall of the members already in the group</b>. For
+ * each of them, its longest silence within the latency window: the longest sub-interval of that window in which it
+ * received no record from any partition (a silence that began before the window counts from the window's start; one
+ * still open at its end counts up to it; {@link RecordGaps}). Per rebalance the largest over the existing members is
+ * the group's worst stall, and a member counts as stalled when its silence exceeds three production intervals of one
+ * partition ({@code 3 x partitions / rate}: 20 ms for 8 partitions at 1,200 records/s, 55 ms for 22). The baseline is
+ * the same statistic over a window of the same length ending at the new member's subscription (shortened to begin
+ * when the group first consumed, if the join came sooner than that; the run counts such windows), so the normal gaps
+ * of a consuming member are printed beside. Under eager every member revokes everything and rejoins; under
+ * cooperative and consumer a member that keeps partitions need not stop.
+ *
  * <p>Both clients run with the same settings: no commits ({@code enable.auto.commit=false}, so a newly assigned
  * partition starts at its first offset and has data at once). Classic: {@code session.timeout.ms} 10 s and
  * {@code heartbeat.interval.ms} {@code --heartbeat-ms} (how fast existing members hear of the rebalance dominates the
@@ -73,6 +84,8 @@ import reactor.core.publisher.Mono;
  * --partitions-per-member N   partitions per member after the join (default 2)
  * --heartbeat-ms N            heartbeat interval of every member, all protocols (default 100)
  * --rate N                    records/s produced over all partitions of the topic in use (default 1200)
+ * --settle-ms N               how long after the group first consumes the new member joins (default 1500: longer than
+ *                             the latency windows, so the baseline window before the join has their length)
  * --official-config k=v,...   extra settings of the official client only (e.g. retry.backoff.max.ms=100)
  * --bootstrap-servers h:p     use this cluster instead of starting a 1-node embedded broker (this JVM's Kafka)
  * </pre>
@@ -112,9 +125,13 @@ public final class RebalanceBenchmark {
         }
     }
 
-    /** What one member owns and whether it has consumed since it was last given new partitions; any thread. */
+    /**
+     * What one member owns, whether it has consumed since it was last given new partitions, and when it went without
+     * records; any thread.
+     */
     static final class Tracker {
         final String name;
+        private final RecordGaps gaps = new RecordGaps(System.nanoTime());
         private Set<Integer> assignment = Set.of();
         private long assignedAt;
         private long firstRecordAt;
@@ -143,9 +160,16 @@ public final class RebalanceBenchmark {
         }
 
         synchronized void record(int partition) {
+            long now = System.nanoTime();
+            gaps.record(now);
             if (firstRecordAt == 0 && assignment.contains(partition)) {
-                firstRecordAt = System.nanoTime();
+                firstRecordAt = now;
             }
+        }
+
+        /** The longest time within {@code [from, to]} ({@link System#nanoTime()}) this member received no record. */
+        synchronized long longestSilence(long from, long to) {
+            return gaps.longestSilence(from, to);
         }
 
         synchronized Snapshot snapshot() {
@@ -170,8 +194,35 @@ public final class RebalanceBenchmark {
         Member start(String servers, String topic, String group, Protocol protocol, String name, int heartbeatMs);
     }
 
-    /** One measured rebalance. */
-    record Result(String client, Protocol protocol, int members, int round, long nanos, long newMemberAssignedNanos) {
+    /**
+     * One measured rebalance: its latency, when the new member got its partitions (ns from its subscription), and the
+     * existing members' stall during it and in the baseline window before it ({@link Stall}).
+     */
+    record Measurement(long nanos, long newMemberAssignedNanos, Stall during, Stall before, boolean baselineClipped) {
+    }
+
+    /**
+     * The existing members' silences in one window: the longest time any of them received no record within it (each
+     * member's longest record-free sub-interval, the largest over the members, in ns), and how many had one longer
+     * than the threshold.
+     */
+    record Stall(long worstNanos, int stalled) {
+        static Stall of(List<Member> existing, long from, long to, long thresholdNanos) {
+            long worst = 0;
+            int stalled = 0;
+            for (Member m : existing) {
+                long silence = m.tracker().longestSilence(from, to);
+                worst = Math.max(worst, silence);
+                if (silence > thresholdNanos) {
+                    stalled++;
+                }
+            }
+            return new Stall(worst, stalled);
+        }
+    }
+
+    /** One measured rebalance of the summary. */
+    record Result(String client, Protocol protocol, int members, int round, Measurement m) {
     }
 
     private RebalanceBenchmark() {
@@ -192,6 +243,7 @@ public final class RebalanceBenchmark {
         int perMember = Integer.parseInt(opts.getOrDefault("--partitions-per-member", "2"));
         int heartbeatMs = Integer.parseInt(opts.getOrDefault("--heartbeat-ms", "100"));
         int rate = Integer.parseInt(opts.getOrDefault("--rate", "1200"));
+        long settleMs = Long.parseLong(opts.getOrDefault("--settle-ms", "1500"));
         Map<String, String> officialConfig = new LinkedHashMap<>();
         for (String kv : opts.getOrDefault("--official-config", "").split(",")) {
             if (!kv.isBlank()) {
@@ -225,10 +277,12 @@ public final class RebalanceBenchmark {
                     int partitions = perMember * (members + 1);
                     String topic = TOPIC + "-" + members + "-" + Long.toString(System.currentTimeMillis(), 36);
                     admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+                    long threshold = stallThresholdNanos(partitions, rate);
                     System.out.printf("topic %s: %d partitions, %d records/s; %d members + 1 joining; heartbeat "
-                            + "interval %d ms; %d warm-up + %d measured rounds%s%n", topic, partitions, rate, members,
-                            heartbeatMs, warmup, rounds, officialConfig.isEmpty() ? "" : "; official client also "
-                            + officialConfig);
+                            + "interval %d ms; join %d ms after the group consumes; stall threshold %.1f ms; "
+                            + "%d warm-up + %d measured rounds%s%n", topic, partitions, rate, members, heartbeatMs,
+                            settleMs, threshold / 1e6, warmup, rounds, officialConfig.isEmpty() ? ""
+                                    : "; official client also " + officialConfig);
                     try (FixedRateProducer producer = new FixedRateProducer(servers, topic, partitions, rate)) {
                         Thread.sleep(1_000); // every partition has records before the first member joins
                         for (int round = 1 - warmup; round <= rounds; round++) {
@@ -236,14 +290,18 @@ public final class RebalanceBenchmark {
                                 for (Map.Entry<String, Client> client : clients.entrySet()) {
                                     String group = "rb-" + client.getKey() + "-" + protocol.label + "-" + members
                                             + "-" + round + "-" + System.nanoTime() % 1_000_000;
-                                    long[] r = measure(client.getKey(), client.getValue(), servers, topic, partitions,
-                                            group, protocol, members, heartbeatMs);
+                                    Measurement m = measure(client.getKey(), client.getValue(), servers, topic,
+                                            partitions, group, protocol, members, heartbeatMs, settleMs, threshold);
                                     System.out.printf("%s %d  %-19s %2d members  %-8s rebalance %7.1f ms (new member "
-                                            + "assigned after %7.1f ms)%n", round <= 0 ? "warm-up" : "round  ",
+                                            + "assigned after %7.1f ms); stall %6.1f ms, %2d stalled (before: %5.1f ms, "
+                                            + "%d%s)%n", round <= 0 ? "warm-up" : "round  ",
                                             round <= 0 ? round + warmup : round, protocol.label, members,
-                                            client.getKey(), r[0] / 1e6, r[1] / 1e6);
+                                            client.getKey(), m.nanos() / 1e6, m.newMemberAssignedNanos() / 1e6,
+                                            m.during().worstNanos() / 1e6, m.during().stalled(),
+                                            m.before().worstNanos() / 1e6, m.before().stalled(),
+                                            m.baselineClipped() ? ", shorter window" : "");
                                     if (round > 0) {
-                                        results.add(new Result(client.getKey(), protocol, members, round, r[0], r[1]));
+                                        results.add(new Result(client.getKey(), protocol, members, round, m));
                                     }
                                 }
                             }
@@ -252,6 +310,7 @@ public final class RebalanceBenchmark {
                 }
             }
             printSummary(results, sizes, protocols, rounds);
+            printStallSummary(results, sizes, protocols, rounds, perMember, rate);
         } finally {
             if (kafka != null) {
                 kafka.close();
@@ -270,23 +329,42 @@ public final class RebalanceBenchmark {
                 .collect(Collectors.joining(", ")));
     }
 
-    /** @return the rebalance's latency and when the new member got its partitions, in ns from its subscription */
-    private static long[] measure(String clientName, Client client, String servers, String topic, int partitions,
-                                  String group, Protocol protocol, int existing, int heartbeatMs)
+    /**
+     * A member stalled when it went longer than three production intervals of one partition without a record: the
+     * producer sends each partition a record every {@code partitions / rate} s, and a member owns at least one, so in
+     * steady consumption its gaps stay well below that (what the baseline window shows, under this machine's load).
+     */
+    static long stallThresholdNanos(int partitions, int rate) {
+        return 3L * partitions * 1_000_000_000L / rate;
+    }
+
+    /**
+     * Measures one rebalance: the latency (the window from the new member's subscription until the group consumes
+     * again), and the existing members' stall within that window and, as the baseline, within a window of the same
+     * length just before the subscription (shortened to begin when the group first consumed, if it was longer; the
+     * join comes {@code settleMs} after that).
+     */
+    private static Measurement measure(String clientName, Client client, String servers, String topic, int partitions,
+                                       String group, Protocol protocol, int existing, int heartbeatMs, long settleMs,
+                                       long stallThresholdNanos)
             throws InterruptedException {
         List<Member> members = new ArrayList<>();
         try {
             for (int i = 1; i <= existing; i++) {
                 members.add(client.start(servers, topic, group, protocol, clientName + "-" + i, heartbeatMs));
             }
-            awaitConsuming(members, partitions, System.nanoTime(), "the first " + existing + " members to share "
-                    + topic);
-            Thread.sleep(500);
+            long ready = awaitConsuming(members, partitions, System.nanoTime(), "the first " + existing
+                    + " members to share " + topic);
+            Thread.sleep(settleMs);
+            List<Member> before = List.copyOf(members);
             long start = System.nanoTime();
             Member joining = client.start(servers, topic, group, protocol, clientName + "-new", heartbeatMs);
             members.add(joining);
             long end = awaitConsuming(members, partitions, start, "the group to consume again after a join");
-            return new long[] {end - start, joining.tracker().snapshot().assignedAt() - start};
+            long baselineFrom = Math.max(ready, start - (end - start));
+            return new Measurement(end - start, joining.tracker().snapshot().assignedAt() - start,
+                    Stall.of(before, start, end, stallThresholdNanos),
+                    Stall.of(before, baselineFrom, start, stallThresholdNanos), baselineFrom > start - (end - start));
         } finally {
             // in parallel: one by one, a group of 11 official consumers takes seconds to close
             CompletableFuture.allOf(members.stream().map(m -> CompletableFuture.runAsync(m::close))
@@ -471,7 +549,7 @@ public final class RebalanceBenchmark {
                 Map<Integer, Long> official = new LinkedHashMap<>();
                 for (Result r : results) {
                     if (r.protocol() == protocol && r.members() == members) {
-                        (r.client().equals("kflux") ? kflux : official).put(r.round(), r.nanos());
+                        (r.client().equals("kflux") ? kflux : official).put(r.round(), r.m().nanos());
                     }
                 }
                 if (kflux.isEmpty() || official.isEmpty()) {
@@ -485,6 +563,66 @@ public final class RebalanceBenchmark {
         }
         System.out.printf("(%d measured rounds per cell; each interval covers the median with %.1f %% confidence)%n",
                 rounds, MedianInterval.coverage(rounds, MedianInterval.rank(rounds)) * 100);
+    }
+
+    /**
+     * The existing members' stall: per cell, the medians over the rounds of the worst silence within the latency
+     * window and within the baseline window before the join, of the number of members stalled in each, and
+     * kflux/official of the worst silence where both clients' median is above the threshold (below it, both only show
+     * their normal gaps and the ratio would compare noise).
+     */
+    private static void printStallSummary(List<Result> results, List<Integer> sizes, List<Protocol> protocols,
+                                          int rounds, int perMember, int rate) {
+        System.out.println();
+        System.out.println("existing members' stall: medians of the worst silence over the existing members within "
+                + "the latency window (\"during\") and within a window of the same length before the join "
+                + "(\"before\"), ms [interval]; stalled: members silent longer than the threshold (3 production "
+                + "intervals of one partition), during / before, median [interval]");
+        System.out.println("| protocol | members | threshold (ms) | kflux during (ms) | kflux before (ms) "
+                + "| official during (ms) | official before (ms) | kflux/official | kflux stalled | official stalled |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|");
+        int clipped = 0;
+        for (Protocol protocol : protocols) {
+            for (int members : sizes) {
+                long threshold = stallThresholdNanos(perMember * (members + 1), rate);
+                Map<Integer, Measurement> kflux = new LinkedHashMap<>();
+                Map<Integer, Measurement> official = new LinkedHashMap<>();
+                for (Result r : results) {
+                    if (r.protocol() == protocol && r.members() == members) {
+                        (r.client().equals("kflux") ? kflux : official).put(r.round(), r.m());
+                        clipped += r.m().baselineClipped() ? 1 : 0;
+                    }
+                }
+                if (kflux.isEmpty() || official.isEmpty()) {
+                    continue;
+                }
+                MedianInterval kfluxDuring = MedianInterval.of(kflux.values().stream()
+                        .mapToDouble(m -> m.during().worstNanos() / 1e6).toArray());
+                MedianInterval officialDuring = MedianInterval.of(official.values().stream()
+                        .mapToDouble(m -> m.during().worstNanos() / 1e6).toArray());
+                String ratio = "-";
+                if (kfluxDuring.median() > threshold / 1e6 && officialDuring.median() > threshold / 1e6) {
+                    ratio = format(MedianInterval.of(kflux.keySet().stream().filter(official::containsKey)
+                            .filter(round -> official.get(round).during().worstNanos() > 0)
+                            .mapToDouble(round -> (double) kflux.get(round).during().worstNanos()
+                                    / official.get(round).during().worstNanos()).toArray()), "%.2f");
+                }
+                System.out.printf("| %s | %d | %.1f | %s | %s | %s | %s | %s | %s | %s |%n", protocol.label, members,
+                        threshold / 1e6, format(kfluxDuring, "%.1f"),
+                        millis(kflux.values().stream().map(m -> m.before().worstNanos()).toList()),
+                        format(officialDuring, "%.1f"),
+                        millis(official.values().stream().map(m -> m.before().worstNanos()).toList()), ratio,
+                        stalled(kflux.values(), members), stalled(official.values(), members));
+            }
+        }
+        System.out.printf("(%d measured rounds per cell; %d of the baseline windows shortened to begin when the group "
+                + "first consumed)%n", rounds, clipped);
+    }
+
+    private static String stalled(Collection<Measurement> ms, int members) {
+        return format(MedianInterval.of(ms.stream().mapToDouble(m -> m.during().stalled()).toArray()), "%.1f")
+                + " / " + format(MedianInterval.of(ms.stream().mapToDouble(m -> m.before().stalled()).toArray()),
+                "%.1f") + " of " + members;
     }
 
     private static String millis(Collection<Long> nanos) {
