@@ -108,18 +108,14 @@ public final class Fetcher {
 
     private final FetchConfig config;
     private final FetchIo io;
-    /** The fetcher's clock ({@link #nowNanos()}) and timers: virtual time in tests. */
-    private final Scheduler scheduler;
     private final OffsetResetStrategy resetStrategy;
     private final long resetDurationMs;
-    private final Executor loop;
+    /** The event loop, the fetcher's clock and timers (virtual time in tests), and whether it is closed. */
+    private final FetchLoop loop;
     private final FetchSink sink;
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
-    private final Set<Integer> inFlight = new HashSet<>();
-    private final Set<Integer> idle = new HashSet<>();
-    /** KIP-219: node id to {@link #nowNanos()} when the throttle the broker asked for ends. */
-    private final Map<Integer, Long> throttledUntil = new HashMap<>();
-    private final Set<Disposable> timers = new HashSet<>();
+    private final NodeStatus nodes = new NodeStatus();
+    private final FetchRequestBuilder requests;
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     private volatile FetchRequestListener requestListener;
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
@@ -130,7 +126,6 @@ public final class Fetcher {
     private boolean metadataRefreshInFlight;
     private long lastMetadataRefreshNanos;
     private boolean resetInFlight;
-    private boolean closed;
 
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
@@ -145,14 +140,13 @@ public final class Fetcher {
         this.io = io;
         this.resetStrategy = resetStrategy;
         this.resetDurationMs = resetDurationMs;
-        this.loop = loop;
+        this.loop = new FetchLoop(loop, scheduler);
         this.sink = sink;
-        this.scheduler = scheduler;
+        this.requests = new FetchRequestBuilder(config);
     }
 
-    /** Now on the fetcher's clock, in ns (differences only: deadlines, leases, throttles). */
     private long nowNanos() {
-        return scheduler.now(TimeUnit.NANOSECONDS);
+        return loop.nowNanos();
     }
 
     /** Tells {@code listener} (null for none) about each Fetch request sent (diagnostics, tests). */
@@ -217,17 +211,15 @@ public final class Fetcher {
         fetch.partition().fetchConsumed();
         bufferedBytes -= fetch.sizeInBytes();
         bufferedBytesGauge = bufferedBytes;
-        idle.clear();
+        nodes.wakeAll();
         plan();
     }
 
     public void close() {
-        if (!closed) {
+        if (!loop.isClosed()) {
             partitions.keySet().forEach(tp -> metrics.partitionRevoked(tp.topic(), tp.partition()));
         }
-        closed = true;
-        timers.forEach(Disposable::dispose);
-        timers.clear();
+        loop.close();
     }
 
     /**
@@ -246,9 +238,7 @@ public final class Fetcher {
             if (session.sessionId() == FetchSession.NO_SESSION_ID || node == null) {
                 return;
             }
-            FetchRequest request = new FetchRequest(null, FetchRequest.CONSUMER_REPLICA_ID,
-                    FetchRequest.ReplicaState.CONSUMER, 0, config.minBytes(), config.maxBytes(), config.isolationLevel(),
-                    session.sessionId(), FetchRequest.FINAL_SESSION_EPOCH, List.of(), List.of(), config.rackId());
+            FetchRequest request = requests.closing(session);
             FetchRequestListener listener = requestListener;
             if (listener != null) {
                 listener.onRequest(new FetchRequestListener.Request(nodeId, session.sessionId(),
@@ -265,12 +255,12 @@ public final class Fetcher {
         if (closing.isEmpty()) {
             return Mono.empty();
         }
-        return Mono.when(closing).timeout(timeout, Mono.empty(), scheduler);
+        return Mono.when(closing).timeout(timeout, Mono.empty(), loop.scheduler());
     }
 
     /** Sends a Fetch to every broker that has fetchable partitions and none in flight. */
     public void plan() {
-        if (closed) {
+        if (loop.isClosed()) {
             return;
         }
         Cluster cluster = io.cluster();
@@ -283,7 +273,7 @@ public final class Fetcher {
             if (ps.isPaused() || ps.state().awaitsFetch()) {
                 continue;
             }
-            UUID topicId = topicId(cluster, ps.topicPartition().topic());
+            UUID topicId = FetchRequestBuilder.topicId(cluster, ps.topicPartition().topic());
             if (ps.topicIdChanged(topicId)) {
                 // Deleted and created again under its name: the old position means nothing in the new log (and its
                 // leader epochs would read as a truncation), so it starts over by auto.offset.reset, as the
@@ -346,7 +336,7 @@ public final class Fetcher {
                 needValidation |= ps.state() == FetchState.AWAITING_VALIDATION; // VALIDATING: its answer is awaited
                 continue;
             }
-            Node source = readReplica(ps, cluster, leader);
+            Node source = ReadReplicas.source(ps, cluster, leader, nowNanos());
             if (ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes()) {
                 heldBack.add(source.id());
                 continue;
@@ -355,7 +345,7 @@ public final class Fetcher {
         }
         for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
             Node node = e.getKey();
-            if (!inFlight.contains(node.id()) && !idle.contains(node.id()) && !throttled(node.id())) {
+            if (nodes.isReady(node.id(), nowNanos())) {
                 send(node, e.getValue(), heldBack.contains(node.id()), cluster);
             }
         }
@@ -370,91 +360,21 @@ public final class Fetcher {
         }
     }
 
-    /**
-     * Where {@code ps} is fetched from: the preferred read replica the leader named (KIP-392) while its lease runs and
-     * metadata knows the node, else the leader. Positions are still reset and validated through the leader.
-     */
-    private Node readReplica(PartitionState ps, Cluster cluster, Node leader) {
-        int preferred = ps.preferredReadReplica();
-        if (preferred < 0 || preferred == leader.id()) {
-            return leader;
-        }
-        Node node = cluster.node(preferred);
-        if (node == null || nowNanos() - ps.preferredReadReplicaExpiresNanos() >= 0) {
-            log.debug("{}: preferred read replica {} {}; fetching from the leader (node {})", ps.topicPartition(),
-                    preferred, node == null ? "is not in metadata" : "lease ended", leader.id());
-            ps.preferReadReplica(-1, 0L);
-            return leader;
-        }
-        return node;
-    }
-
-    /** A leader's answer naming another replica to read from (KIP-392, with {@code client.rack} set). */
-    private void preferReadReplica(PartitionState ps, Node from, int replica) {
-        if (replica < 0 || replica == from.id()) {
-            return;
-        }
-        if (replica != ps.preferredReadReplica()) {
-            log.debug("{}: node {} names node {} as the preferred read replica (client.rack={})", ps.topicPartition(),
-                    from.id(), replica, config.rackId());
-        }
-        ps.preferReadReplica(replica, nowNanos() + config.metadataMaxAgeMs() * 1_000_000L);
-    }
-
-    /** An error while fetching from a follower: back to the leader, which decides again (as the official client). */
-    private static boolean leaveReadReplica(PartitionState ps, Node from, String why) {
-        if (ps.preferredReadReplica() != from.id()) {
-            return false;
-        }
-        log.info("{}: fetching from preferred read replica {} failed ({}); fetching from the leader", ps.topicPartition(),
-                from.id(), why);
-        ps.preferReadReplica(-1, 0L);
-        return true;
-    }
-
     private void send(Node node, List<FetchTarget> targets, boolean heldBack, Cluster cluster) {
         FetchSession session = sessions.computeIfAbsent(node.id(), FetchSession::new);
-        List<FetchSession.PartitionFetch> wanted = new ArrayList<>(targets.size());
         Map<TopicPartition, FetchTarget> byPartition = new HashMap<>();
         for (FetchTarget planned : targets) {
-            TopicPartition tp = planned.partition().topicPartition();
-            wanted.add(new FetchSession.PartitionFetch(tp, topicId(cluster, tp.topic()), planned.fetchOffset(),
-                    planned.leaderEpoch(), planned.lastFetchedEpoch(), config.partitionMaxBytes()));
             // every session partition may get data, listed or not
-            byPartition.put(tp, planned.entering(FetchState.FETCHING));
+            byPartition.put(planned.partition().topicPartition(), planned.entering(FetchState.FETCHING));
         }
-        FetchSession.Request sessionRequest = session.build(wanted);
-        Map<String, List<FetchPartition>> byTopic = new LinkedHashMap<>();
-        Map<String, UUID> topicIds = new HashMap<>();
-        for (FetchSession.PartitionFetch p : sessionRequest.toSend()) {
-            TopicPartition tp = p.partition();
-            topicIds.putIfAbsent(tp.topic(), p.topicId());
-            byTopic.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(new FetchPartition(tp.partition(),
-                    p.currentLeaderEpoch(), p.fetchOffset(), p.lastFetchedEpoch(), -1L, p.maxBytes(), Types.ZERO_UUID,
-                    FetchRequest.HIGH_WATERMARK_UNSUPPORTED));
-        }
-        List<FetchTopic> topics = new ArrayList<>(byTopic.size());
-        byTopic.forEach((topic, ps) -> topics.add(new FetchTopic(topic, topicIds.get(topic), ps)));
-        Map<String, List<Integer>> forgottenByTopic = new LinkedHashMap<>();
-        Map<String, UUID> forgottenIds = new HashMap<>();
-        for (FetchSession.PartitionFetch p : sessionRequest.toForget()) {
-            forgottenIds.putIfAbsent(p.partition().topic(), p.topicId());
-            forgottenByTopic.computeIfAbsent(p.partition().topic(), k -> new ArrayList<>()).add(p.partition().partition());
-        }
-        List<ForgottenTopic> forgotten = new ArrayList<>(forgottenByTopic.size());
-        forgottenByTopic.forEach((topic, ps) -> forgotten.add(new ForgottenTopic(topic, forgottenIds.get(topic), ps)));
-        FetchRequest request = new FetchRequest(null, FetchRequest.CONSUMER_REPLICA_ID, FetchRequest.ReplicaState.CONSUMER,
-                heldBack ? 0 : config.maxWaitMs(), config.minBytes(), config.maxBytes(), config.isolationLevel(),
-                sessionRequest.sessionId(), sessionRequest.epoch(), topics, forgotten, config.rackId());
+        FetchRequestBuilder.Built built = requests.build(session, targets, heldBack, cluster);
+        FetchSession.Request sessionRequest = built.session();
+        FetchRequest request = built.request();
         FetchRequestListener listener = requestListener;
         if (listener != null) {
-            listener.onRequest(new FetchRequestListener.Request(node.id(), sessionRequest.sessionId(),
-                    sessionRequest.epoch(), sessionRequest.full(),
-                    sessionRequest.toSend().stream().map(FetchSession.PartitionFetch::partition).toList(),
-                    sessionRequest.toForget().stream().map(FetchSession.PartitionFetch::partition).toList(),
-                    sessionRequest.session().size()));
+            listener.onRequest(FetchRequestBuilder.describe(node.id(), sessionRequest));
         }
-        inFlight.add(node.id());
+        nodes.sent(node.id());
         long sentAt = System.nanoTime(); // a latency measured for the metrics, not a decision: the precise clock
         io.fetch(node, request)
                 .map(answer -> {
@@ -477,7 +397,7 @@ public final class Fetcher {
      */
     private void throttle(int nodeId, int throttleMs) {
         log.debug("node {} throttles fetches for {} ms (quota)", nodeId, throttleMs);
-        throttledUntil.put(nodeId, nowNanos() + throttleMs * 1_000_000L);
+        nodes.throttle(nodeId, nowNanos() + throttleMs * 1_000_000L);
         FetchRequestListener listener = requestListener;
         if (listener != null) {
             listener.onThrottle(nodeId, throttleMs);
@@ -485,28 +405,11 @@ public final class Fetcher {
         schedule(throttleMs, this::plan);
     }
 
-    private boolean throttled(int nodeId) {
-        Long until = throttledUntil.get(nodeId);
-        if (until == null) {
-            return false;
-        }
-        if (nowNanos() - until >= 0) {
-            throttledUntil.remove(nodeId);
-            return false;
-        }
-        return true;
-    }
-
-    private static UUID topicId(Cluster cluster, String topic) {
-        var info = cluster.topic(topic);
-        return info == null ? Types.ZERO_UUID : info.topicId();
-    }
-
     private void onResponse(Node node, FetchSession session, FetchSession.Request sessionRequest,
                             Map<TopicPartition, FetchTarget> targets, FetchResponse response, boolean heldBack) {
-        inFlight.remove(node.id());
+        nodes.answered(node.id());
         targets.values().forEach(t -> t.leave(FetchState.FETCHING, FetchState.FETCHABLE));
-        if (closed) {
+        if (loop.isClosed()) {
             response.release();
             return;
         }
@@ -563,13 +466,14 @@ public final class Fetcher {
                     continue;
                 }
                 if (error.isNone()) {
-                    preferReadReplica(ps, node, pd.preferredReadReplica());
+                    ReadReplicas.prefer(ps, node, pd.preferredReadReplica(), nowNanos(), config.metadataMaxAgeMs() * 1_000_000L,
+                            config.rackId());
                     ps.logEnd(pd.highWatermark(), pd.lastStableOffset(), pd.logStartOffset());
                     gotData |= accept(target, pd, records, tally);
                     continue;
                 }
                 release(records);
-                if (leaveReadReplica(ps, node, error.name())) {
+                if (ReadReplicas.leave(ps, node, error.name())) {
                     // A follower out of range or not (yet) in sync is no verdict on the position: the leader is.
                     leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
                     continue;
@@ -636,7 +540,7 @@ public final class Fetcher {
             }
             PartitionInfo info = cluster.partition(ps.topicPartition());
             Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
-            if (leader != null && readReplica(ps, cluster, leader).id() == nodeId
+            if (leader != null && ReadReplicas.source(ps, cluster, leader, nowNanos()).id() == nodeId
                     && (ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes())) {
                 return true;
             }
@@ -696,10 +600,10 @@ public final class Fetcher {
     }
 
     private void onError(Node node, FetchSession session, Map<TopicPartition, FetchTarget> targets, Throwable error) {
-        inFlight.remove(node.id());
+        nodes.answered(node.id());
         targets.values().forEach(t -> t.leave(FetchState.FETCHING, FetchState.FETCHABLE));
         session.onFailure();
-        if (closed) {
+        if (loop.isClosed()) {
             return;
         }
         if (error instanceof MalformedMessageException malformed) {
@@ -711,7 +615,7 @@ public final class Fetcher {
             return;
         }
         log.debug("Fetch from {} failed: {}", node, error.toString());
-        targets.values().forEach(t -> leaveReadReplica(t.partition(), node, error.toString()));
+        targets.values().forEach(t -> ReadReplicas.leave(t.partition(), node, error.toString()));
         refreshMetadata();
         retryLater();
     }
@@ -751,7 +655,7 @@ public final class Fetcher {
     }
 
     private void onValidated(Node leader, Map<TopicPartition, FetchTarget> sent, Map<TopicPartition, EpochEndOffset> result) {
-        if (closed) {
+        if (loop.isClosed()) {
             return;
         }
         Map<TopicPartition, Long> truncated = new HashMap<>();
@@ -798,7 +702,7 @@ public final class Fetcher {
     }
 
     private void onValidationFailed(Node leader, Map<TopicPartition, FetchTarget> sent, Throwable error) {
-        if (closed) {
+        if (loop.isClosed()) {
             return;
         }
         if (error instanceof MalformedMessageException malformed) {
@@ -1021,7 +925,7 @@ public final class Fetcher {
     }
 
     private void refreshMetadata() {
-        if (metadataRefreshInFlight || closed) {
+        if (metadataRefreshInFlight || loop.isClosed()) {
             return;
         }
         long sinceLastMs = (nowNanos() - lastMetadataRefreshNanos) / 1_000_000L;
@@ -1051,19 +955,14 @@ public final class Fetcher {
     }
 
     private void idleFor(int nodeId) {
-        idle.add(nodeId);
+        nodes.idle(nodeId);
         schedule(config.maxWaitMs(), () -> {
-            idle.remove(nodeId);
+            nodes.wake(nodeId);
             plan();
         });
     }
 
     private void schedule(long delayMs, Runnable task) {
-        Disposable[] holder = new Disposable[1];
-        holder[0] = Mono.delay(Duration.ofMillis(delayMs), scheduler).subscribe(v -> loop.execute(() -> {
-            timers.remove(holder[0]);
-            task.run();
-        }));
-        timers.add(holder[0]);
+        loop.schedule(delayMs, task);
     }
 }
