@@ -108,8 +108,6 @@ public final class Fetcher {
 
     private final FetchConfig config;
     private final FetchIo io;
-    private final OffsetResetStrategy resetStrategy;
-    private final long resetDurationMs;
     /** The event loop, the fetcher's clock and timers (virtual time in tests), and whether it is closed. */
     private final FetchLoop loop;
     private final FetchSink sink;
@@ -122,10 +120,9 @@ public final class Fetcher {
     private long bufferedBytes;
     private volatile long bufferedBytesGauge;
     private boolean metadataRefreshPending;
-    /** A metadata refresh is under way or scheduled (see {@link #refreshMetadata()}). */
-    private boolean metadataRefreshInFlight;
-    private long lastMetadataRefreshNanos;
-    private boolean resetInFlight;
+    private final MetadataRefreshes metadataRefreshes;
+    private final PositionReset reset;
+    private final PositionValidation validation;
 
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
@@ -138,11 +135,15 @@ public final class Fetcher {
             FetchSink sink, Scheduler scheduler) {
         this.config = config;
         this.io = io;
-        this.resetStrategy = resetStrategy;
-        this.resetDurationMs = resetDurationMs;
         this.loop = new FetchLoop(loop, scheduler);
         this.sink = sink;
         this.requests = new FetchRequestBuilder(config);
+        this.metadataRefreshes = new MetadataRefreshes(io, this.loop, config.retryBackoffMs(), this::plan,
+                this::retryLater);
+        this.reset = new PositionReset(io, this.loop, sink, resetStrategy, resetDurationMs, partitions, this::plan,
+                this::retryLater);
+        this.validation = new PositionValidation(io, this.loop, sink, resetStrategy, config.retryBackoffMs(), partitions,
+                this::plan, this::refreshMetadata);
     }
 
     private long nowNanos() {
@@ -353,10 +354,10 @@ public final class Fetcher {
             refreshMetadata();
         }
         if (needReset) {
-            resetPositions();
+            reset.resetPositions();
         }
         if (needValidation) {
-            validatePositions(cluster);
+            validation.validatePositions(cluster);
         }
     }
 
@@ -461,7 +462,7 @@ public final class Fetcher {
                 if (error.isNone() && pd.divergingEpoch().epoch() >= 0) {
                     // KIP-320 via Fetch: the log diverges from what was fetched before
                     release(records);
-                    onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), pd.divergingEpoch().epoch(),
+                    validation.onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), pd.divergingEpoch().epoch(),
                             pd.divergingEpoch().endOffset(), truncated, divergent);
                     continue;
                 }
@@ -498,7 +499,7 @@ public final class Fetcher {
             tally.report(metrics);
         }
         if (!outOfRange.isEmpty()) {
-            handleOutOfRange(outOfRange);
+            reset.outOfRange(outOfRange);
         }
         if (!truncated.isEmpty()) {
             sink.fail(new LogTruncationException(truncated, divergent));
@@ -587,18 +588,6 @@ public final class Fetcher {
         }
     }
 
-    private void handleOutOfRange(Map<TopicPartition, Long> outOfRange) {
-        if (resetStrategy == OffsetResetStrategy.NONE) {
-            sink.fail(new OffsetOutOfRangeException(outOfRange));
-            return;
-        }
-        for (TopicPartition tp : outOfRange.keySet()) {
-            PartitionState ps = partitions.get(tp);
-            log.info("Fetch position {} of {} is out of range; resetting to {}", outOfRange.get(tp), tp, resetStrategy);
-            ps.requireReset();
-        }
-    }
-
     private void onError(Node node, FetchSession session, Map<TopicPartition, FetchTarget> targets, Throwable error) {
         nodes.answered(node.id());
         targets.values().forEach(t -> t.leave(FetchState.FETCHING, FetchState.FETCHABLE));
@@ -621,158 +610,6 @@ public final class Fetcher {
     }
 
     /**
-     * Checks the fetch positions of partitions whose leader changed (OffsetForLeaderEpoch, one
-     * request per leader): the end offset of the last fetched epoch must not be below the fetch
-     * offset. Until answered, those partitions are not fetched.
-     */
-    private void validatePositions(Cluster cluster) {
-        Map<Node, Map<TopicPartition, EpochEndOffsets.Query>> byLeader = new LinkedHashMap<>();
-        Map<Node, Map<TopicPartition, FetchTarget>> targets = new HashMap<>();
-        for (PartitionState ps : partitions.values()) {
-            if (ps.state() != FetchState.AWAITING_VALIDATION || ps.isPaused()) {
-                continue;
-            }
-            if (ps.lastFetchedEpoch() < 0) {
-                ps.transitionTo(FetchState.FETCHABLE); // nothing fetched under a known epoch: nothing to check
-                continue;
-            }
-            PartitionInfo info = cluster.partition(ps.topicPartition());
-            Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
-            if (leader == null) {
-                continue; // plan() has asked for metadata
-            }
-            byLeader.computeIfAbsent(leader, n -> new LinkedHashMap<>())
-                    .put(ps.topicPartition(), new EpochEndOffsets.Query(info.leaderEpoch(), ps.lastFetchedEpoch()));
-            targets.computeIfAbsent(leader, n -> new HashMap<>()).put(ps.topicPartition(),
-                    FetchTarget.of(ps, info.leaderEpoch()).entering(FetchState.VALIDATING));
-        }
-        byLeader.forEach((leader, queries) -> {
-            Map<TopicPartition, FetchTarget> sent = targets.get(leader);
-            io.offsetsForLeaderEpoch(leader, queries).subscribe(
-                    result -> loop.execute(() -> onValidated(leader, sent, result)),
-                    error -> loop.execute(() -> onValidationFailed(leader, sent, error)));
-        });
-    }
-
-    private void onValidated(Node leader, Map<TopicPartition, FetchTarget> sent, Map<TopicPartition, EpochEndOffset> result) {
-        if (loop.isClosed()) {
-            return;
-        }
-        Map<TopicPartition, Long> truncated = new HashMap<>();
-        Map<TopicPartition, Long> divergent = new HashMap<>();
-        List<FetchTarget> retry = new ArrayList<>();
-        boolean refresh = false;
-        for (FetchTarget target : sent.values()) {
-            PartitionState ps = target.partition();
-            if (!target.isCurrent()) {
-                // fetched again from the position meanwhile: that one is asked for next; seeked, reset or revoked
-                // (no longer VALIDATING): nothing to validate any more
-                target.leave(FetchState.VALIDATING, FetchState.AWAITING_VALIDATION);
-                continue;
-            }
-            if (!target.isStillIn(FetchState.VALIDATING)) {
-                continue;
-            }
-            EpochEndOffset answer = result.get(ps.topicPartition());
-            Errors error = answer == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(answer.errorCode());
-            if (error.isNone()) {
-                onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), answer.leaderEpoch(),
-                        answer.endOffset(), truncated, divergent);
-            } else if (error == Errors.UNSUPPORTED_VERSION) {
-                ps.transitionTo(FetchState.FETCHABLE); // as the official client: no validation without the API
-            } else if (OffsetLookup.isLeaderError(error) || error.retriable() || answer == null) {
-                log.debug("OffsetForLeaderEpoch of {} from {}: {}; retrying", ps.topicPartition(), leader, error);
-                refresh |= OffsetLookup.isLeaderError(error);
-                retry.add(target);
-            } else {
-                sink.fail(BrokerErrors.of(answer.errorCode(), "OffsetForLeaderEpoch for " + ps.topicPartition() + " failed: "
-                        + Errors.nameOf(answer.errorCode()), ps.topicPartition().topic(), null));
-                return;
-            }
-        }
-        if (!truncated.isEmpty()) {
-            sink.fail(new LogTruncationException(truncated, divergent));
-            return;
-        }
-        if (refresh) {
-            refreshMetadata();
-        }
-        retryValidationLater(retry);
-        plan();
-    }
-
-    private void onValidationFailed(Node leader, Map<TopicPartition, FetchTarget> sent, Throwable error) {
-        if (loop.isClosed()) {
-            return;
-        }
-        if (error instanceof MalformedMessageException malformed) {
-            sink.fail(malformedResponse("OffsetForLeaderEpoch from " + leader, malformed));
-            return;
-        }
-        if (error instanceof io.kflux.network.UnsupportedVersionException
-                || error instanceof io.kflux.UnsupportedVersionException) {
-            // the broker offers no OffsetForLeaderEpoch version kflux speaks: skip validation, as the official client
-            log.debug("OffsetForLeaderEpoch not supported by {}; fetch positions are not validated", leader);
-            sent.values().forEach(t -> t.leave(FetchState.VALIDATING, FetchState.FETCHABLE));
-            plan();
-            return;
-        }
-        log.debug("OffsetForLeaderEpoch from {} failed: {}", leader, error.toString());
-        refreshMetadata();
-        retryValidationLater(List.copyOf(sent.values()));
-    }
-
-    /** Keeps the partitions VALIDATING until the backoff passed, so plan() does not ask again at once. */
-    private void retryValidationLater(List<FetchTarget> retry) {
-        if (retry.isEmpty()) {
-            return;
-        }
-        schedule(config.retryBackoffMs(), () -> {
-            retry.forEach(t -> t.leave(FetchState.VALIDATING, FetchState.AWAITING_VALIDATION));
-            plan();
-        });
-    }
-
-    /**
-     * The end offset of the leader epoch a partition was last fetched under, from OffsetForLeaderEpoch
-     * or a Fetch's {@code divergingEpoch}; the official client's rules (SubscriptionState
-     * maybeCompleteValidation): unknown -> reset by policy; below the fetch offset -> truncation,
-     * resume at that end offset; otherwise the position is valid. With {@code none} the
-     * partition goes into {@code truncated} (and {@code divergent} when the end offset is known)
-     * for a {@link LogTruncationException}. The partition is {@link FetchState#VALIDATING} or, after a Fetch,
-     * {@link FetchState#FETCHABLE}.
-     */
-    private void onEpochEndOffset(PartitionState ps, long fetchOffset, int fetchedEpoch, int epoch, long endOffset,
-                                  Map<TopicPartition, Long> truncated, Map<TopicPartition, Long> divergent) {
-        TopicPartition tp = ps.topicPartition();
-        if (epoch < 0 || endOffset < 0) {
-            if (resetStrategy == OffsetResetStrategy.NONE) {
-                truncated.put(tp, fetchOffset);
-                return;
-            }
-            log.warn("Log truncation detected for {} at fetch offset {}: the leader does not know leader epoch {}; "
-                    + "resetting to {}", tp, fetchOffset, fetchedEpoch, resetStrategy);
-            ps.requireReset();
-        } else if (endOffset < fetchOffset) {
-            if (resetStrategy == OffsetResetStrategy.NONE) {
-                truncated.put(tp, fetchOffset);
-                divergent.put(tp, endOffset);
-                return;
-            }
-            log.warn("Log truncation detected for {}: leader epoch {} ends at offset {} in the leader's log, below the "
-                    + "fetch offset {} (last fetched epoch {}); resuming at {} at most", tp, epoch, endOffset, fetchOffset,
-                    fetchedEpoch, endOffset);
-            ps.beginTruncation(endOffset, epoch);
-        } else {
-            if (epoch < ps.lastFetchedEpoch()) {
-                // the leader has no epoch `fetchedEpoch`; its largest older one covers the fetch offset
-                ps.lastFetchedEpoch(epoch);
-            }
-            ps.transitionTo(FetchState.FETCHABLE); // the position is valid
-        }
-    }
-
-    /**
      * A response that could not be decoded, as the public error: a {@link KafkaProtocolException}
      * with no broker error code (-1) and the name {@value #MALFORMED_RESPONSE}.
      */
@@ -781,108 +618,6 @@ public final class Fetcher {
                 what + " returned a malformed response: " + cause.getMessage(), cause);
     }
 
-    /** Resets partitions awaiting {@code auto.offset.reset} (ListOffsets); NONE fails the consumer. */
-    private void resetPositions() {
-        if (resetInFlight) {
-            return;
-        }
-        Map<TopicPartition, Long> timestamps = new HashMap<>();
-        // The states asked for, not just their partitions: one revoked and assigned again meanwhile has a new
-        // state whose seek epoch counts from 0 too, and could match the old one's by chance.
-        Map<TopicPartition, ResetAsked> asked = new HashMap<>();
-        // a timestamp for the broker: the wall clock (the scheduler's clock is for deadlines, and monotonic)
-        long timestamp = resetStrategy == OffsetResetStrategy.BY_DURATION
-                ? System.currentTimeMillis() - resetDurationMs : resetStrategy.listOffsetsTimestamp;
-        Cluster cluster = io.cluster();
-        List<PartitionState> toReset = new ArrayList<>();
-        for (PartitionState ps : partitions.values()) {
-            // one without a leader (or missing from metadata) would keep ListOffsets, and so the reset of every other
-            // partition, waiting for it
-            if (ps.state() == FetchState.AWAITING_RESET && cluster.leader(ps.topicPartition()) != null) {
-                timestamps.put(ps.topicPartition(), timestamp);
-                toReset.add(ps);
-            }
-        }
-        if (timestamps.isEmpty()) {
-            return;
-        }
-        if (resetStrategy == OffsetResetStrategy.NONE) {
-            Map<TopicPartition, Long> noPosition = new HashMap<>();
-            timestamps.keySet().forEach(tp -> noPosition.put(tp, -1L));
-            sink.fail(new OffsetOutOfRangeException(noPosition));
-            return;
-        }
-        toReset.forEach(ps -> asked.put(ps.topicPartition(), ResetAsked.entering(ps)));
-        resetInFlight = true;
-        io.listOffsets(timestamps, Duration.ofDays(3650))
-                .flatMap(this::endWhereNoRecordMatched)
-                .subscribe(result -> loop.execute(() -> {
-                    resetInFlight = false;
-                    asked.forEach((tp, a) -> {
-                        ListedOffset listed = result.get(tp);
-                        if (!a.isStill(partitions.get(tp))) {
-                            return; // seeked, reset again or revoked meanwhile
-                        }
-                        if (listed == null) {
-                            a.state().transitionTo(FetchState.AWAITING_RESET); // asked again by the next plan()
-                        } else {
-                            a.state().seek(Math.max(0L, listed.offset()));
-                            log.debug("{} reset to offset {}", tp, a.state().fetchOffset());
-                        }
-                    });
-                    plan();
-                }), error -> loop.execute(() -> {
-                    resetInFlight = false;
-                    asked.forEach((tp, a) -> {
-                        if (a.isStill(partitions.get(tp))) {
-                            a.state().transitionTo(FetchState.AWAITING_RESET);
-                        }
-                    });
-                    if (error instanceof KafkaProtocolException kpe && !kpe.isRetriable()) {
-                        sink.fail(kpe);
-                    } else {
-                        retryLater();
-                    }
-                }));
-    }
-
-    /** A partition state a reset asked ListOffsets for, and its {@link PartitionState#transitions()} then. */
-    private record ResetAsked(PartitionState state, int transitions) {
-        static ResetAsked entering(PartitionState ps) {
-            ps.transitionTo(FetchState.RESETTING);
-            return new ResetAsked(ps, ps.transitions());
-        }
-
-        /** True while {@code current} is that state, still RESETTING as this ask left it (not seeked since). */
-        boolean isStill(PartitionState current) {
-            return current == state && current.state() == FetchState.RESETTING && current.transitions() == transitions;
-        }
-    }
-
-    /** By-duration lookups find no offset when every record is older: those start at the end. */
-    private Mono<Map<TopicPartition, ListedOffset>> endWhereNoRecordMatched(Map<TopicPartition, ListedOffset> found) {
-        Map<TopicPartition, Long> missing = new HashMap<>();
-        found.forEach((tp, listed) -> {
-            if (listed.offset() < 0) {
-                missing.put(tp, OffsetResetStrategy.LATEST.listOffsetsTimestamp);
-            }
-        });
-        if (missing.isEmpty()) {
-            return Mono.just(found);
-        }
-        return io.listOffsets(missing, Duration.ofDays(3650)).map(ends -> {
-            Map<TopicPartition, ListedOffset> merged = new HashMap<>(found);
-            merged.putAll(ends);
-            return merged;
-        });
-    }
-
-    /**
-     * Refreshes metadata, at most once per {@code retry.backoff.ms}: a partition whose topic or
-     * leader stays unknown makes every plan() ask again, and without this limit that was a tight
-     * Metadata loop (or, with an answer served from the refresh still completing, a spin on the
-     * I/O thread that never returned).
-     */
     /**
      * An assigned partition without a leader, or missing from metadata (unknown topic, partition past the topic's
      * count), cannot be fetched: a WARN once that lasted {@link #LEADERLESS_WARN_AFTER_NANOS} (an election normally
@@ -925,29 +660,7 @@ public final class Fetcher {
     }
 
     private void refreshMetadata() {
-        if (metadataRefreshInFlight || loop.isClosed()) {
-            return;
-        }
-        long sinceLastMs = (nowNanos() - lastMetadataRefreshNanos) / 1_000_000L;
-        if (lastMetadataRefreshNanos != 0L && sinceLastMs < config.retryBackoffMs()) {
-            metadataRefreshInFlight = true;
-            schedule(config.retryBackoffMs() - sinceLastMs, () -> {
-                metadataRefreshInFlight = false;
-                refreshMetadata();
-            });
-            return;
-        }
-        metadataRefreshInFlight = true;
-        lastMetadataRefreshNanos = nowNanos() | 1L;
-        io.refreshMetadata().subscribe(c -> loop.execute(() -> {
-                    metadataRefreshInFlight = false;
-                    plan();
-                }),
-                e -> loop.execute(() -> {
-                    metadataRefreshInFlight = false;
-                    log.debug("metadata refresh failed: {}", e.toString());
-                    retryLater();
-                }));
+        metadataRefreshes.request();
     }
 
     private void retryLater() {
