@@ -51,7 +51,7 @@ import reactor.core.scheduler.Scheduler;
  * validated, truncated, fetchable, fetching, backing off after a leader error); planning asks that state, and every
  * change goes through {@code PartitionState.transitionTo}. A partition is fetched when {@link FetchState#FETCHABLE},
  * not paused, with fewer than
- * {@value #MAX_PENDING_FETCHES} fetch results waiting to be emitted, and the consumer's buffered
+ * {@value FetchPlanner#MAX_PENDING_FETCHES} fetch results waiting to be emitted, and the consumer's buffered
  * bytes are under the bound. So fetching is driven by downstream demand: a slow subscriber leaves
  * results buffered, which stops the fetches of those partitions; as it drains them, fetching
  * resumes. Allowing one result in waiting besides the one being emitted is what pipelines the
@@ -98,11 +98,6 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class Fetcher {
     private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
-    static final int MAX_PENDING_FETCHES = 2;
-    /** An assigned partition without a leader for this long gets a WARN. */
-    static final long LEADERLESS_WARN_AFTER_NANOS = 2_000_000_000L;
-    /** The longest time between two WARNs for the same partition still without a leader or metadata. */
-    static final long LEADERLESS_WARN_MAX_INTERVAL_NANOS = 60_000_000_000L;
     /** {@link KafkaProtocolException#errorName()} of an undecodable broker response. */
     public static final String MALFORMED_RESPONSE = "MALFORMED_RESPONSE";
 
@@ -114,6 +109,7 @@ public final class Fetcher {
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
     private final NodeStatus nodes = new NodeStatus();
     private final FetchRequestBuilder requests;
+    private final FetchPlanner planner;
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     private volatile FetchRequestListener requestListener;
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
@@ -138,6 +134,7 @@ public final class Fetcher {
         this.loop = new FetchLoop(loop, scheduler);
         this.sink = sink;
         this.requests = new FetchRequestBuilder(config);
+        this.planner = new FetchPlanner(config);
         this.metadataRefreshes = new MetadataRefreshes(io, this.loop, config.retryBackoffMs(), this::plan,
                 this::retryLater);
         this.reset = new PositionReset(io, this.loop, sink, resetStrategy, resetDurationMs, partitions, this::plan,
@@ -265,98 +262,19 @@ public final class Fetcher {
             return;
         }
         Cluster cluster = io.cluster();
-        Map<Node, List<FetchTarget>> byNode = new LinkedHashMap<>();
-        Set<Integer> heldBack = new HashSet<>();
-        boolean needMetadata = false;
-        boolean needReset = false;
-        boolean needValidation = false;
-        for (PartitionState ps : partitions.values()) {
-            if (ps.isPaused() || ps.state().awaitsFetch()) {
-                continue;
-            }
-            UUID topicId = FetchRequestBuilder.topicId(cluster, ps.topicPartition().topic());
-            if (ps.topicIdChanged(topicId)) {
-                // Deleted and created again under its name: the old position means nothing in the new log (and its
-                // leader epochs would read as a truncation), so it starts over by auto.offset.reset, as the
-                // official consumer's does once its old position is out of range.
-                log.warn("{}: the topic was deleted and created again (topic id {} -> {}); the position {} is reset by"
-                        + " auto.offset.reset", ps.topicPartition(), ps.previousTopicId(), topicId, ps.position());
-                ps.requireReset();
-            }
-            if (ps.state() == FetchState.TRUNCATING) {
-                if (ps.pendingFetches() > 0) {
-                    continue; // the emitter still holds (stale) results: the position may still move
-                }
-                long position = ps.position();
-                long resumeAt = ps.completeTruncation();
-                log.warn("{}: resuming at offset {} after log truncation{}", ps.topicPartition(), resumeAt,
-                        position > resumeAt ? "; offsets " + resumeAt + " to " + (position - 1)
-                                + " were emitted already and are read again from the new log" : "");
-            }
-            TopicInfo topic = cluster.topic(ps.topicPartition().topic());
-            if (topic != null && topic.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
-                // as the official consumer's poll() throws it: waiting for the ACLs to change would hang silently
-                sink.fail(BrokerErrors.of(topic.errorCode(), "Metadata for assigned partition " + ps.topicPartition()
-                        + " failed: TOPIC_AUTHORIZATION_FAILED", topic.name(), null));
-                return;
-            }
-            PartitionInfo info = cluster.partition(ps.topicPartition());
-            if (info == null) {
-                // An unknown topic or a partition past its count: no position can be looked up for it either.
-                // Metadata is asked again (as the official client does) and the wait is reported.
-                needMetadata = true;
-                leaderless(ps, topic);
-                continue;
-            }
-            Node leader = info.leaderId() < 0 ? null : cluster.node(info.leaderId());
-            if (leader == null) {
-                // neither fetched nor reset (ListOffsets goes to the leader too) until a leader is known
-                needMetadata = true;
-                leaderless(ps, topic);
-                continue;
-            }
-            if (ps.leaderlessSinceNanos() != 0L) {
-                if (ps.leaderlessWarnAfterNanos() > LEADERLESS_WARN_AFTER_NANOS) {
-                    log.info("{} has a leader again (node {}) after {} ms without one: fetching resumes", ps.topicPartition(),
-                            leader.id(), (nowNanos() - ps.leaderlessSinceNanos()) / 1_000_000L);
-                }
-                ps.leaderless(0L, 0L);
-            }
-            if (!ps.hasPosition()) {
-                // AWAITING_POSITION waits for the group's committed offset, RESETTING for its ListOffsets
-                needReset |= ps.state() == FetchState.AWAITING_RESET;
-                continue;
-            }
-            int epochBefore = ps.leaderEpochSeen(info.leaderEpoch());
-            if (epochBefore >= 0) {
-                // a new leader (or a new epoch of the same one): check the fetch position first
-                log.debug("{}: leader epoch {} -> {}; validating fetch offset {} (last fetched epoch {})",
-                        ps.topicPartition(), epochBefore, info.leaderEpoch(), ps.fetchOffset(), ps.lastFetchedEpoch());
-            }
-            if (!ps.state().isFetchable()) {
-                needValidation |= ps.state() == FetchState.AWAITING_VALIDATION; // VALIDATING: its answer is awaited
-                continue;
-            }
-            Node source = ReadReplicas.source(ps, cluster, leader, nowNanos());
-            if (ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes()) {
-                heldBack.add(source.id());
-                continue;
-            }
-            byNode.computeIfAbsent(source, n -> new ArrayList<>()).add(FetchTarget.of(ps, info.leaderEpoch()));
+        FetchPlan plan = planner.plan(partitions.values(), cluster, bufferedBytes, nodes, nowNanos());
+        if (plan.failure() != null) {
+            sink.fail(plan.failure());
+            return;
         }
-        for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
-            Node node = e.getKey();
-            if (nodes.isReady(node.id(), nowNanos())) {
-                send(node, e.getValue(), heldBack.contains(node.id()), cluster);
-            }
-        }
-        if (needMetadata) {
+        plan.fetches().forEach(f -> send(f.node(), f.targets(), f.heldBack(), cluster));
+        if (plan.needMetadata()) {
             refreshMetadata();
         }
-        if (needReset) {
+        if (plan.needReset()) {
             reset.resetPositions();
         }
-        if (needValidation) {
+        if (plan.needValidation()) {
             validation.validatePositions(cluster);
         }
     }
@@ -507,7 +425,7 @@ public final class Fetcher {
         // Idle only while some of this broker's partitions are still held back: they call plan() when
         // drained. If they were drained while this Fetch was out, nothing would wake the broker up
         // for fetch.max.wait.ms: the tail stall seen with reactor-kafka.
-        if (!gotData && heldBack && hasHeldBack(node.id(), cluster)) {
+        if (!gotData && heldBack && planner.hasHeldBack(node.id(), partitions.values(), cluster, bufferedBytes, nowNanos())) {
             idleFor(node.id());
         }
         if (metadataRefreshPending) {
@@ -532,21 +450,6 @@ public final class Fetcher {
         }
         String name = topic.topicId() == null ? null : sessionTopics.get(topic.topicId());
         return name != null ? name : cluster.topicName(topic.topicId());
-    }
-
-    private boolean hasHeldBack(int nodeId, Cluster cluster) {
-        for (PartitionState ps : partitions.values()) {
-            if (ps.isPaused() || !ps.hasPosition()) {
-                continue;
-            }
-            PartitionInfo info = cluster.partition(ps.topicPartition());
-            Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
-            if (leader != null && ReadReplicas.source(ps, cluster, leader, nowNanos()).id() == nodeId
-                    && (ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private boolean accept(FetchTarget target, PartitionData pd, ByteBuf records, FetchTally tally) {
@@ -616,47 +519,6 @@ public final class Fetcher {
     static KafkaProtocolException malformedResponse(String what, MalformedMessageException cause) {
         return new KafkaProtocolException((short) -1, MALFORMED_RESPONSE, false,
                 what + " returned a malformed response: " + cause.getMessage(), cause);
-    }
-
-    /**
-     * An assigned partition without a leader, or missing from metadata (unknown topic, partition past the topic's
-     * count), cannot be fetched: a WARN once that lasted {@link #LEADERLESS_WARN_AFTER_NANOS} (an election normally
-     * takes far less, a topic being created too), then again each time the duration doubled, at least every
-     * {@link #LEADERLESS_WARN_MAX_INTERVAL_NANOS}: waiting goes on (as the official consumer's does; metadata is
-     * requested every retry.backoff.ms meanwhile), but never silently.
-     */
-    private void leaderless(PartitionState ps, TopicInfo topic) {
-        long now = nowNanos();
-        if (ps.leaderlessSinceNanos() == 0L) {
-            ps.leaderless(now | 1L, LEADERLESS_WARN_AFTER_NANOS);
-            return;
-        }
-        long lasted = now - ps.leaderlessSinceNanos();
-        if (lasted >= ps.leaderlessWarnAfterNanos()) {
-            TopicPartition tp = ps.topicPartition();
-            if (topic != null && topic.partition(tp.partition()) != null) {
-                log.warn("{} has had no leader for {} ms (no replica of it is online, or its leader is not among the"
-                        + " brokers in metadata): its records cannot be fetched until a leader is elected", tp,
-                        lasted / 1_000_000L);
-            } else {
-                log.warn("{} has not been in the cluster's metadata for {} ms ({}): still waiting; metadata is"
-                        + " requested again every retry.backoff.ms ({} ms) and the partition is fetched once it"
-                        + " appears", tp, lasted / 1_000_000L, missingReason(tp, topic), config.retryBackoffMs());
-            }
-            ps.leaderless(ps.leaderlessSinceNanos(), Math.min(ps.leaderlessWarnAfterNanos() * 2,
-                    lasted + LEADERLESS_WARN_MAX_INTERVAL_NANOS));
-        }
-    }
-
-    /** Why {@code tp} is not in metadata, from its topic's entry (null when metadata has none). */
-    private static String missingReason(TopicPartition tp, TopicInfo topic) {
-        if (topic == null || topic.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code()) {
-            return "topic '" + tp.topic() + "' does not exist";
-        }
-        if (topic.errorCode() != 0) {
-            return "metadata of topic '" + tp.topic() + "' has error " + Errors.forCode(topic.errorCode());
-        }
-        return "topic '" + tp.topic() + "' has " + topic.partitions().size() + " partitions, numbered from 0";
     }
 
     private void refreshMetadata() {
