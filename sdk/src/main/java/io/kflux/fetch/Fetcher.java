@@ -1,45 +1,29 @@
 package io.kflux.fetch;
 
-import io.kflux.CorruptRecordException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.LogTruncationException;
-import io.kflux.OffsetOutOfRangeException;
 import io.kflux.TopicPartition;
-import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.Node;
-import io.kflux.metadata.PartitionInfo;
-import io.kflux.metadata.TopicInfo;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.MalformedMessageException;
-import io.kflux.protocol.Types;
-import io.kflux.protocol.message.FetchRequest.FetchPartition;
-import io.kflux.protocol.message.FetchRequest.FetchTopic;
-import io.kflux.protocol.message.FetchRequest.ForgottenTopic;
 import io.kflux.protocol.message.FetchRequest;
-import io.kflux.protocol.message.FetchResponse.FetchableTopicResponse;
 import io.kflux.protocol.message.FetchResponse.PartitionData;
 import io.kflux.protocol.message.FetchResponse;
-import io.kflux.protocol.message.OffsetForLeaderEpochResponse.EpochEndOffset;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.MonotonicScheduler;
-import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -89,12 +73,16 @@ import reactor.core.scheduler.Scheduler;
  * first, and the position is moved only once none is left with the emitter, so it is never
  * raced.
  *
- * <p><b>Why one class past 500 lines.</b> It should not stay one: planning, request building, response handling,
- * position reset and validation, follower selection (KIP-392) and per-node status share the partition states and
- * the event loop here, and splitting them by concern is planned work (issue #17). Until then, each concern keeps to
- * its own methods and every state change runs on {@code loop}. The network and metadata are behind {@link FetchIo}
- * and the clock and timers are the injected {@link Scheduler}, so all of it runs against a scripted cluster in virtual
- * time ({@code FetcherTest}).
+ * <p><b>What is where (issue #17).</b> This class keeps the wiring: the assigned partitions, the fetch sessions,
+ * the buffered bytes, sending the plan and applying what comes back. {@link FetchPlanner} plans each round (no I/O,
+ * the time passed in) into a {@link FetchPlan}; {@link FetchRequestBuilder} builds each broker's request from it and
+ * the session; {@link FetchResponseHandler} reads each answer into a {@link FetchOutcome}, which this class
+ * applies; {@link PositionReset} resets positions by {@code auto.offset.reset}; {@link PositionValidation}
+ * validates them after leader changes; {@link NodeStatus} holds each broker's in-flight, idle and throttle status;
+ * {@link ReadReplicas} picks the node a partition is fetched from (KIP-392); {@link MetadataRefreshes} paces
+ * metadata refreshes. Every state change runs on the loop ({@link FetchLoop}). The network and metadata are behind
+ * {@link FetchIo} and the clock and timers are the injected {@link Scheduler}, so all of it runs against a scripted
+ * cluster in virtual time ({@code FetcherTest}).
  */
 public final class Fetcher {
     private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
@@ -110,12 +98,12 @@ public final class Fetcher {
     private final NodeStatus nodes = new NodeStatus();
     private final FetchRequestBuilder requests;
     private final FetchPlanner planner;
+    private final FetchResponseHandler responses;
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     private volatile FetchRequestListener requestListener;
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
     private long bufferedBytes;
     private volatile long bufferedBytesGauge;
-    private boolean metadataRefreshPending;
     private final MetadataRefreshes metadataRefreshes;
     private final PositionReset reset;
     private final PositionValidation validation;
@@ -135,6 +123,7 @@ public final class Fetcher {
         this.sink = sink;
         this.requests = new FetchRequestBuilder(config);
         this.planner = new FetchPlanner(config);
+        this.responses = new FetchResponseHandler(config);
         this.metadataRefreshes = new MetadataRefreshes(io, this.loop, config.retryBackoffMs(), this::plan,
                 this::retryLater);
         this.reset = new PositionReset(io, this.loop, sink, resetStrategy, resetDurationMs, partitions, this::plan,
@@ -147,12 +136,12 @@ public final class Fetcher {
         return loop.nowNanos();
     }
 
-    /** Tells {@code listener} (null for none) about each Fetch request sent (diagnostics, tests). */
     /** Where Fetch latencies and throttle times go; {@link ClientMetrics#NONE} until set. */
     public void metrics(ClientMetrics clientMetrics) {
         this.metrics = java.util.Objects.requireNonNull(clientMetrics, "clientMetrics");
     }
 
+    /** Tells {@code listener} (null for none) about each Fetch request sent (diagnostics, tests). */
     public void requestListener(FetchRequestListener listener) {
         this.requestListener = listener;
     }
@@ -333,27 +322,14 @@ public final class Fetcher {
             return;
         }
         Cluster cluster = io.cluster();
-        Map<UUID, String> sessionTopics = new HashMap<>();
-        sessionRequest.session().values().forEach(p -> sessionTopics.putIfAbsent(p.topicId(), p.partition().topic()));
-        Set<TopicPartition> responded = new HashSet<>();
-        for (FetchableTopicResponse topic : response.responses()) {
-            String name = topicName(topic, sessionTopics, cluster);
-            for (PartitionData pd : topic.partitions()) {
-                // An id nobody asked for must still count as answered-but-not-requested; '<' can be in no real name.
-                responded.add(new TopicPartition(name == null ? "<unknown topic id " + topic.topicId() + ">" : name,
-                        pd.partitionIndex()));
-            }
-        }
-        Errors topLevel = Errors.forCode(response.errorCode());
-        if (!session.onResponse(sessionRequest, response.errorCode(), response.sessionId(), responded,
-                response.throttleTimeMs())) {
-            response.release();
-            log.debug("Fetch from {} failed: {}; the next one is a full fetch", node, Errors.nameOf(response.errorCode()));
-            if (topLevel == Errors.FETCH_SESSION_TOPIC_ID_ERROR) {
+        FetchOutcome outcome = responses.handle(node, session, sessionRequest, targets, response, cluster);
+        FetchOutcome.SessionError sessionError = outcome.sessionError();
+        if (sessionError != null) {
+            log.debug("Fetch from {} failed: {}; the next one is a full fetch", node, Errors.nameOf(sessionError.errorCode()));
+            if (sessionError.refreshMetadata()) {
                 refreshMetadata();
             }
-            if (!sessionRequest.full()
-                    && (topLevel == Errors.FETCH_SESSION_ID_NOT_FOUND || topLevel == Errors.INVALID_FETCH_SESSION_EPOCH)) {
+            if (sessionError.fetchAtOnce()) {
                 plan(); // the session is gone or out of step: fall back to a full fetch at once
             } else {
                 retryLater();
@@ -361,56 +337,49 @@ public final class Fetcher {
             return;
         }
         boolean gotData = false;
+        boolean refresh = false;
         FetchTally tally = metrics.enabled() ? new FetchTally() : null;
         List<FetchTarget> leaderErrors = new ArrayList<>();
         Map<TopicPartition, Long> outOfRange = new HashMap<>();
         Map<TopicPartition, Long> truncated = new HashMap<>();
         Map<TopicPartition, Long> divergent = new HashMap<>();
-        for (FetchableTopicResponse topic : response.responses()) {
-            String name = topicName(topic, sessionTopics, cluster);
-            for (PartitionData pd : topic.partitions()) {
-                ByteBuf records = pd.records();
-                FetchTarget target = name == null ? null : targets.get(new TopicPartition(name, pd.partitionIndex()));
-                if (target == null || !target.isCurrent()) {
-                    release(records);
-                    continue;
+        for (FetchOutcome.PartitionOutcome o : outcome.partitions()) {
+            FetchTarget target = o.target();
+            PartitionState ps = target.partition();
+            String topic = ps.topicPartition().topic();
+            if (o instanceof FetchOutcome.Fetched f) {
+                answered(ps, node, f.answer());
+                CompletedFetch fetch = f.fetch();
+                if (tally != null) {
+                    tally.add(topic, fetch.sizeInBytes(), f.records());
                 }
-                PartitionState ps = target.partition();
-                Errors error = Errors.forCode(pd.errorCode());
-                if (error.isNone() && pd.divergingEpoch().epoch() >= 0) {
-                    // KIP-320 via Fetch: the log diverges from what was fetched before
-                    release(records);
-                    validation.onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), pd.divergingEpoch().epoch(),
-                            pd.divergingEpoch().endOffset(), truncated, divergent);
-                    continue;
+                ps.fetched(fetch.nextFetchOffset(), f.lastEpoch());
+                bufferedBytes += fetch.sizeInBytes();
+                bufferedBytesGauge = bufferedBytes;
+                sink.accept(fetch);
+                gotData = true;
+            } else if (o instanceof FetchOutcome.NoRecords n) {
+                answered(ps, node, n.answer());
+                if (tally != null) {
+                    tally.add(topic, 0, n.records());
+                    if (n.empty()) {
+                        ps.sampleLag(); // nothing to hand on: sampled now, as the official client does
+                    }
                 }
-                if (error.isNone()) {
-                    ReadReplicas.prefer(ps, node, pd.preferredReadReplica(), nowNanos(), config.metadataMaxAgeMs() * 1_000_000L,
-                            config.rackId());
-                    ps.logEnd(pd.highWatermark(), pd.lastStableOffset(), pd.logStartOffset());
-                    gotData |= accept(target, pd, records, tally);
-                    continue;
-                }
-                release(records);
-                if (ReadReplicas.leave(ps, node, error.name())) {
-                    // A follower out of range or not (yet) in sync is no verdict on the position: the leader is.
-                    leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
-                    continue;
-                }
-                if (error == Errors.OFFSET_OUT_OF_RANGE) {
-                    outOfRange.put(ps.topicPartition(), target.fetchOffset());
-                } else if (OffsetLookup.isLeaderError(error)) {
-                    log.debug("Fetch of {} from {}: {}; refreshing metadata", ps.topicPartition(), node, error);
-                    metadataRefreshPending = true;
-                    leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
-                } else if (error == Errors.CORRUPT_MESSAGE) {
-                    sink.fail(new CorruptRecordException(ps.topicPartition(), target.fetchOffset(),
-                            "the broker reported corrupt data for " + ps.topicPartition(), null));
-                } else {
-                    sink.fail(BrokerErrors.of(pd.errorCode(), "Fetch of " + ps.topicPartition() + " at offset "
-                            + target.fetchOffset() + " failed: " + Errors.nameOf(pd.errorCode()), ps.topicPartition().topic(),
-                            null));
-                }
+            } else if (o instanceof FetchOutcome.Diverged d) {
+                validation.onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), d.epoch(),
+                        d.endOffset(), truncated, divergent);
+            } else if (o instanceof FetchOutcome.ReadReplicaFailed r) {
+                ReadReplicas.leave(ps, node, r.error().name());
+                leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
+            } else if (o instanceof FetchOutcome.OutOfRange) {
+                outOfRange.put(ps.topicPartition(), target.fetchOffset());
+            } else if (o instanceof FetchOutcome.LeaderError l) {
+                log.debug("Fetch of {} from {}: {}; refreshing metadata", ps.topicPartition(), node, l.error());
+                refresh = true;
+                leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
+            } else if (o instanceof FetchOutcome.Failed failed) {
+                sink.fail(failed.error());
             }
         }
         if (tally != null) {
@@ -428,8 +397,7 @@ public final class Fetcher {
         if (!gotData && heldBack && planner.hasHeldBack(node.id(), partitions.values(), cluster, bufferedBytes, nowNanos())) {
             idleFor(node.id());
         }
-        if (metadataRefreshPending) {
-            metadataRefreshPending = false;
+        if (refresh) {
             refreshMetadata();
         }
         if (!leaderErrors.isEmpty()) {
@@ -443,52 +411,11 @@ public final class Fetcher {
         plan();
     }
 
-    /** The topic's name: v13+ responses name topics by id (those of the session first, then metadata). */
-    private static String topicName(FetchableTopicResponse topic, Map<UUID, String> sessionTopics, Cluster cluster) {
-        if (topic.topic() != null && !topic.topic().isEmpty()) {
-            return topic.topic();
-        }
-        String name = topic.topicId() == null ? null : sessionTopics.get(topic.topicId());
-        return name != null ? name : cluster.topicName(topic.topicId());
-    }
-
-    private boolean accept(FetchTarget target, PartitionData pd, ByteBuf records, FetchTally tally) {
-        if (records == null || !records.isReadable()) {
-            release(records);
-            if (tally != null) {
-                tally.add(target.partition().topicPartition().topic(), 0, 0);
-                target.partition().sampleLag(); // nothing to hand on: sampled now, as the official client does
-            }
-            return false;
-        }
-        BatchScan.Result scan = BatchScan.scan(records, target.fetchOffset(), target.lastFetchedEpoch());
-        long next = scan.nextOffset();
-        if (tally != null) {
-            tally.add(target.partition().topicPartition().topic(), next > target.fetchOffset()
-                    ? records.readableBytes() : 0, scan.records());
-        }
-        if (next <= target.fetchOffset()) {
-            // Only a partial batch: the broker returns at least one whole batch first (KIP-74), so
-            // this is a partition behind others in a full response; it is fetched again.
-            release(records);
-            return false;
-        }
-        PartitionState ps = target.partition();
-        int size = records.readableBytes();
-        ps.fetched(next, scan.lastEpoch());
-        bufferedBytes += size;
-        bufferedBytesGauge = bufferedBytes;
-        List<FetchResponse.AbortedTransaction> aborted = config.isolationLevel() == 1 && pd.abortedTransactions() != null
-                ? pd.abortedTransactions() : List.of();
-        sink.accept(new CompletedFetch(ps, target.seekEpoch(), target.fetchOffset(), next, records, size,
-                pd.highWatermark(), aborted));
-        return true;
-    }
-
-    private static void release(ByteBuf records) {
-        if (records != null && records.refCnt() > 0) {
-            records.release();
-        }
+    /** An answer without error from {@code node}: the preferred read replica it names (KIP-392) and the log's ends. */
+    private void answered(PartitionState ps, Node node, PartitionData answer) {
+        ReadReplicas.prefer(ps, node, answer.preferredReadReplica(), nowNanos(), config.metadataMaxAgeMs() * 1_000_000L,
+                config.rackId());
+        ps.logEnd(answer.highWatermark(), answer.lastStableOffset(), answer.logStartOffset());
     }
 
     private void onError(Node node, FetchSession session, Map<TopicPartition, FetchTarget> targets, Throwable error) {

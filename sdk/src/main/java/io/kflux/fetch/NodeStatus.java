@@ -30,10 +30,6 @@ final class NodeStatus {
         inFlight.remove(nodeId);
     }
 
-    boolean isInFlight(int nodeId) {
-        return inFlight.contains(nodeId);
-    }
-
     /** No Fetch to {@code nodeId} until {@link #wake} or {@link #wakeAll}: its held-back partitions wait to drain. */
     void idle(int nodeId) {
         idle.add(nodeId);
