@@ -96,17 +96,17 @@ public final class Fetcher {
     private final FetchSink sink;
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
     private final NodeStatus nodes = new NodeStatus();
-    private final FetchRequestBuilder requests;
     private final FetchPlanner planner;
+    private final FetchRequestBuilder requests;
     private final FetchResponseHandler responses;
+    private final PositionReset reset;
+    private final PositionValidation validation;
+    private final MetadataRefreshes metadataRefreshes;
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     private volatile FetchRequestListener requestListener;
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
     private long bufferedBytes;
     private volatile long bufferedBytesGauge;
-    private final MetadataRefreshes metadataRefreshes;
-    private final PositionReset reset;
-    private final PositionValidation validation;
 
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
