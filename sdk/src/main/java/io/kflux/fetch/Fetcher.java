@@ -1,45 +1,29 @@
 package io.kflux.fetch;
 
-import io.kflux.CorruptRecordException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.LogTruncationException;
-import io.kflux.OffsetOutOfRangeException;
 import io.kflux.TopicPartition;
-import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.Node;
-import io.kflux.metadata.PartitionInfo;
-import io.kflux.metadata.TopicInfo;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.MalformedMessageException;
-import io.kflux.protocol.Types;
-import io.kflux.protocol.message.FetchRequest.FetchPartition;
-import io.kflux.protocol.message.FetchRequest.FetchTopic;
-import io.kflux.protocol.message.FetchRequest.ForgottenTopic;
 import io.kflux.protocol.message.FetchRequest;
-import io.kflux.protocol.message.FetchResponse.FetchableTopicResponse;
 import io.kflux.protocol.message.FetchResponse.PartitionData;
 import io.kflux.protocol.message.FetchResponse;
-import io.kflux.protocol.message.OffsetForLeaderEpochResponse.EpochEndOffset;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.MonotonicScheduler;
-import io.netty.buffer.ByteBuf;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -51,7 +35,7 @@ import reactor.core.scheduler.Scheduler;
  * validated, truncated, fetchable, fetching, backing off after a leader error); planning asks that state, and every
  * change goes through {@code PartitionState.transitionTo}. A partition is fetched when {@link FetchState#FETCHABLE},
  * not paused, with fewer than
- * {@value #MAX_PENDING_FETCHES} fetch results waiting to be emitted, and the consumer's buffered
+ * {@value FetchPlanner#MAX_PENDING_FETCHES} fetch results waiting to be emitted, and the consumer's buffered
  * bytes are under the bound. So fetching is driven by downstream demand: a slow subscriber leaves
  * results buffered, which stops the fetches of those partitions; as it drains them, fetching
  * resumes. Allowing one result in waiting besides the one being emitted is what pipelines the
@@ -89,48 +73,40 @@ import reactor.core.scheduler.Scheduler;
  * first, and the position is moved only once none is left with the emitter, so it is never
  * raced.
  *
- * <p><b>Why one class past 500 lines.</b> It should not stay one: planning, request building, response handling,
- * position reset and validation, follower selection (KIP-392) and per-node status share the partition states and
- * the event loop here, and splitting them by concern is planned work (issue #17). Until then, each concern keeps to
- * its own methods and every state change runs on {@code loop}. The network and metadata are behind {@link FetchIo}
- * and the clock and timers are the injected {@link Scheduler}, so all of it runs against a scripted cluster in virtual
- * time ({@code FetcherTest}).
+ * <p><b>What is where (issue #17).</b> This class keeps the wiring: the assigned partitions, the fetch sessions,
+ * the buffered bytes, sending the plan and applying what comes back. {@link FetchPlanner} plans each round (no I/O,
+ * the time passed in) into a {@link FetchPlan}; {@link FetchRequestBuilder} builds each broker's request from it and
+ * the session; {@link FetchResponseHandler} reads each answer into a {@link FetchOutcome}, which this class
+ * applies; {@link PositionReset} resets positions by {@code auto.offset.reset}; {@link PositionValidation}
+ * validates them after leader changes; {@link NodeStatus} holds each broker's in-flight, idle and throttle status;
+ * {@link ReadReplicas} picks the node a partition is fetched from (KIP-392); {@link MetadataRefreshes} paces
+ * metadata refreshes. Every state change runs on the loop ({@link FetchLoop}). The network and metadata are behind
+ * {@link FetchIo} and the clock and timers are the injected {@link Scheduler}, so all of it runs against a scripted
+ * cluster in virtual time ({@code FetcherTest}).
  */
 public final class Fetcher {
     private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
-    static final int MAX_PENDING_FETCHES = 2;
-    /** An assigned partition without a leader for this long gets a WARN. */
-    static final long LEADERLESS_WARN_AFTER_NANOS = 2_000_000_000L;
-    /** The longest time between two WARNs for the same partition still without a leader or metadata. */
-    static final long LEADERLESS_WARN_MAX_INTERVAL_NANOS = 60_000_000_000L;
     /** {@link KafkaProtocolException#errorName()} of an undecodable broker response. */
     public static final String MALFORMED_RESPONSE = "MALFORMED_RESPONSE";
 
     private final FetchConfig config;
     private final FetchIo io;
-    /** The fetcher's clock ({@link #nowNanos()}) and timers: virtual time in tests. */
-    private final Scheduler scheduler;
-    private final OffsetResetStrategy resetStrategy;
-    private final long resetDurationMs;
-    private final Executor loop;
+    /** The event loop, the fetcher's clock and timers (virtual time in tests), and whether it is closed. */
+    private final FetchLoop loop;
     private final FetchSink sink;
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
-    private final Set<Integer> inFlight = new HashSet<>();
-    private final Set<Integer> idle = new HashSet<>();
-    /** KIP-219: node id to {@link #nowNanos()} when the throttle the broker asked for ends. */
-    private final Map<Integer, Long> throttledUntil = new HashMap<>();
-    private final Set<Disposable> timers = new HashSet<>();
+    private final NodeStatus nodes = new NodeStatus();
+    private final FetchPlanner planner;
+    private final FetchRequestBuilder requests;
+    private final FetchResponseHandler responses;
+    private final PositionReset reset;
+    private final PositionValidation validation;
+    private final MetadataRefreshes metadataRefreshes;
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     private volatile FetchRequestListener requestListener;
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
     private long bufferedBytes;
     private volatile long bufferedBytesGauge;
-    private boolean metadataRefreshPending;
-    /** A metadata refresh is under way or scheduled (see {@link #refreshMetadata()}). */
-    private boolean metadataRefreshInFlight;
-    private long lastMetadataRefreshNanos;
-    private boolean resetInFlight;
-    private boolean closed;
 
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
@@ -143,24 +119,29 @@ public final class Fetcher {
             FetchSink sink, Scheduler scheduler) {
         this.config = config;
         this.io = io;
-        this.resetStrategy = resetStrategy;
-        this.resetDurationMs = resetDurationMs;
-        this.loop = loop;
+        this.loop = new FetchLoop(loop, scheduler);
         this.sink = sink;
-        this.scheduler = scheduler;
+        this.requests = new FetchRequestBuilder(config);
+        this.planner = new FetchPlanner(config);
+        this.responses = new FetchResponseHandler(config);
+        this.metadataRefreshes = new MetadataRefreshes(io, this.loop, config.retryBackoffMs(), this::plan,
+                this::retryLater);
+        this.reset = new PositionReset(io, this.loop, sink, resetStrategy, resetDurationMs, partitions, this::plan,
+                this::retryLater);
+        this.validation = new PositionValidation(io, this.loop, sink, resetStrategy, config.retryBackoffMs(), partitions,
+                this::plan, this::refreshMetadata);
     }
 
-    /** Now on the fetcher's clock, in ns (differences only: deadlines, leases, throttles). */
     private long nowNanos() {
-        return scheduler.now(TimeUnit.NANOSECONDS);
+        return loop.nowNanos();
     }
 
-    /** Tells {@code listener} (null for none) about each Fetch request sent (diagnostics, tests). */
     /** Where Fetch latencies and throttle times go; {@link ClientMetrics#NONE} until set. */
     public void metrics(ClientMetrics clientMetrics) {
         this.metrics = java.util.Objects.requireNonNull(clientMetrics, "clientMetrics");
     }
 
+    /** Tells {@code listener} (null for none) about each Fetch request sent (diagnostics, tests). */
     public void requestListener(FetchRequestListener listener) {
         this.requestListener = listener;
     }
@@ -217,17 +198,15 @@ public final class Fetcher {
         fetch.partition().fetchConsumed();
         bufferedBytes -= fetch.sizeInBytes();
         bufferedBytesGauge = bufferedBytes;
-        idle.clear();
+        nodes.wakeAll();
         plan();
     }
 
     public void close() {
-        if (!closed) {
+        if (!loop.isClosed()) {
             partitions.keySet().forEach(tp -> metrics.partitionRevoked(tp.topic(), tp.partition()));
         }
-        closed = true;
-        timers.forEach(Disposable::dispose);
-        timers.clear();
+        loop.close();
     }
 
     /**
@@ -246,9 +225,7 @@ public final class Fetcher {
             if (session.sessionId() == FetchSession.NO_SESSION_ID || node == null) {
                 return;
             }
-            FetchRequest request = new FetchRequest(null, FetchRequest.CONSUMER_REPLICA_ID,
-                    FetchRequest.ReplicaState.CONSUMER, 0, config.minBytes(), config.maxBytes(), config.isolationLevel(),
-                    session.sessionId(), FetchRequest.FINAL_SESSION_EPOCH, List.of(), List.of(), config.rackId());
+            FetchRequest request = requests.closing(session);
             FetchRequestListener listener = requestListener;
             if (listener != null) {
                 listener.onRequest(new FetchRequestListener.Request(nodeId, session.sessionId(),
@@ -265,196 +242,47 @@ public final class Fetcher {
         if (closing.isEmpty()) {
             return Mono.empty();
         }
-        return Mono.when(closing).timeout(timeout, Mono.empty(), scheduler);
+        return Mono.when(closing).timeout(timeout, Mono.empty(), loop.scheduler());
     }
 
     /** Sends a Fetch to every broker that has fetchable partitions and none in flight. */
     public void plan() {
-        if (closed) {
+        if (loop.isClosed()) {
             return;
         }
         Cluster cluster = io.cluster();
-        Map<Node, List<FetchTarget>> byNode = new LinkedHashMap<>();
-        Set<Integer> heldBack = new HashSet<>();
-        boolean needMetadata = false;
-        boolean needReset = false;
-        boolean needValidation = false;
-        for (PartitionState ps : partitions.values()) {
-            if (ps.isPaused() || ps.state().awaitsFetch()) {
-                continue;
-            }
-            UUID topicId = topicId(cluster, ps.topicPartition().topic());
-            if (ps.topicIdChanged(topicId)) {
-                // Deleted and created again under its name: the old position means nothing in the new log (and its
-                // leader epochs would read as a truncation), so it starts over by auto.offset.reset, as the
-                // official consumer's does once its old position is out of range.
-                log.warn("{}: the topic was deleted and created again (topic id {} -> {}); the position {} is reset by"
-                        + " auto.offset.reset", ps.topicPartition(), ps.previousTopicId(), topicId, ps.position());
-                ps.requireReset();
-            }
-            if (ps.state() == FetchState.TRUNCATING) {
-                if (ps.pendingFetches() > 0) {
-                    continue; // the emitter still holds (stale) results: the position may still move
-                }
-                long position = ps.position();
-                long resumeAt = ps.completeTruncation();
-                log.warn("{}: resuming at offset {} after log truncation{}", ps.topicPartition(), resumeAt,
-                        position > resumeAt ? "; offsets " + resumeAt + " to " + (position - 1)
-                                + " were emitted already and are read again from the new log" : "");
-            }
-            TopicInfo topic = cluster.topic(ps.topicPartition().topic());
-            if (topic != null && topic.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
-                // as the official consumer's poll() throws it: waiting for the ACLs to change would hang silently
-                sink.fail(BrokerErrors.of(topic.errorCode(), "Metadata for assigned partition " + ps.topicPartition()
-                        + " failed: TOPIC_AUTHORIZATION_FAILED", topic.name(), null));
-                return;
-            }
-            PartitionInfo info = cluster.partition(ps.topicPartition());
-            if (info == null) {
-                // An unknown topic or a partition past its count: no position can be looked up for it either.
-                // Metadata is asked again (as the official client does) and the wait is reported.
-                needMetadata = true;
-                leaderless(ps, topic);
-                continue;
-            }
-            Node leader = info.leaderId() < 0 ? null : cluster.node(info.leaderId());
-            if (leader == null) {
-                // neither fetched nor reset (ListOffsets goes to the leader too) until a leader is known
-                needMetadata = true;
-                leaderless(ps, topic);
-                continue;
-            }
-            if (ps.leaderlessSinceNanos() != 0L) {
-                if (ps.leaderlessWarnAfterNanos() > LEADERLESS_WARN_AFTER_NANOS) {
-                    log.info("{} has a leader again (node {}) after {} ms without one: fetching resumes", ps.topicPartition(),
-                            leader.id(), (nowNanos() - ps.leaderlessSinceNanos()) / 1_000_000L);
-                }
-                ps.leaderless(0L, 0L);
-            }
-            if (!ps.hasPosition()) {
-                // AWAITING_POSITION waits for the group's committed offset, RESETTING for its ListOffsets
-                needReset |= ps.state() == FetchState.AWAITING_RESET;
-                continue;
-            }
-            int epochBefore = ps.leaderEpochSeen(info.leaderEpoch());
-            if (epochBefore >= 0) {
-                // a new leader (or a new epoch of the same one): check the fetch position first
-                log.debug("{}: leader epoch {} -> {}; validating fetch offset {} (last fetched epoch {})",
-                        ps.topicPartition(), epochBefore, info.leaderEpoch(), ps.fetchOffset(), ps.lastFetchedEpoch());
-            }
-            if (!ps.state().isFetchable()) {
-                needValidation |= ps.state() == FetchState.AWAITING_VALIDATION; // VALIDATING: its answer is awaited
-                continue;
-            }
-            Node source = readReplica(ps, cluster, leader);
-            if (ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes()) {
-                heldBack.add(source.id());
-                continue;
-            }
-            byNode.computeIfAbsent(source, n -> new ArrayList<>()).add(FetchTarget.of(ps, info.leaderEpoch()));
-        }
-        for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
-            Node node = e.getKey();
-            if (!inFlight.contains(node.id()) && !idle.contains(node.id()) && !throttled(node.id())) {
-                send(node, e.getValue(), heldBack.contains(node.id()), cluster);
-            }
-        }
-        if (needMetadata) {
-            refreshMetadata();
-        }
-        if (needReset) {
-            resetPositions();
-        }
-        if (needValidation) {
-            validatePositions(cluster);
-        }
-    }
-
-    /**
-     * Where {@code ps} is fetched from: the preferred read replica the leader named (KIP-392) while its lease runs and
-     * metadata knows the node, else the leader. Positions are still reset and validated through the leader.
-     */
-    private Node readReplica(PartitionState ps, Cluster cluster, Node leader) {
-        int preferred = ps.preferredReadReplica();
-        if (preferred < 0 || preferred == leader.id()) {
-            return leader;
-        }
-        Node node = cluster.node(preferred);
-        if (node == null || nowNanos() - ps.preferredReadReplicaExpiresNanos() >= 0) {
-            log.debug("{}: preferred read replica {} {}; fetching from the leader (node {})", ps.topicPartition(),
-                    preferred, node == null ? "is not in metadata" : "lease ended", leader.id());
-            ps.preferReadReplica(-1, 0L);
-            return leader;
-        }
-        return node;
-    }
-
-    /** A leader's answer naming another replica to read from (KIP-392, with {@code client.rack} set). */
-    private void preferReadReplica(PartitionState ps, Node from, int replica) {
-        if (replica < 0 || replica == from.id()) {
+        FetchPlan plan = planner.plan(partitions.values(), cluster, bufferedBytes, nodes, nowNanos());
+        if (plan.failure() != null) {
+            sink.fail(plan.failure());
             return;
         }
-        if (replica != ps.preferredReadReplica()) {
-            log.debug("{}: node {} names node {} as the preferred read replica (client.rack={})", ps.topicPartition(),
-                    from.id(), replica, config.rackId());
+        plan.fetches().forEach(f -> send(f.node(), f.targets(), f.heldBack(), cluster));
+        if (plan.needMetadata()) {
+            refreshMetadata();
         }
-        ps.preferReadReplica(replica, nowNanos() + config.metadataMaxAgeMs() * 1_000_000L);
-    }
-
-    /** An error while fetching from a follower: back to the leader, which decides again (as the official client). */
-    private static boolean leaveReadReplica(PartitionState ps, Node from, String why) {
-        if (ps.preferredReadReplica() != from.id()) {
-            return false;
+        if (plan.needReset()) {
+            reset.resetPositions();
         }
-        log.info("{}: fetching from preferred read replica {} failed ({}); fetching from the leader", ps.topicPartition(),
-                from.id(), why);
-        ps.preferReadReplica(-1, 0L);
-        return true;
+        if (plan.needValidation()) {
+            validation.validatePositions(cluster);
+        }
     }
 
     private void send(Node node, List<FetchTarget> targets, boolean heldBack, Cluster cluster) {
         FetchSession session = sessions.computeIfAbsent(node.id(), FetchSession::new);
-        List<FetchSession.PartitionFetch> wanted = new ArrayList<>(targets.size());
         Map<TopicPartition, FetchTarget> byPartition = new HashMap<>();
         for (FetchTarget planned : targets) {
-            TopicPartition tp = planned.partition().topicPartition();
-            wanted.add(new FetchSession.PartitionFetch(tp, topicId(cluster, tp.topic()), planned.fetchOffset(),
-                    planned.leaderEpoch(), planned.lastFetchedEpoch(), config.partitionMaxBytes()));
             // every session partition may get data, listed or not
-            byPartition.put(tp, planned.entering(FetchState.FETCHING));
+            byPartition.put(planned.partition().topicPartition(), planned.entering(FetchState.FETCHING));
         }
-        FetchSession.Request sessionRequest = session.build(wanted);
-        Map<String, List<FetchPartition>> byTopic = new LinkedHashMap<>();
-        Map<String, UUID> topicIds = new HashMap<>();
-        for (FetchSession.PartitionFetch p : sessionRequest.toSend()) {
-            TopicPartition tp = p.partition();
-            topicIds.putIfAbsent(tp.topic(), p.topicId());
-            byTopic.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(new FetchPartition(tp.partition(),
-                    p.currentLeaderEpoch(), p.fetchOffset(), p.lastFetchedEpoch(), -1L, p.maxBytes(), Types.ZERO_UUID,
-                    FetchRequest.HIGH_WATERMARK_UNSUPPORTED));
-        }
-        List<FetchTopic> topics = new ArrayList<>(byTopic.size());
-        byTopic.forEach((topic, ps) -> topics.add(new FetchTopic(topic, topicIds.get(topic), ps)));
-        Map<String, List<Integer>> forgottenByTopic = new LinkedHashMap<>();
-        Map<String, UUID> forgottenIds = new HashMap<>();
-        for (FetchSession.PartitionFetch p : sessionRequest.toForget()) {
-            forgottenIds.putIfAbsent(p.partition().topic(), p.topicId());
-            forgottenByTopic.computeIfAbsent(p.partition().topic(), k -> new ArrayList<>()).add(p.partition().partition());
-        }
-        List<ForgottenTopic> forgotten = new ArrayList<>(forgottenByTopic.size());
-        forgottenByTopic.forEach((topic, ps) -> forgotten.add(new ForgottenTopic(topic, forgottenIds.get(topic), ps)));
-        FetchRequest request = new FetchRequest(null, FetchRequest.CONSUMER_REPLICA_ID, FetchRequest.ReplicaState.CONSUMER,
-                heldBack ? 0 : config.maxWaitMs(), config.minBytes(), config.maxBytes(), config.isolationLevel(),
-                sessionRequest.sessionId(), sessionRequest.epoch(), topics, forgotten, config.rackId());
+        FetchRequestBuilder.Built built = requests.build(session, targets, heldBack, cluster);
+        FetchSession.Request sessionRequest = built.session();
+        FetchRequest request = built.request();
         FetchRequestListener listener = requestListener;
         if (listener != null) {
-            listener.onRequest(new FetchRequestListener.Request(node.id(), sessionRequest.sessionId(),
-                    sessionRequest.epoch(), sessionRequest.full(),
-                    sessionRequest.toSend().stream().map(FetchSession.PartitionFetch::partition).toList(),
-                    sessionRequest.toForget().stream().map(FetchSession.PartitionFetch::partition).toList(),
-                    sessionRequest.session().size()));
+            listener.onRequest(FetchRequestBuilder.describe(node.id(), sessionRequest));
         }
-        inFlight.add(node.id());
+        nodes.sent(node.id());
         long sentAt = System.nanoTime(); // a latency measured for the metrics, not a decision: the precise clock
         io.fetch(node, request)
                 .map(answer -> {
@@ -477,7 +305,7 @@ public final class Fetcher {
      */
     private void throttle(int nodeId, int throttleMs) {
         log.debug("node {} throttles fetches for {} ms (quota)", nodeId, throttleMs);
-        throttledUntil.put(nodeId, nowNanos() + throttleMs * 1_000_000L);
+        nodes.throttle(nodeId, nowNanos() + throttleMs * 1_000_000L);
         FetchRequestListener listener = requestListener;
         if (listener != null) {
             listener.onThrottle(nodeId, throttleMs);
@@ -485,53 +313,23 @@ public final class Fetcher {
         schedule(throttleMs, this::plan);
     }
 
-    private boolean throttled(int nodeId) {
-        Long until = throttledUntil.get(nodeId);
-        if (until == null) {
-            return false;
-        }
-        if (nowNanos() - until >= 0) {
-            throttledUntil.remove(nodeId);
-            return false;
-        }
-        return true;
-    }
-
-    private static UUID topicId(Cluster cluster, String topic) {
-        var info = cluster.topic(topic);
-        return info == null ? Types.ZERO_UUID : info.topicId();
-    }
-
     private void onResponse(Node node, FetchSession session, FetchSession.Request sessionRequest,
                             Map<TopicPartition, FetchTarget> targets, FetchResponse response, boolean heldBack) {
-        inFlight.remove(node.id());
+        nodes.answered(node.id());
         targets.values().forEach(t -> t.leave(FetchState.FETCHING, FetchState.FETCHABLE));
-        if (closed) {
+        if (loop.isClosed()) {
             response.release();
             return;
         }
         Cluster cluster = io.cluster();
-        Map<UUID, String> sessionTopics = new HashMap<>();
-        sessionRequest.session().values().forEach(p -> sessionTopics.putIfAbsent(p.topicId(), p.partition().topic()));
-        Set<TopicPartition> responded = new HashSet<>();
-        for (FetchableTopicResponse topic : response.responses()) {
-            String name = topicName(topic, sessionTopics, cluster);
-            for (PartitionData pd : topic.partitions()) {
-                // An id nobody asked for must still count as answered-but-not-requested; '<' can be in no real name.
-                responded.add(new TopicPartition(name == null ? "<unknown topic id " + topic.topicId() + ">" : name,
-                        pd.partitionIndex()));
-            }
-        }
-        Errors topLevel = Errors.forCode(response.errorCode());
-        if (!session.onResponse(sessionRequest, response.errorCode(), response.sessionId(), responded,
-                response.throttleTimeMs())) {
-            response.release();
-            log.debug("Fetch from {} failed: {}; the next one is a full fetch", node, Errors.nameOf(response.errorCode()));
-            if (topLevel == Errors.FETCH_SESSION_TOPIC_ID_ERROR) {
+        FetchOutcome outcome = responses.handle(node, session, sessionRequest, targets, response, cluster);
+        FetchOutcome.SessionError sessionError = outcome.sessionError();
+        if (sessionError != null) {
+            log.debug("Fetch from {} failed: {}; the next one is a full fetch", node, Errors.nameOf(sessionError.errorCode()));
+            if (sessionError.refreshMetadata()) {
                 refreshMetadata();
             }
-            if (!sessionRequest.full()
-                    && (topLevel == Errors.FETCH_SESSION_ID_NOT_FOUND || topLevel == Errors.INVALID_FETCH_SESSION_EPOCH)) {
+            if (sessionError.fetchAtOnce()) {
                 plan(); // the session is gone or out of step: fall back to a full fetch at once
             } else {
                 retryLater();
@@ -539,62 +337,56 @@ public final class Fetcher {
             return;
         }
         boolean gotData = false;
+        boolean refresh = false;
         FetchTally tally = metrics.enabled() ? new FetchTally() : null;
         List<FetchTarget> leaderErrors = new ArrayList<>();
         Map<TopicPartition, Long> outOfRange = new HashMap<>();
         Map<TopicPartition, Long> truncated = new HashMap<>();
         Map<TopicPartition, Long> divergent = new HashMap<>();
-        for (FetchableTopicResponse topic : response.responses()) {
-            String name = topicName(topic, sessionTopics, cluster);
-            for (PartitionData pd : topic.partitions()) {
-                ByteBuf records = pd.records();
-                FetchTarget target = name == null ? null : targets.get(new TopicPartition(name, pd.partitionIndex()));
-                if (target == null || !target.isCurrent()) {
-                    release(records);
-                    continue;
+        for (FetchOutcome.PartitionOutcome o : outcome.partitions()) {
+            FetchTarget target = o.target();
+            PartitionState ps = target.partition();
+            String topic = ps.topicPartition().topic();
+            if (o instanceof FetchOutcome.Fetched f) {
+                answered(ps, node, f.answer());
+                CompletedFetch fetch = f.fetch();
+                if (tally != null) {
+                    tally.add(topic, fetch.sizeInBytes(), f.records());
                 }
-                PartitionState ps = target.partition();
-                Errors error = Errors.forCode(pd.errorCode());
-                if (error.isNone() && pd.divergingEpoch().epoch() >= 0) {
-                    // KIP-320 via Fetch: the log diverges from what was fetched before
-                    release(records);
-                    onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), pd.divergingEpoch().epoch(),
-                            pd.divergingEpoch().endOffset(), truncated, divergent);
-                    continue;
+                ps.fetched(fetch.nextFetchOffset(), f.lastEpoch());
+                bufferedBytes += fetch.sizeInBytes();
+                bufferedBytesGauge = bufferedBytes;
+                sink.accept(fetch);
+                gotData = true;
+            } else if (o instanceof FetchOutcome.NoRecords n) {
+                answered(ps, node, n.answer());
+                if (tally != null) {
+                    tally.add(topic, 0, n.records());
+                    if (n.empty()) {
+                        ps.sampleLag(); // nothing to hand on: sampled now, as the official client does
+                    }
                 }
-                if (error.isNone()) {
-                    preferReadReplica(ps, node, pd.preferredReadReplica());
-                    ps.logEnd(pd.highWatermark(), pd.lastStableOffset(), pd.logStartOffset());
-                    gotData |= accept(target, pd, records, tally);
-                    continue;
-                }
-                release(records);
-                if (leaveReadReplica(ps, node, error.name())) {
-                    // A follower out of range or not (yet) in sync is no verdict on the position: the leader is.
-                    leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
-                    continue;
-                }
-                if (error == Errors.OFFSET_OUT_OF_RANGE) {
-                    outOfRange.put(ps.topicPartition(), target.fetchOffset());
-                } else if (OffsetLookup.isLeaderError(error)) {
-                    log.debug("Fetch of {} from {}: {}; refreshing metadata", ps.topicPartition(), node, error);
-                    metadataRefreshPending = true;
-                    leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
-                } else if (error == Errors.CORRUPT_MESSAGE) {
-                    sink.fail(new CorruptRecordException(ps.topicPartition(), target.fetchOffset(),
-                            "the broker reported corrupt data for " + ps.topicPartition(), null));
-                } else {
-                    sink.fail(BrokerErrors.of(pd.errorCode(), "Fetch of " + ps.topicPartition() + " at offset "
-                            + target.fetchOffset() + " failed: " + Errors.nameOf(pd.errorCode()), ps.topicPartition().topic(),
-                            null));
-                }
+            } else if (o instanceof FetchOutcome.Diverged d) {
+                validation.onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), d.epoch(),
+                        d.endOffset(), truncated, divergent);
+            } else if (o instanceof FetchOutcome.ReadReplicaFailed r) {
+                ReadReplicas.leave(ps, node, r.error().name());
+                leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
+            } else if (o instanceof FetchOutcome.OutOfRange) {
+                outOfRange.put(ps.topicPartition(), target.fetchOffset());
+            } else if (o instanceof FetchOutcome.LeaderError l) {
+                log.debug("Fetch of {} from {}: {}; refreshing metadata", ps.topicPartition(), node, l.error());
+                refresh = true;
+                leaderErrors.add(target.entering(FetchState.LEADER_BACKOFF));
+            } else if (o instanceof FetchOutcome.Failed failed) {
+                sink.fail(failed.error());
             }
         }
         if (tally != null) {
             tally.report(metrics);
         }
         if (!outOfRange.isEmpty()) {
-            handleOutOfRange(outOfRange);
+            reset.outOfRange(outOfRange);
         }
         if (!truncated.isEmpty()) {
             sink.fail(new LogTruncationException(truncated, divergent));
@@ -602,11 +394,10 @@ public final class Fetcher {
         // Idle only while some of this broker's partitions are still held back: they call plan() when
         // drained. If they were drained while this Fetch was out, nothing would wake the broker up
         // for fetch.max.wait.ms: the tail stall seen with reactor-kafka.
-        if (!gotData && heldBack && hasHeldBack(node.id(), cluster)) {
+        if (!gotData && heldBack && planner.hasHeldBack(node.id(), partitions.values(), cluster, bufferedBytes, nowNanos())) {
             idleFor(node.id());
         }
-        if (metadataRefreshPending) {
-            metadataRefreshPending = false;
+        if (refresh) {
             refreshMetadata();
         }
         if (!leaderErrors.isEmpty()) {
@@ -620,86 +411,18 @@ public final class Fetcher {
         plan();
     }
 
-    /** The topic's name: v13+ responses name topics by id (those of the session first, then metadata). */
-    private static String topicName(FetchableTopicResponse topic, Map<UUID, String> sessionTopics, Cluster cluster) {
-        if (topic.topic() != null && !topic.topic().isEmpty()) {
-            return topic.topic();
-        }
-        String name = topic.topicId() == null ? null : sessionTopics.get(topic.topicId());
-        return name != null ? name : cluster.topicName(topic.topicId());
-    }
-
-    private boolean hasHeldBack(int nodeId, Cluster cluster) {
-        for (PartitionState ps : partitions.values()) {
-            if (ps.isPaused() || !ps.hasPosition()) {
-                continue;
-            }
-            PartitionInfo info = cluster.partition(ps.topicPartition());
-            Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
-            if (leader != null && readReplica(ps, cluster, leader).id() == nodeId
-                    && (ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean accept(FetchTarget target, PartitionData pd, ByteBuf records, FetchTally tally) {
-        if (records == null || !records.isReadable()) {
-            release(records);
-            if (tally != null) {
-                tally.add(target.partition().topicPartition().topic(), 0, 0);
-                target.partition().sampleLag(); // nothing to hand on: sampled now, as the official client does
-            }
-            return false;
-        }
-        BatchScan.Result scan = BatchScan.scan(records, target.fetchOffset(), target.lastFetchedEpoch());
-        long next = scan.nextOffset();
-        if (tally != null) {
-            tally.add(target.partition().topicPartition().topic(), next > target.fetchOffset()
-                    ? records.readableBytes() : 0, scan.records());
-        }
-        if (next <= target.fetchOffset()) {
-            // Only a partial batch: the broker returns at least one whole batch first (KIP-74), so
-            // this is a partition behind others in a full response; it is fetched again.
-            release(records);
-            return false;
-        }
-        PartitionState ps = target.partition();
-        int size = records.readableBytes();
-        ps.fetched(next, scan.lastEpoch());
-        bufferedBytes += size;
-        bufferedBytesGauge = bufferedBytes;
-        List<FetchResponse.AbortedTransaction> aborted = config.isolationLevel() == 1 && pd.abortedTransactions() != null
-                ? pd.abortedTransactions() : List.of();
-        sink.accept(new CompletedFetch(ps, target.seekEpoch(), target.fetchOffset(), next, records, size,
-                pd.highWatermark(), aborted));
-        return true;
-    }
-
-    private static void release(ByteBuf records) {
-        if (records != null && records.refCnt() > 0) {
-            records.release();
-        }
-    }
-
-    private void handleOutOfRange(Map<TopicPartition, Long> outOfRange) {
-        if (resetStrategy == OffsetResetStrategy.NONE) {
-            sink.fail(new OffsetOutOfRangeException(outOfRange));
-            return;
-        }
-        for (TopicPartition tp : outOfRange.keySet()) {
-            PartitionState ps = partitions.get(tp);
-            log.info("Fetch position {} of {} is out of range; resetting to {}", outOfRange.get(tp), tp, resetStrategy);
-            ps.requireReset();
-        }
+    /** An answer without error from {@code node}: the preferred read replica it names (KIP-392) and the log's ends. */
+    private void answered(PartitionState ps, Node node, PartitionData answer) {
+        ReadReplicas.prefer(ps, node, answer.preferredReadReplica(), nowNanos(), config.metadataMaxAgeMs() * 1_000_000L,
+                config.rackId());
+        ps.logEnd(answer.highWatermark(), answer.lastStableOffset(), answer.logStartOffset());
     }
 
     private void onError(Node node, FetchSession session, Map<TopicPartition, FetchTarget> targets, Throwable error) {
-        inFlight.remove(node.id());
+        nodes.answered(node.id());
         targets.values().forEach(t -> t.leave(FetchState.FETCHING, FetchState.FETCHABLE));
         session.onFailure();
-        if (closed) {
+        if (loop.isClosed()) {
             return;
         }
         if (error instanceof MalformedMessageException malformed) {
@@ -711,161 +434,9 @@ public final class Fetcher {
             return;
         }
         log.debug("Fetch from {} failed: {}", node, error.toString());
-        targets.values().forEach(t -> leaveReadReplica(t.partition(), node, error.toString()));
+        targets.values().forEach(t -> ReadReplicas.leave(t.partition(), node, error.toString()));
         refreshMetadata();
         retryLater();
-    }
-
-    /**
-     * Checks the fetch positions of partitions whose leader changed (OffsetForLeaderEpoch, one
-     * request per leader): the end offset of the last fetched epoch must not be below the fetch
-     * offset. Until answered, those partitions are not fetched.
-     */
-    private void validatePositions(Cluster cluster) {
-        Map<Node, Map<TopicPartition, EpochEndOffsets.Query>> byLeader = new LinkedHashMap<>();
-        Map<Node, Map<TopicPartition, FetchTarget>> targets = new HashMap<>();
-        for (PartitionState ps : partitions.values()) {
-            if (ps.state() != FetchState.AWAITING_VALIDATION || ps.isPaused()) {
-                continue;
-            }
-            if (ps.lastFetchedEpoch() < 0) {
-                ps.transitionTo(FetchState.FETCHABLE); // nothing fetched under a known epoch: nothing to check
-                continue;
-            }
-            PartitionInfo info = cluster.partition(ps.topicPartition());
-            Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
-            if (leader == null) {
-                continue; // plan() has asked for metadata
-            }
-            byLeader.computeIfAbsent(leader, n -> new LinkedHashMap<>())
-                    .put(ps.topicPartition(), new EpochEndOffsets.Query(info.leaderEpoch(), ps.lastFetchedEpoch()));
-            targets.computeIfAbsent(leader, n -> new HashMap<>()).put(ps.topicPartition(),
-                    FetchTarget.of(ps, info.leaderEpoch()).entering(FetchState.VALIDATING));
-        }
-        byLeader.forEach((leader, queries) -> {
-            Map<TopicPartition, FetchTarget> sent = targets.get(leader);
-            io.offsetsForLeaderEpoch(leader, queries).subscribe(
-                    result -> loop.execute(() -> onValidated(leader, sent, result)),
-                    error -> loop.execute(() -> onValidationFailed(leader, sent, error)));
-        });
-    }
-
-    private void onValidated(Node leader, Map<TopicPartition, FetchTarget> sent, Map<TopicPartition, EpochEndOffset> result) {
-        if (closed) {
-            return;
-        }
-        Map<TopicPartition, Long> truncated = new HashMap<>();
-        Map<TopicPartition, Long> divergent = new HashMap<>();
-        List<FetchTarget> retry = new ArrayList<>();
-        boolean refresh = false;
-        for (FetchTarget target : sent.values()) {
-            PartitionState ps = target.partition();
-            if (!target.isCurrent()) {
-                // fetched again from the position meanwhile: that one is asked for next; seeked, reset or revoked
-                // (no longer VALIDATING): nothing to validate any more
-                target.leave(FetchState.VALIDATING, FetchState.AWAITING_VALIDATION);
-                continue;
-            }
-            if (!target.isStillIn(FetchState.VALIDATING)) {
-                continue;
-            }
-            EpochEndOffset answer = result.get(ps.topicPartition());
-            Errors error = answer == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(answer.errorCode());
-            if (error.isNone()) {
-                onEpochEndOffset(ps, target.fetchOffset(), target.lastFetchedEpoch(), answer.leaderEpoch(),
-                        answer.endOffset(), truncated, divergent);
-            } else if (error == Errors.UNSUPPORTED_VERSION) {
-                ps.transitionTo(FetchState.FETCHABLE); // as the official client: no validation without the API
-            } else if (OffsetLookup.isLeaderError(error) || error.retriable() || answer == null) {
-                log.debug("OffsetForLeaderEpoch of {} from {}: {}; retrying", ps.topicPartition(), leader, error);
-                refresh |= OffsetLookup.isLeaderError(error);
-                retry.add(target);
-            } else {
-                sink.fail(BrokerErrors.of(answer.errorCode(), "OffsetForLeaderEpoch for " + ps.topicPartition() + " failed: "
-                        + Errors.nameOf(answer.errorCode()), ps.topicPartition().topic(), null));
-                return;
-            }
-        }
-        if (!truncated.isEmpty()) {
-            sink.fail(new LogTruncationException(truncated, divergent));
-            return;
-        }
-        if (refresh) {
-            refreshMetadata();
-        }
-        retryValidationLater(retry);
-        plan();
-    }
-
-    private void onValidationFailed(Node leader, Map<TopicPartition, FetchTarget> sent, Throwable error) {
-        if (closed) {
-            return;
-        }
-        if (error instanceof MalformedMessageException malformed) {
-            sink.fail(malformedResponse("OffsetForLeaderEpoch from " + leader, malformed));
-            return;
-        }
-        if (error instanceof io.kflux.network.UnsupportedVersionException
-                || error instanceof io.kflux.UnsupportedVersionException) {
-            // the broker offers no OffsetForLeaderEpoch version kflux speaks: skip validation, as the official client
-            log.debug("OffsetForLeaderEpoch not supported by {}; fetch positions are not validated", leader);
-            sent.values().forEach(t -> t.leave(FetchState.VALIDATING, FetchState.FETCHABLE));
-            plan();
-            return;
-        }
-        log.debug("OffsetForLeaderEpoch from {} failed: {}", leader, error.toString());
-        refreshMetadata();
-        retryValidationLater(List.copyOf(sent.values()));
-    }
-
-    /** Keeps the partitions VALIDATING until the backoff passed, so plan() does not ask again at once. */
-    private void retryValidationLater(List<FetchTarget> retry) {
-        if (retry.isEmpty()) {
-            return;
-        }
-        schedule(config.retryBackoffMs(), () -> {
-            retry.forEach(t -> t.leave(FetchState.VALIDATING, FetchState.AWAITING_VALIDATION));
-            plan();
-        });
-    }
-
-    /**
-     * The end offset of the leader epoch a partition was last fetched under, from OffsetForLeaderEpoch
-     * or a Fetch's {@code divergingEpoch}; the official client's rules (SubscriptionState
-     * maybeCompleteValidation): unknown -> reset by policy; below the fetch offset -> truncation,
-     * resume at that end offset; otherwise the position is valid. With {@code none} the
-     * partition goes into {@code truncated} (and {@code divergent} when the end offset is known)
-     * for a {@link LogTruncationException}. The partition is {@link FetchState#VALIDATING} or, after a Fetch,
-     * {@link FetchState#FETCHABLE}.
-     */
-    private void onEpochEndOffset(PartitionState ps, long fetchOffset, int fetchedEpoch, int epoch, long endOffset,
-                                  Map<TopicPartition, Long> truncated, Map<TopicPartition, Long> divergent) {
-        TopicPartition tp = ps.topicPartition();
-        if (epoch < 0 || endOffset < 0) {
-            if (resetStrategy == OffsetResetStrategy.NONE) {
-                truncated.put(tp, fetchOffset);
-                return;
-            }
-            log.warn("Log truncation detected for {} at fetch offset {}: the leader does not know leader epoch {}; "
-                    + "resetting to {}", tp, fetchOffset, fetchedEpoch, resetStrategy);
-            ps.requireReset();
-        } else if (endOffset < fetchOffset) {
-            if (resetStrategy == OffsetResetStrategy.NONE) {
-                truncated.put(tp, fetchOffset);
-                divergent.put(tp, endOffset);
-                return;
-            }
-            log.warn("Log truncation detected for {}: leader epoch {} ends at offset {} in the leader's log, below the "
-                    + "fetch offset {} (last fetched epoch {}); resuming at {} at most", tp, epoch, endOffset, fetchOffset,
-                    fetchedEpoch, endOffset);
-            ps.beginTruncation(endOffset, epoch);
-        } else {
-            if (epoch < ps.lastFetchedEpoch()) {
-                // the leader has no epoch `fetchedEpoch`; its largest older one covers the fetch offset
-                ps.lastFetchedEpoch(epoch);
-            }
-            ps.transitionTo(FetchState.FETCHABLE); // the position is valid
-        }
     }
 
     /**
@@ -877,173 +448,8 @@ public final class Fetcher {
                 what + " returned a malformed response: " + cause.getMessage(), cause);
     }
 
-    /** Resets partitions awaiting {@code auto.offset.reset} (ListOffsets); NONE fails the consumer. */
-    private void resetPositions() {
-        if (resetInFlight) {
-            return;
-        }
-        Map<TopicPartition, Long> timestamps = new HashMap<>();
-        // The states asked for, not just their partitions: one revoked and assigned again meanwhile has a new
-        // state whose seek epoch counts from 0 too, and could match the old one's by chance.
-        Map<TopicPartition, ResetAsked> asked = new HashMap<>();
-        // a timestamp for the broker: the wall clock (the scheduler's clock is for deadlines, and monotonic)
-        long timestamp = resetStrategy == OffsetResetStrategy.BY_DURATION
-                ? System.currentTimeMillis() - resetDurationMs : resetStrategy.listOffsetsTimestamp;
-        Cluster cluster = io.cluster();
-        List<PartitionState> toReset = new ArrayList<>();
-        for (PartitionState ps : partitions.values()) {
-            // one without a leader (or missing from metadata) would keep ListOffsets, and so the reset of every other
-            // partition, waiting for it
-            if (ps.state() == FetchState.AWAITING_RESET && cluster.leader(ps.topicPartition()) != null) {
-                timestamps.put(ps.topicPartition(), timestamp);
-                toReset.add(ps);
-            }
-        }
-        if (timestamps.isEmpty()) {
-            return;
-        }
-        if (resetStrategy == OffsetResetStrategy.NONE) {
-            Map<TopicPartition, Long> noPosition = new HashMap<>();
-            timestamps.keySet().forEach(tp -> noPosition.put(tp, -1L));
-            sink.fail(new OffsetOutOfRangeException(noPosition));
-            return;
-        }
-        toReset.forEach(ps -> asked.put(ps.topicPartition(), ResetAsked.entering(ps)));
-        resetInFlight = true;
-        io.listOffsets(timestamps, Duration.ofDays(3650))
-                .flatMap(this::endWhereNoRecordMatched)
-                .subscribe(result -> loop.execute(() -> {
-                    resetInFlight = false;
-                    asked.forEach((tp, a) -> {
-                        ListedOffset listed = result.get(tp);
-                        if (!a.isStill(partitions.get(tp))) {
-                            return; // seeked, reset again or revoked meanwhile
-                        }
-                        if (listed == null) {
-                            a.state().transitionTo(FetchState.AWAITING_RESET); // asked again by the next plan()
-                        } else {
-                            a.state().seek(Math.max(0L, listed.offset()));
-                            log.debug("{} reset to offset {}", tp, a.state().fetchOffset());
-                        }
-                    });
-                    plan();
-                }), error -> loop.execute(() -> {
-                    resetInFlight = false;
-                    asked.forEach((tp, a) -> {
-                        if (a.isStill(partitions.get(tp))) {
-                            a.state().transitionTo(FetchState.AWAITING_RESET);
-                        }
-                    });
-                    if (error instanceof KafkaProtocolException kpe && !kpe.isRetriable()) {
-                        sink.fail(kpe);
-                    } else {
-                        retryLater();
-                    }
-                }));
-    }
-
-    /** A partition state a reset asked ListOffsets for, and its {@link PartitionState#transitions()} then. */
-    private record ResetAsked(PartitionState state, int transitions) {
-        static ResetAsked entering(PartitionState ps) {
-            ps.transitionTo(FetchState.RESETTING);
-            return new ResetAsked(ps, ps.transitions());
-        }
-
-        /** True while {@code current} is that state, still RESETTING as this ask left it (not seeked since). */
-        boolean isStill(PartitionState current) {
-            return current == state && current.state() == FetchState.RESETTING && current.transitions() == transitions;
-        }
-    }
-
-    /** By-duration lookups find no offset when every record is older: those start at the end. */
-    private Mono<Map<TopicPartition, ListedOffset>> endWhereNoRecordMatched(Map<TopicPartition, ListedOffset> found) {
-        Map<TopicPartition, Long> missing = new HashMap<>();
-        found.forEach((tp, listed) -> {
-            if (listed.offset() < 0) {
-                missing.put(tp, OffsetResetStrategy.LATEST.listOffsetsTimestamp);
-            }
-        });
-        if (missing.isEmpty()) {
-            return Mono.just(found);
-        }
-        return io.listOffsets(missing, Duration.ofDays(3650)).map(ends -> {
-            Map<TopicPartition, ListedOffset> merged = new HashMap<>(found);
-            merged.putAll(ends);
-            return merged;
-        });
-    }
-
-    /**
-     * Refreshes metadata, at most once per {@code retry.backoff.ms}: a partition whose topic or
-     * leader stays unknown makes every plan() ask again, and without this limit that was a tight
-     * Metadata loop (or, with an answer served from the refresh still completing, a spin on the
-     * I/O thread that never returned).
-     */
-    /**
-     * An assigned partition without a leader, or missing from metadata (unknown topic, partition past the topic's
-     * count), cannot be fetched: a WARN once that lasted {@link #LEADERLESS_WARN_AFTER_NANOS} (an election normally
-     * takes far less, a topic being created too), then again each time the duration doubled, at least every
-     * {@link #LEADERLESS_WARN_MAX_INTERVAL_NANOS}: waiting goes on (as the official consumer's does; metadata is
-     * requested every retry.backoff.ms meanwhile), but never silently.
-     */
-    private void leaderless(PartitionState ps, TopicInfo topic) {
-        long now = nowNanos();
-        if (ps.leaderlessSinceNanos() == 0L) {
-            ps.leaderless(now | 1L, LEADERLESS_WARN_AFTER_NANOS);
-            return;
-        }
-        long lasted = now - ps.leaderlessSinceNanos();
-        if (lasted >= ps.leaderlessWarnAfterNanos()) {
-            TopicPartition tp = ps.topicPartition();
-            if (topic != null && topic.partition(tp.partition()) != null) {
-                log.warn("{} has had no leader for {} ms (no replica of it is online, or its leader is not among the"
-                        + " brokers in metadata): its records cannot be fetched until a leader is elected", tp,
-                        lasted / 1_000_000L);
-            } else {
-                log.warn("{} has not been in the cluster's metadata for {} ms ({}): still waiting; metadata is"
-                        + " requested again every retry.backoff.ms ({} ms) and the partition is fetched once it"
-                        + " appears", tp, lasted / 1_000_000L, missingReason(tp, topic), config.retryBackoffMs());
-            }
-            ps.leaderless(ps.leaderlessSinceNanos(), Math.min(ps.leaderlessWarnAfterNanos() * 2,
-                    lasted + LEADERLESS_WARN_MAX_INTERVAL_NANOS));
-        }
-    }
-
-    /** Why {@code tp} is not in metadata, from its topic's entry (null when metadata has none). */
-    private static String missingReason(TopicPartition tp, TopicInfo topic) {
-        if (topic == null || topic.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code()) {
-            return "topic '" + tp.topic() + "' does not exist";
-        }
-        if (topic.errorCode() != 0) {
-            return "metadata of topic '" + tp.topic() + "' has error " + Errors.forCode(topic.errorCode());
-        }
-        return "topic '" + tp.topic() + "' has " + topic.partitions().size() + " partitions, numbered from 0";
-    }
-
     private void refreshMetadata() {
-        if (metadataRefreshInFlight || closed) {
-            return;
-        }
-        long sinceLastMs = (nowNanos() - lastMetadataRefreshNanos) / 1_000_000L;
-        if (lastMetadataRefreshNanos != 0L && sinceLastMs < config.retryBackoffMs()) {
-            metadataRefreshInFlight = true;
-            schedule(config.retryBackoffMs() - sinceLastMs, () -> {
-                metadataRefreshInFlight = false;
-                refreshMetadata();
-            });
-            return;
-        }
-        metadataRefreshInFlight = true;
-        lastMetadataRefreshNanos = nowNanos() | 1L;
-        io.refreshMetadata().subscribe(c -> loop.execute(() -> {
-                    metadataRefreshInFlight = false;
-                    plan();
-                }),
-                e -> loop.execute(() -> {
-                    metadataRefreshInFlight = false;
-                    log.debug("metadata refresh failed: {}", e.toString());
-                    retryLater();
-                }));
+        metadataRefreshes.request();
     }
 
     private void retryLater() {
@@ -1051,19 +457,14 @@ public final class Fetcher {
     }
 
     private void idleFor(int nodeId) {
-        idle.add(nodeId);
+        nodes.idle(nodeId);
         schedule(config.maxWaitMs(), () -> {
-            idle.remove(nodeId);
+            nodes.wake(nodeId);
             plan();
         });
     }
 
     private void schedule(long delayMs, Runnable task) {
-        Disposable[] holder = new Disposable[1];
-        holder[0] = Mono.delay(Duration.ofMillis(delayMs), scheduler).subscribe(v -> loop.execute(() -> {
-            timers.remove(holder[0]);
-            task.run();
-        }));
-        timers.add(holder[0]);
+        loop.schedule(delayMs, task);
     }
 }

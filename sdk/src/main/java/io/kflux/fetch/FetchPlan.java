@@ -1,0 +1,34 @@
+package io.kflux.fetch;
+
+import io.kflux.metadata.Node;
+import java.util.List;
+
+/**
+ * One round of fetch planning ({@link FetchPlanner}): the Fetch requests to send now, and what else the fetcher must
+ * start before partitions can be fetched.
+ *
+ * @param fetches        one per ready broker with planned partitions, in the order of the partitions
+ * @param needMetadata   a partition has no leader or is missing from metadata
+ * @param needReset      a partition awaits {@code auto.offset.reset} (ListOffsets)
+ * @param needValidation a partition awaits OffsetForLeaderEpoch after a leader epoch change (KIP-320)
+ * @param failure        non-null when the consumer must fail (then nothing else is planned)
+ */
+record FetchPlan(List<NodeFetch> fetches, boolean needMetadata, boolean needReset, boolean needValidation,
+                 Throwable failure) {
+
+    /** A plan that fails the consumer with {@code failure} and does nothing else. */
+    static FetchPlan failed(Throwable failure) {
+        return new FetchPlan(List.of(), false, false, false, failure);
+    }
+
+    /**
+     * The Fetch for one broker.
+     *
+     * @param node     the broker: the partitions' leader or their preferred read replica (KIP-392)
+     * @param targets  the partitions to fetch, each at its fetch offset under the leader epoch metadata names
+     * @param heldBack some of the broker's partitions are held back (results waiting to be emitted, or the buffer
+     *                 full): the broker is asked not to wait ({@code maxWaitMs} 0)
+     */
+    record NodeFetch(Node node, List<FetchTarget> targets, boolean heldBack) {
+    }
+}

@@ -1,0 +1,215 @@
+package io.kflux.fetch;
+
+import io.kflux.TopicPartition;
+import io.kflux.metadata.BrokerErrors;
+import io.kflux.metadata.Cluster;
+import io.kflux.metadata.Node;
+import io.kflux.metadata.PartitionInfo;
+import io.kflux.metadata.TopicInfo;
+import io.kflux.protocol.Errors;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which partitions are fetched from which broker now: from the partitions' states, the metadata snapshot, the bytes
+ * buffered and each broker's {@link NodeStatus}, a {@link FetchPlan}. No I/O and no clock of its own (the time is
+ * passed in), so it is unit-tested on plain values ({@code FetchPlannerTest}); the fetcher sends the plan.
+ *
+ * <p>A partition is planned when {@link FetchState#FETCHABLE}, not paused, with fewer than
+ * {@value #MAX_PENDING_FETCHES} results waiting to be emitted, and the buffered bytes under
+ * {@code maxBufferedBytes}; otherwise its broker counts as holding partitions back (its Fetch asks for no wait).
+ * Partitions without a leader or missing from metadata ask for metadata and are reported when the wait lasts.
+ */
+final class FetchPlanner {
+    /** The fetcher's log category, kept for these lines (log configurations name it). */
+    private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
+    /**
+     * Results of one partition that may wait with the emitter: one being emitted and one more, which pipelines the
+     * next Fetch with the emission of the previous one.
+     */
+    static final int MAX_PENDING_FETCHES = 2;
+    /** An assigned partition without a leader for this long gets a WARN. */
+    static final long LEADERLESS_WARN_AFTER_NANOS = 2_000_000_000L;
+    /** The longest time between two WARNs for the same partition still without a leader or metadata. */
+    static final long LEADERLESS_WARN_MAX_INTERVAL_NANOS = 60_000_000_000L;
+
+    private final FetchConfig config;
+
+    FetchPlanner(FetchConfig config) {
+        this.config = config;
+    }
+
+    /**
+     * Plans the fetch round for {@code partitions} (in their order) under {@code cluster}: a Fetch for every broker
+     * {@code nodes} finds ready that leads (or, KIP-392, is the preferred read replica of) a fetchable partition, and
+     * whether metadata, a reset or a validation is needed. Moves partition states as metadata tells (topic deleted
+     * and created again, truncation completed, higher leader epoch, lapsed read replica) and notes leaderless waits;
+     * sends nothing.
+     *
+     * @param bufferedBytes fetched bytes not emitted yet: at {@code maxBufferedBytes} no partition is fetched
+     * @param nowNanos      now on the fetcher's clock (leaderless warnings, read replica leases, throttles)
+     * @return the plan; {@link FetchPlan#failure()} set (and nothing else) when an assigned topic is not authorized
+     */
+    FetchPlan plan(Collection<PartitionState> partitions, Cluster cluster, long bufferedBytes, NodeStatus nodes,
+                   long nowNanos) {
+        Map<Node, List<FetchTarget>> byNode = new LinkedHashMap<>();
+        Set<Integer> heldBack = new HashSet<>();
+        boolean needMetadata = false;
+        boolean needReset = false;
+        boolean needValidation = false;
+        for (PartitionState ps : partitions) {
+            if (ps.isPaused() || ps.state().awaitsFetch()) {
+                continue;
+            }
+            UUID topicId = FetchRequestBuilder.topicId(cluster, ps.topicPartition().topic());
+            if (ps.topicIdChanged(topicId)) {
+                // Deleted and created again under its name: the old position means nothing in the new log (and its
+                // leader epochs would read as a truncation), so it starts over by auto.offset.reset, as the
+                // official consumer's does once its old position is out of range.
+                log.warn("{}: the topic was deleted and created again (topic id {} -> {}); the position {} is reset by"
+                        + " auto.offset.reset", ps.topicPartition(), ps.previousTopicId(), topicId, ps.position());
+                ps.requireReset();
+            }
+            if (ps.state() == FetchState.TRUNCATING) {
+                if (ps.pendingFetches() > 0) {
+                    continue; // the emitter still holds (stale) results: the position may still move
+                }
+                long position = ps.position();
+                long resumeAt = ps.completeTruncation();
+                log.warn("{}: resuming at offset {} after log truncation{}", ps.topicPartition(), resumeAt,
+                        position > resumeAt ? "; offsets " + resumeAt + " to " + (position - 1)
+                                + " were emitted already and are read again from the new log" : "");
+            }
+            TopicInfo topic = cluster.topic(ps.topicPartition().topic());
+            if (topic != null && topic.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
+                // as the official consumer's poll() throws it: waiting for the ACLs to change would hang silently
+                return FetchPlan.failed(BrokerErrors.of(topic.errorCode(), "Metadata for assigned partition "
+                        + ps.topicPartition() + " failed: TOPIC_AUTHORIZATION_FAILED", topic.name(), null));
+            }
+            PartitionInfo info = cluster.partition(ps.topicPartition());
+            if (info == null) {
+                // An unknown topic or a partition past its count: no position can be looked up for it either.
+                // Metadata is asked again (as the official client does) and the wait is reported.
+                needMetadata = true;
+                leaderless(ps, topic, nowNanos);
+                continue;
+            }
+            Node leader = info.leaderId() < 0 ? null : cluster.node(info.leaderId());
+            if (leader == null) {
+                // neither fetched nor reset (ListOffsets goes to the leader too) until a leader is known
+                needMetadata = true;
+                leaderless(ps, topic, nowNanos);
+                continue;
+            }
+            if (ps.leaderlessSinceNanos() != 0L) {
+                if (ps.leaderlessWarnAfterNanos() > LEADERLESS_WARN_AFTER_NANOS) {
+                    log.info("{} has a leader again (node {}) after {} ms without one: fetching resumes", ps.topicPartition(),
+                            leader.id(), (nowNanos - ps.leaderlessSinceNanos()) / 1_000_000L);
+                }
+                ps.leaderless(0L, 0L);
+            }
+            if (!ps.hasPosition()) {
+                // AWAITING_POSITION waits for the group's committed offset, RESETTING for its ListOffsets
+                needReset |= ps.state() == FetchState.AWAITING_RESET;
+                continue;
+            }
+            int epochBefore = ps.leaderEpochSeen(info.leaderEpoch());
+            if (epochBefore >= 0) {
+                // a new leader (or a new epoch of the same one): check the fetch position first
+                log.debug("{}: leader epoch {} -> {}; validating fetch offset {} (last fetched epoch {})",
+                        ps.topicPartition(), epochBefore, info.leaderEpoch(), ps.fetchOffset(), ps.lastFetchedEpoch());
+            }
+            if (!ps.state().isFetchable()) {
+                needValidation |= ps.state() == FetchState.AWAITING_VALIDATION; // VALIDATING: its answer is awaited
+                continue;
+            }
+            Node source = ReadReplicas.source(ps, cluster, leader, nowNanos);
+            if (isHeldBack(ps, bufferedBytes)) {
+                heldBack.add(source.id());
+                continue;
+            }
+            byNode.computeIfAbsent(source, n -> new ArrayList<>()).add(FetchTarget.of(ps, info.leaderEpoch()));
+        }
+        List<FetchPlan.NodeFetch> fetches = new ArrayList<>(byNode.size());
+        for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
+            Node node = e.getKey();
+            if (nodes.isReady(node.id(), nowNanos)) {
+                fetches.add(new FetchPlan.NodeFetch(node, e.getValue(), heldBack.contains(node.id())));
+            }
+        }
+        return new FetchPlan(fetches, needMetadata, needReset, needValidation, null);
+    }
+
+    /**
+     * True when a partition fetched from {@code nodeId} is held back now: its results wait to be emitted, or the
+     * buffer is full (then the broker is left idle after an empty no-wait Fetch; a drained result wakes it).
+     */
+    boolean hasHeldBack(int nodeId, Collection<PartitionState> partitions, Cluster cluster, long bufferedBytes,
+                        long nowNanos) {
+        for (PartitionState ps : partitions) {
+            if (ps.isPaused() || !ps.hasPosition()) {
+                continue;
+            }
+            PartitionInfo info = cluster.partition(ps.topicPartition());
+            Node leader = info == null || info.leaderId() < 0 ? null : cluster.node(info.leaderId());
+            if (leader != null && ReadReplicas.source(ps, cluster, leader, nowNanos).id() == nodeId
+                    && (isHeldBack(ps, bufferedBytes))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Results waiting to be emitted, or a full buffer, hold {@code ps} back from the next Fetch. */
+    private boolean isHeldBack(PartitionState ps, long bufferedBytes) {
+        return ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes();
+    }
+
+    /**
+     * An assigned partition without a leader, or missing from metadata (unknown topic, partition past the topic's
+     * count), cannot be fetched: a WARN once that lasted {@link #LEADERLESS_WARN_AFTER_NANOS} (an election normally
+     * takes far less, a topic being created too), then again each time the duration doubled, at least every
+     * {@link #LEADERLESS_WARN_MAX_INTERVAL_NANOS}: waiting goes on (as the official consumer's does; metadata is
+     * requested every retry.backoff.ms meanwhile), but never silently.
+     */
+    private void leaderless(PartitionState ps, TopicInfo topic, long now) {
+        if (ps.leaderlessSinceNanos() == 0L) {
+            ps.leaderless(now | 1L, LEADERLESS_WARN_AFTER_NANOS);
+            return;
+        }
+        long lasted = now - ps.leaderlessSinceNanos();
+        if (lasted >= ps.leaderlessWarnAfterNanos()) {
+            TopicPartition tp = ps.topicPartition();
+            if (topic != null && topic.partition(tp.partition()) != null) {
+                log.warn("{} has had no leader for {} ms (no replica of it is online, or its leader is not among the"
+                        + " brokers in metadata): its records cannot be fetched until a leader is elected", tp,
+                        lasted / 1_000_000L);
+            } else {
+                log.warn("{} has not been in the cluster's metadata for {} ms ({}): still waiting; metadata is"
+                        + " requested again every retry.backoff.ms ({} ms) and the partition is fetched once it"
+                        + " appears", tp, lasted / 1_000_000L, missingReason(tp, topic), config.retryBackoffMs());
+            }
+            ps.leaderless(ps.leaderlessSinceNanos(), Math.min(ps.leaderlessWarnAfterNanos() * 2,
+                    lasted + LEADERLESS_WARN_MAX_INTERVAL_NANOS));
+        }
+    }
+
+    /** Why {@code tp} is not in metadata, from its topic's entry (null when metadata has none). */
+    private static String missingReason(TopicPartition tp, TopicInfo topic) {
+        if (topic == null || topic.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code()) {
+            return "topic '" + tp.topic() + "' does not exist";
+        }
+        if (topic.errorCode() != 0) {
+            return "metadata of topic '" + tp.topic() + "' has error " + Errors.forCode(topic.errorCode());
+        }
+        return "topic '" + tp.topic() + "' has " + topic.partitions().size() + " partitions, numbered from 0";
+    }
+}

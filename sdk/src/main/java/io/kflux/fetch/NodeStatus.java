@@ -1,0 +1,63 @@
+package io.kflux.fetch;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Per broker, whether a Fetch may go to it now: none in flight (one at a time per broker), not left idle after an
+ * empty no-wait Fetch, and not throttled (KIP-219). Times are on the fetcher's clock, in ns, passed in. Loop only.
+ */
+final class NodeStatus {
+    private final Set<Integer> inFlight = new HashSet<>();
+    private final Set<Integer> idle = new HashSet<>();
+    /** KIP-219: node id to when the throttle the broker asked for ends. */
+    private final Map<Integer, Long> throttledUntil = new HashMap<>();
+
+    /** True when a Fetch may be sent to {@code nodeId} at {@code nowNanos}; an ended throttle is forgotten. */
+    boolean isReady(int nodeId, long nowNanos) {
+        return !inFlight.contains(nodeId) && !idle.contains(nodeId) && !throttled(nodeId, nowNanos);
+    }
+
+    /** A Fetch to {@code nodeId} went out. */
+    void sent(int nodeId) {
+        inFlight.add(nodeId);
+    }
+
+    /** The Fetch to {@code nodeId} was answered or failed. */
+    void answered(int nodeId) {
+        inFlight.remove(nodeId);
+    }
+
+    /** No Fetch to {@code nodeId} until {@link #wake} or {@link #wakeAll}: its held-back partitions wait to drain. */
+    void idle(int nodeId) {
+        idle.add(nodeId);
+    }
+
+    void wake(int nodeId) {
+        idle.remove(nodeId);
+    }
+
+    /** A result was drained: every idle broker may be asked again. */
+    void wakeAll() {
+        idle.clear();
+    }
+
+    /** No Fetch to {@code nodeId} before {@code untilNanos} (the broker's throttle time, KIP-219). */
+    void throttle(int nodeId, long untilNanos) {
+        throttledUntil.put(nodeId, untilNanos);
+    }
+
+    private boolean throttled(int nodeId, long nowNanos) {
+        Long until = throttledUntil.get(nodeId);
+        if (until == null) {
+            return false;
+        }
+        if (nowNanos - until >= 0) {
+            throttledUntil.remove(nodeId);
+            return false;
+        }
+        return true;
+    }
+}
