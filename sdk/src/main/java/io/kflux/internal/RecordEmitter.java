@@ -3,22 +3,15 @@ package io.kflux.internal;
 import io.kflux.internal.metrics.RecordTracing;
 import io.kflux.util.ClientMetrics;
 import io.kflux.ConsumerRecord;
-import io.kflux.CorruptRecordException;
 import io.kflux.DeserializationErrorHandler;
 import io.kflux.Deserializer;
 import io.kflux.Header;
 import io.kflux.Headers;
 import io.kflux.RecordDeserializationException;
-import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
-import io.kflux.fetch.AbortedTransactions;
 import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.PartitionState;
-import io.kflux.protocol.record.CorruptRecordBatchException;
-import io.kflux.protocol.record.RecordBatch;
 import io.kflux.protocol.record.RecordCursor;
-import io.kflux.protocol.record.RecordsReader;
-import io.kflux.protocol.record.UnsupportedRecordFormatException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -99,7 +92,7 @@ final class RecordEmitter<K, V> implements Subscription {
             AtomicLongFieldUpdater.newUpdater(RecordEmitter.class, "requested");
     private volatile long requested;
     private final AtomicInteger wip = new AtomicInteger();
-    private final RecordsReader reader;
+    private final BatchWalk walk;
     private final List<CompletedFetch> parked = new ArrayList<>();
     /**
      * Parked results of resumed partitions, emitted before anything in {@link #queue}: a Fetch sent on resume may
@@ -125,10 +118,6 @@ final class RecordEmitter<K, V> implements Subscription {
     private boolean terminated;
 
     private CompletedFetch current;
-    private AbortedTransactions aborted;
-    private RecordBatch batch;
-    private RecordCursor cursor;
-    private TimestampType batchTimestampType;
     private ByteBuffer keyView = ByteBuffer.allocate(0);
     private ByteBuffer valueView = ByteBuffer.allocate(0);
     /** Set before the subscriber gets its subscription; read by the drain loop only. */
@@ -152,7 +141,7 @@ final class RecordEmitter<K, V> implements Subscription {
         this.returns = returns;
         this.onTerminate = onTerminate;
         this.worker = worker;
-        this.reader = new RecordsReader(checkCrcs);
+        this.walk = new BatchWalk(checkCrcs, progress);
     }
 
     /** Observes each record's delivery, or null (tracing off: no cost but a null check). Set like {@link #metrics}. */
@@ -432,10 +421,7 @@ final class RecordEmitter<K, V> implements Subscription {
                     progress.positioned(cf.partition().topicPartition(), cf.partition().position(),
                             cf.partition().lastEmittedEpoch());
                 }
-                reader.reset(cf.records());
-                aborted = cf.abortedTransactions().isEmpty() ? null : new AbortedTransactions(cf.abortedTransactions());
-                batch = null;
-                cursor = null;
+                walk.start(cf);
             }
             PartitionState ps = current.partition();
             if (current.isStale()) {
@@ -449,102 +435,27 @@ final class RecordEmitter<K, V> implements Subscription {
                 current = null;
                 continue;
             }
-            if (cursor != null) {
-                if (nextRecord(ps)) {
+            switch (walk.step(ps)) {
+                case RECORD -> {
                     ConsumerRecord<K, V> record = build(ps);
                     if (record != null) {
                         return record;
                     }
-                    continue; // a poison record the handler skipped
+                    // a poison record the handler skipped
                 }
-                if (batch.nextOffset() > ps.position()) {
-                    skip(ps, batch.nextOffset()); // compaction can leave the batch's tail empty
+                case END -> {
+                    ps.sampleLag(); // every record of this answer handed on: where the official client samples lag
+                    finish(current);
+                    current = null;
                 }
-                cursor = null;
-            }
-            try {
-                batch = reader.nextBatch();
-            } catch (CorruptRecordBatchException | UnsupportedRecordFormatException e) {
-                throw corrupt(ps, e);
-            }
-            if (batch == null) {
-                ps.sampleLag(); // every record of this answer handed on: where the official client samples lag
-                finish(current);
-                current = null;
-                continue;
-            }
-            if (aborted != null && skipAborted(batch)) {
-                if (batch.nextOffset() > ps.position()) {
-                    // read_committed: an aborted transaction's data is never emitted
-                    skip(ps, batch.nextOffset(), batch.partitionLeaderEpoch());
+                case MOVED -> {
                 }
-                continue;
             }
-            if (batch.isControl() || batch.nextOffset() <= ps.position()) {
-                if (batch.nextOffset() > ps.position()) {
-                    // control markers take offsets but are never emitted
-                    skip(ps, batch.nextOffset(), batch.partitionLeaderEpoch());
-                }
-                continue;
-            }
-            try {
-                cursor = reader.records();
-            } catch (CorruptRecordBatchException | UnsupportedRecordFormatException e) {
-                throw corrupt(ps, e);
-            }
-            batchTimestampType = batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
-                    ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
         }
-    }
-
-    /** For read_committed: true for an aborted data batch; tracks ABORT markers as they pass. */
-    private boolean skipAborted(RecordBatch b) {
-        if (b.isControl()) {
-            RecordCursor marker = reader.records();
-            if (marker.next() && marker.controlType() == io.kflux.protocol.record.ControlRecordType.ABORT) {
-                aborted.onAbortMarker(b.producerId());
-            }
-            return false;
-        }
-        return aborted.isAborted(b);
-    }
-
-    private void skip(PartitionState ps, long to) {
-        skip(ps, to, -1);
-    }
-
-    /**
-     * Passes over {@code [position, to)}; {@code epoch} is the leader epoch of the batch passed over (-1 for a
-     * compaction gap): the official consumer's position takes the epoch of every batch it walks, markers too.
-     */
-    private void skip(PartitionState ps, long to, int epoch) {
-        reportEpoch(ps, ps.position(), epoch);
-        progress.skipped(ps.topicPartition(), ps.position(), to);
-        ps.advance(to, epoch);
-    }
-
-    /** Reported only where the epoch changes: once per leader election, not per record. */
-    private void reportEpoch(PartitionState ps, long offset, int epoch) {
-        if (epoch >= 0 && epoch != ps.lastEmittedEpoch()) {
-            progress.leaderEpoch(ps.topicPartition(), offset, epoch);
-        }
-    }
-
-    private boolean nextRecord(PartitionState ps) {
-        try {
-            return cursor.nextAtOrAfter(ps.position());
-        } catch (CorruptRecordBatchException e) {
-            throw corrupt(ps, e);
-        }
-    }
-
-    private static CorruptRecordException corrupt(PartitionState ps, RuntimeException e) {
-        return new CorruptRecordException(ps.topicPartition(), ps.position(),
-                "corrupt record data in " + ps.topicPartition() + " at or after offset " + ps.position() + ": "
-                        + e.getMessage(), e);
     }
 
     private ConsumerRecord<K, V> build(PartitionState ps) {
+        RecordCursor cursor = walk.cursor();
         TopicPartition tp = ps.topicPartition();
         long offset = cursor.offset();
         Headers headers = cursor.headerCount() == 0 ? Headers.empty() : headers(cursor);
@@ -564,14 +475,9 @@ final class RecordEmitter<K, V> implements Subscription {
         } catch (Throwable t) {
             return poisoned(ps, offset, RecordDeserializationException.Origin.VALUE, t, headers);
         }
-        int epoch = batch.partitionLeaderEpoch();
-        if (offset > ps.position()) {
-            progress.skipped(tp, ps.position(), offset); // compacted away inside the batch
-        }
-        reportEpoch(ps, offset, epoch);
-        ConsumerRecord<K, V> record = Records.attached(tp, offset, cursor.timestamp(), batchTimestampType, key,
-                value, headers, epoch, keyLength, valueLength, ackHandle);
-        ps.advance(offset + 1, epoch);
+        ConsumerRecord<K, V> record = Records.attached(tp, offset, cursor.timestamp(), walk.timestampType(), key,
+                value, headers, walk.leaderEpoch(), keyLength, valueLength, ackHandle);
+        walk.emitted(ps);
         if (!tp.topic().equals(countedTopic)) {
             reportConsumed();
             countedTopic = tp.topic();
@@ -591,11 +497,12 @@ final class RecordEmitter<K, V> implements Subscription {
      */
     private ConsumerRecord<K, V> poisoned(PartitionState ps, long offset, RecordDeserializationException.Origin origin,
                                           Throwable cause, Headers headers) {
+        RecordCursor cursor = walk.cursor();
         // copies: the cursor's arrays are reused for the next records (and pooled after decompression)
         RecordDeserializationException error = new RecordDeserializationException(ps.topicPartition(), offset, origin,
                 cause, copy(cursor.keyArray(), cursor.keyOffset(), cursor.keyLength()),
                 copy(cursor.valueArray(), cursor.valueOffset(), cursor.valueLength()), headers, cursor.timestamp(),
-                batchTimestampType);
+                walk.timestampType());
         DeserializationErrorHandler.Decision decision;
         try {
             decision = deserializationErrorHandler.handle(error);
@@ -606,10 +513,7 @@ final class RecordEmitter<K, V> implements Subscription {
         if (decision != DeserializationErrorHandler.Decision.SKIP) {
             throw error;
         }
-        int epoch = batch.partitionLeaderEpoch();
-        reportEpoch(ps, offset, epoch);
-        progress.skipped(ps.topicPartition(), ps.position(), offset + 1);
-        ps.advance(offset + 1, epoch);
+        walk.passedOver(ps);
         return null;
     }
 
