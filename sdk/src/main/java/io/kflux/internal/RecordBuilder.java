@@ -118,10 +118,14 @@ final class RecordBuilder<K, V> {
         return v;
     }
 
-    /** One {@link Header} per wire header, its value copied once out of the batch. */
+    /**
+     * One {@link Header} per wire header, its value copied once out of the batch (so it stays valid after the batch's
+     * buffer is released or its decompression array reused) and the array of them handed to {@link Headers} as it
+     * is ({@link Headers#of(Header...)} would copy it again).
+     */
     private static Headers headers(RecordCursor cursor) {
         Header[] headers = new Header[cursor.headerCount()];
         cursor.forEachHeader((i, key, value) -> headers[i] = new Header(key, value));
-        return Headers.of(headers);
+        return Records.headers(headers);
     }
 }
