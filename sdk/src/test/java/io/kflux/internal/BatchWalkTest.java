@@ -110,16 +110,9 @@ class BatchWalkTest {
     @Test
     void compactedGapsInsideABatchAndItsEmptyTailArePassedOver() {
         PartitionState ps = positionedAt(0);
-        MemoryRecordsBuilder whole = builder(0L, false, 1L, 7);
-        for (int i = 0; i < 12; i++) {
-            whole.append(1_000L + i, utf8("k" + i), utf8("v" + i));
-        }
-        MemoryRecords compacted = retainOnly(whole.build(), Set.of(0L, 3L, 4L, 9L));
-        MemoryRecordsBuilder next = builder(12L, false, 1L, 7);
-        next.append(2_000L, utf8("k12"), utf8("v12"));
-        next.append(2_001L, utf8("k13"), utf8("v13"));
+        MemoryRecords compacted = retainOnly(batch(0L, 12), Set.of(0L, 3L, 4L, 9L));
 
-        assertThat(walkToEnd(fetch(ps, 0L, compacted, next.build()))).containsExactly(0L, 3L, 4L, 9L, 12L, 13L);
+        assertThat(walkToEnd(fetch(ps, 0L, compacted, batch(12L, 2)))).containsExactly(0L, 3L, 4L, 9L, 12L, 13L);
         assertThat(skipped).containsExactly(new long[] {1, 3}, new long[] {5, 9}, new long[] {10, 12});
         assertThat(ps.position()).isEqualTo(14L);
     }
@@ -132,13 +125,7 @@ class BatchWalkTest {
     @Test
     void recordsBelowThePositionAreNotEmittedTwice() {
         PartitionState ps = positionedAt(7);
-        MemoryRecordsBuilder first = builder(0L, false, 1L, 7);
-        MemoryRecordsBuilder second = builder(5L, false, 1L, 7);
-        for (int i = 0; i < 5; i++) {
-            first.append(1_000L + i, utf8("k" + i), utf8("v" + i));
-            second.append(1_005L + i, utf8("k" + (5 + i)), utf8("v" + (5 + i)));
-        }
-        CompletedFetch cf = fetch(ps, 7L, first.build(), second.build());
+        CompletedFetch cf = fetch(ps, 7L, batch(0L, 5), batch(5L, 5));
 
         assertThat(walkToEnd(cf)).containsExactly(7L, 8L, 9L);
         assertThat(ps.position()).isEqualTo(10L);
@@ -153,11 +140,7 @@ class BatchWalkTest {
     @Test
     void aRecordPassedOverUnemittedMovesThePositionPastItAndItsGap() {
         PartitionState ps = positionedAt(0);
-        MemoryRecordsBuilder whole = builder(0L, false, 1L, 7);
-        for (int i = 0; i < 4; i++) {
-            whole.append(1_000L + i, utf8("k" + i), utf8("v" + i));
-        }
-        CompletedFetch cf = fetch(ps, 0L, retainOnly(whole.build(), Set.of(0L, 2L, 3L)));
+        CompletedFetch cf = fetch(ps, 0L, retainOnly(batch(0L, 4), Set.of(0L, 2L, 3L)));
         walk.start(cf);
         List<Long> emitted = new ArrayList<>();
         for (BatchWalk.Step step; (step = walk.step(ps)) != BatchWalk.Step.END; ) {
@@ -205,6 +188,16 @@ class BatchWalkTest {
                 new EndTransactionMarker(ControlRecordType.COMMIT, 0));
         ByteBuf buf = concat(p1.build(), p2.build(), abort, commit, p1Again.build(), commitAgain);
         return new CompletedFetch(ps, ps.seekEpoch(), 0L, 9L, buf, buf.readableBytes(), 9L, aborted);
+    }
+
+    /** One non-transactional batch of {@code count} records from {@code baseOffset}, leader epoch 7. */
+    private static MemoryRecords batch(long baseOffset, int count) {
+        MemoryRecordsBuilder b = builder(baseOffset, false, 1L, 7);
+        for (int i = 0; i < count; i++) {
+            long offset = baseOffset + i;
+            b.append(1_000L + offset, utf8("k" + offset), utf8("v" + offset));
+        }
+        return b.build();
     }
 
     private static MemoryRecordsBuilder builder(long baseOffset, boolean transactional, long producerId,
