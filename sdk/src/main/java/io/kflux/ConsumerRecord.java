@@ -49,6 +49,11 @@ public final class ConsumerRecord<K, V> {
                 return new ConsumerRecord<>(tp, offset, timestamp, timestampType, key, value, headers, leaderEpoch,
                         serializedKeySize, serializedValueSize, ackHandle);
             }
+
+            @Override
+            public Headers headers(Header[] owned) {
+                return Headers.owning(owned);
+            }
         });
     }
 

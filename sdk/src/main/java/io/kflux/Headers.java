@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
@@ -52,6 +53,14 @@ public final class Headers implements Iterable<Header> {
             Objects.requireNonNull(h, "header");
         }
         return new Headers(copy);
+    }
+
+    /**
+     * Takes {@code headers} as they are, without the copy {@link #of(Header...)} makes: for the consumer, which builds
+     * the array for each record and hands it on (through {@link io.kflux.internal.Records}), never touching it again.
+     */
+    static Headers owning(Header[] headers) {
+        return headers.length == 0 ? EMPTY : new Headers(headers);
     }
 
     /**
@@ -135,7 +144,23 @@ public final class Headers implements Iterable<Header> {
      */
     @Override
     public Iterator<Header> iterator() {
-        return toList().iterator();
+        // over the array itself: toList() would copy it for every loop over a record's headers
+        return new Iterator<>() {
+            private int next;
+
+            @Override
+            public boolean hasNext() {
+                return next < headers.length;
+            }
+
+            @Override
+            public Header next() {
+                if (next >= headers.length) {
+                    throw new NoSuchElementException();
+                }
+                return headers[next++];
+            }
+        };
     }
 
     @Override

@@ -3,23 +3,12 @@ package io.kflux.internal;
 import io.kflux.internal.metrics.RecordTracing;
 import io.kflux.util.ClientMetrics;
 import io.kflux.ConsumerRecord;
-import io.kflux.CorruptRecordException;
 import io.kflux.DeserializationErrorHandler;
 import io.kflux.Deserializer;
-import io.kflux.Header;
-import io.kflux.Headers;
-import io.kflux.RecordDeserializationException;
-import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
-import io.kflux.fetch.AbortedTransactions;
 import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.PartitionState;
-import io.kflux.protocol.record.CorruptRecordBatchException;
-import io.kflux.protocol.record.RecordBatch;
 import io.kflux.protocol.record.RecordCursor;
-import io.kflux.protocol.record.RecordsReader;
-import io.kflux.protocol.record.UnsupportedRecordFormatException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -39,9 +28,9 @@ import reactor.core.scheduler.Scheduler;
  * A finished {@link CompletedFetch} is released and handed back through {@link Returns}, which
  * lets the fetcher send the next Fetch for that partition.
  *
- * <p><b>Why one class past 500 lines.</b> Demand, the batch walk (aborted and compacted skipping) and record
- * construction share the drain loop's state without locks; issue #17 plans to split the batch walk and record
- * construction out of it.
+ * <p>What it holds is demand and draining: downstream demand, hold-back, pause/resume (parked results) and the order
+ * in which results are emitted. The walk through a result's batches (what is passed over) is {@link BatchWalk}'s, the
+ * building of each record (headers, deserialization, deserializer failures) {@link RecordBuilder}'s.
  */
 final class RecordEmitter<K, V> implements Subscription {
     /** Told, on the emitter's worker, where tracking of acknowledgements starts and which offsets hold nothing to emit. */
@@ -86,10 +75,7 @@ final class RecordEmitter<K, V> implements Subscription {
     }
 
     private final CoreSubscriber<? super ConsumerRecord<K, V>> actual;
-    private final Deserializer<K> keyDeserializer;
-    private final Deserializer<V> valueDeserializer;
-    private final DeserializationErrorHandler deserializationErrorHandler;
-    private final AckHandle ackHandle;
+    private final RecordBuilder<K, V> builder;
     private final Returns returns;
     private final Runnable onTerminate;
     private final Scheduler.Worker worker;
@@ -99,7 +85,7 @@ final class RecordEmitter<K, V> implements Subscription {
             AtomicLongFieldUpdater.newUpdater(RecordEmitter.class, "requested");
     private volatile long requested;
     private final AtomicInteger wip = new AtomicInteger();
-    private final RecordsReader reader;
+    private final BatchWalk walk;
     private final List<CompletedFetch> parked = new ArrayList<>();
     /**
      * Parked results of resumed partitions, emitted before anything in {@link #queue}: a Fetch sent on resume may
@@ -125,12 +111,6 @@ final class RecordEmitter<K, V> implements Subscription {
     private boolean terminated;
 
     private CompletedFetch current;
-    private AbortedTransactions aborted;
-    private RecordBatch batch;
-    private RecordCursor cursor;
-    private TimestampType batchTimestampType;
-    private ByteBuffer keyView = ByteBuffer.allocate(0);
-    private ByteBuffer valueView = ByteBuffer.allocate(0);
     /** Set before the subscriber gets its subscription; read by the drain loop only. */
     private ClientMetrics metrics = ClientMetrics.NONE;
     /** Records (and their bytes) of {@link #countedTopic} emitted since the last report: reported once per drain. */
@@ -145,14 +125,11 @@ final class RecordEmitter<K, V> implements Subscription {
         this.drainLoop = logContext.wrap(this::drainLoop); // the handler's and the subscriber's log lines too
         this.progress = progress;
         this.actual = actual;
-        this.keyDeserializer = keyDeserializer;
-        this.valueDeserializer = valueDeserializer;
-        this.deserializationErrorHandler = deserializationErrorHandler;
-        this.ackHandle = ackHandle;
+        this.builder = new RecordBuilder<>(keyDeserializer, valueDeserializer, deserializationErrorHandler, ackHandle);
         this.returns = returns;
         this.onTerminate = onTerminate;
         this.worker = worker;
-        this.reader = new RecordsReader(checkCrcs);
+        this.walk = new BatchWalk(checkCrcs, progress);
     }
 
     /** Observes each record's delivery, or null (tracing off: no cost but a null check). Set like {@link #metrics}. */
@@ -432,10 +409,7 @@ final class RecordEmitter<K, V> implements Subscription {
                     progress.positioned(cf.partition().topicPartition(), cf.partition().position(),
                             cf.partition().lastEmittedEpoch());
                 }
-                reader.reset(cf.records());
-                aborted = cf.abortedTransactions().isEmpty() ? null : new AbortedTransactions(cf.abortedTransactions());
-                batch = null;
-                cursor = null;
+                walk.start(cf);
             }
             PartitionState ps = current.partition();
             if (current.isStale()) {
@@ -449,197 +423,37 @@ final class RecordEmitter<K, V> implements Subscription {
                 current = null;
                 continue;
             }
-            if (cursor != null) {
-                if (nextRecord(ps)) {
-                    ConsumerRecord<K, V> record = build(ps);
-                    if (record != null) {
+            switch (walk.step(ps)) {
+                case RECORD -> {
+                    RecordCursor cursor = walk.cursor();
+                    ConsumerRecord<K, V> record = builder.build(ps.topicPartition(), cursor, walk.timestampType(),
+                            walk.leaderEpoch());
+                    if (record == null) {
+                        walk.passedOver(ps); // a poison record the handler skipped
+                    } else {
+                        walk.emitted(ps);
+                        count(ps.topicPartition().topic(), cursor.sizeInBytes());
                         return record;
                     }
-                    continue; // a poison record the handler skipped
                 }
-                if (batch.nextOffset() > ps.position()) {
-                    skip(ps, batch.nextOffset()); // compaction can leave the batch's tail empty
+                case END -> {
+                    ps.sampleLag(); // every record of this answer handed on: where the official client samples lag
+                    finish(current);
+                    current = null;
                 }
-                cursor = null;
-            }
-            try {
-                batch = reader.nextBatch();
-            } catch (CorruptRecordBatchException | UnsupportedRecordFormatException e) {
-                throw corrupt(ps, e);
-            }
-            if (batch == null) {
-                ps.sampleLag(); // every record of this answer handed on: where the official client samples lag
-                finish(current);
-                current = null;
-                continue;
-            }
-            if (aborted != null && skipAborted(batch)) {
-                if (batch.nextOffset() > ps.position()) {
-                    // read_committed: an aborted transaction's data is never emitted
-                    skip(ps, batch.nextOffset(), batch.partitionLeaderEpoch());
+                case MOVED -> {
                 }
-                continue;
             }
-            if (batch.isControl() || batch.nextOffset() <= ps.position()) {
-                if (batch.nextOffset() > ps.position()) {
-                    // control markers take offsets but are never emitted
-                    skip(ps, batch.nextOffset(), batch.partitionLeaderEpoch());
-                }
-                continue;
-            }
-            try {
-                cursor = reader.records();
-            } catch (CorruptRecordBatchException | UnsupportedRecordFormatException e) {
-                throw corrupt(ps, e);
-            }
-            batchTimestampType = batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
-                    ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
         }
     }
 
-    /** For read_committed: true for an aborted data batch; tracks ABORT markers as they pass. */
-    private boolean skipAborted(RecordBatch b) {
-        if (b.isControl()) {
-            RecordCursor marker = reader.records();
-            if (marker.next() && marker.controlType() == io.kflux.protocol.record.ControlRecordType.ABORT) {
-                aborted.onAbortMarker(b.producerId());
-            }
-            return false;
-        }
-        return aborted.isAborted(b);
-    }
-
-    private void skip(PartitionState ps, long to) {
-        skip(ps, to, -1);
-    }
-
-    /**
-     * Passes over {@code [position, to)}; {@code epoch} is the leader epoch of the batch passed over (-1 for a
-     * compaction gap): the official consumer's position takes the epoch of every batch it walks, markers too.
-     */
-    private void skip(PartitionState ps, long to, int epoch) {
-        reportEpoch(ps, ps.position(), epoch);
-        progress.skipped(ps.topicPartition(), ps.position(), to);
-        ps.advance(to, epoch);
-    }
-
-    /** Reported only where the epoch changes: once per leader election, not per record. */
-    private void reportEpoch(PartitionState ps, long offset, int epoch) {
-        if (epoch >= 0 && epoch != ps.lastEmittedEpoch()) {
-            progress.leaderEpoch(ps.topicPartition(), offset, epoch);
-        }
-    }
-
-    private boolean nextRecord(PartitionState ps) {
-        try {
-            return cursor.nextAtOrAfter(ps.position());
-        } catch (CorruptRecordBatchException e) {
-            throw corrupt(ps, e);
-        }
-    }
-
-    private static CorruptRecordException corrupt(PartitionState ps, RuntimeException e) {
-        return new CorruptRecordException(ps.topicPartition(), ps.position(),
-                "corrupt record data in " + ps.topicPartition() + " at or after offset " + ps.position() + ": "
-                        + e.getMessage(), e);
-    }
-
-    private ConsumerRecord<K, V> build(PartitionState ps) {
-        TopicPartition tp = ps.topicPartition();
-        long offset = cursor.offset();
-        Headers headers = cursor.headerCount() == 0 ? Headers.empty() : headers(cursor);
-        int keyLength = cursor.keyLength();
-        int valueLength = cursor.valueLength();
-        K key;
-        V value;
-        try {
-            key = keyDeserializer.deserialize(tp.topic(), headers,
-                    keyLength < 0 ? null : keyView(cursor.keyArray(), cursor.keyOffset(), keyLength));
-        } catch (Throwable t) {
-            return poisoned(ps, offset, RecordDeserializationException.Origin.KEY, t, headers);
-        }
-        try {
-            value = valueDeserializer.deserialize(tp.topic(), headers,
-                    valueLength < 0 ? null : valueView(cursor.valueArray(), cursor.valueOffset(), valueLength));
-        } catch (Throwable t) {
-            return poisoned(ps, offset, RecordDeserializationException.Origin.VALUE, t, headers);
-        }
-        int epoch = batch.partitionLeaderEpoch();
-        if (offset > ps.position()) {
-            progress.skipped(tp, ps.position(), offset); // compacted away inside the batch
-        }
-        reportEpoch(ps, offset, epoch);
-        ConsumerRecord<K, V> record = Records.attached(tp, offset, cursor.timestamp(), batchTimestampType, key,
-                value, headers, epoch, keyLength, valueLength, ackHandle);
-        ps.advance(offset + 1, epoch);
-        if (!tp.topic().equals(countedTopic)) {
+    /** Counts an emitted record for the metrics, reported per drain. */
+    private void count(String topic, int sizeInBytes) {
+        if (!topic.equals(countedTopic)) {
             reportConsumed();
-            countedTopic = tp.topic();
+            countedTopic = topic;
         }
         countedRecords++;
-        countedBytes += cursor.sizeInBytes();
-        return record;
-    }
-
-    /**
-     * A deserializer threw for the record at {@code offset}: the handler decides. Skipped, it is passed over as
-     * consumed (with any compaction gap before it), so it never holds commits back; else the flux fails with the
-     * error and the position stays at the record.
-     *
-     * @return null when skipped
-     * @throws RecordDeserializationException when not skipped (also when the handler threw: added as suppressed)
-     */
-    private ConsumerRecord<K, V> poisoned(PartitionState ps, long offset, RecordDeserializationException.Origin origin,
-                                          Throwable cause, Headers headers) {
-        // copies: the cursor's arrays are reused for the next records (and pooled after decompression)
-        RecordDeserializationException error = new RecordDeserializationException(ps.topicPartition(), offset, origin,
-                cause, copy(cursor.keyArray(), cursor.keyOffset(), cursor.keyLength()),
-                copy(cursor.valueArray(), cursor.valueOffset(), cursor.valueLength()), headers, cursor.timestamp(),
-                batchTimestampType);
-        DeserializationErrorHandler.Decision decision;
-        try {
-            decision = deserializationErrorHandler.handle(error);
-        } catch (Throwable t) {
-            error.addSuppressed(t);
-            throw error;
-        }
-        if (decision != DeserializationErrorHandler.Decision.SKIP) {
-            throw error;
-        }
-        int epoch = batch.partitionLeaderEpoch();
-        reportEpoch(ps, offset, epoch);
-        progress.skipped(ps.topicPartition(), ps.position(), offset + 1);
-        ps.advance(offset + 1, epoch);
-        return null;
-    }
-
-    /** The bytes at {@code [offset, offset+length)}, or null for length -1 (a null key or value). */
-    private static byte[] copy(byte[] array, int offset, int length) {
-        return length < 0 ? null : java.util.Arrays.copyOfRange(array, offset, offset + length);
-    }
-
-    // One view per array instead of a ByteBuffer per record: deserializers must not keep `data`.
-    private ByteBuffer keyView(byte[] array, int offset, int length) {
-        keyView = view(keyView, array, offset, length);
-        return keyView;
-    }
-
-    private ByteBuffer valueView(byte[] array, int offset, int length) {
-        valueView = view(valueView, array, offset, length);
-        return valueView;
-    }
-
-    /** Points {@code view} (re-wrapped only when the cursor moved to another array) at {@code [offset, offset+length)}. */
-    private static ByteBuffer view(ByteBuffer view, byte[] array, int offset, int length) {
-        ByteBuffer v = view.hasArray() && view.array() == array ? view : ByteBuffer.wrap(array);
-        v.clear().position(offset).limit(offset + length);
-        return v;
-    }
-
-    /** One {@link Header} per wire header, its value copied once out of the batch. */
-    private static Headers headers(RecordCursor cursor) {
-        Header[] headers = new Header[cursor.headerCount()];
-        cursor.forEachHeader((i, key, value) -> headers[i] = new Header(key, value));
-        return Headers.of(headers);
+        countedBytes += sizeInBytes;
     }
 }

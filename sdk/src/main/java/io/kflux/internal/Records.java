@@ -1,6 +1,7 @@
 package io.kflux.internal;
 
 import io.kflux.ConsumerRecord;
+import io.kflux.Header;
 import io.kflux.Headers;
 import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
@@ -37,6 +38,9 @@ public final class Records {
         <K, V> ConsumerRecord<K, V> create(TopicPartition tp, long offset, long timestamp, TimestampType timestampType,
                                            K key, V value, Headers headers, int leaderEpoch, int serializedKeySize,
                                            int serializedValueSize, AckHandle ackHandle);
+
+        /** Headers over {@code owned} itself (no copy); the caller never touches the array again. */
+        Headers headers(Header[] owned);
     }
 
     /**
@@ -49,6 +53,18 @@ public final class Records {
             throw new IllegalStateException("the record factory is registered already");
         }
         factory = f;
+    }
+
+    /**
+     * Headers over {@code owned} itself, without the copy {@link Headers#of(Header...)} makes: the caller built the
+     * array for these headers alone, filled every element (none null) and never touches it again.
+     */
+    public static Headers headers(Header[] owned) {
+        Factory f = factory;
+        if (f == null) {
+            f = initialized();
+        }
+        return f.headers(owned);
     }
 
     /** A record whose acknowledge()/commit() go to {@code ackHandle} (null: detached); arguments as the constructor's. */

@@ -1,0 +1,183 @@
+package io.kflux.internal;
+
+import io.kflux.CorruptRecordException;
+import io.kflux.TimestampType;
+import io.kflux.fetch.AbortedTransactions;
+import io.kflux.fetch.CompletedFetch;
+import io.kflux.fetch.PartitionState;
+import io.kflux.protocol.record.ControlRecordType;
+import io.kflux.protocol.record.CorruptRecordBatchException;
+import io.kflux.protocol.record.RecordBatch;
+import io.kflux.protocol.record.RecordCursor;
+import io.kflux.protocol.record.RecordsReader;
+import io.kflux.protocol.record.UnsupportedRecordFormatException;
+
+/**
+ * Walks the batches of one fetch result to the records to emit, passing over (and so moving the partition's position
+ * past) what is never emitted: control batches, aborted transactions' data under read_committed, records below the
+ * position, and offsets compaction removed. Each move past offsets is told to {@link RecordEmitter.Progress}, so
+ * acknowledgement tracking never waits for them.
+ *
+ * <p>One step at a time ({@link #step}): the emitter checks between steps whether the result turned stale or its
+ * partition was paused, so nothing is passed over for a partition that stopped being emitted. Runs on the emitter's
+ * worker only; the cursor's arrays are valid until the next step.
+ */
+final class BatchWalk {
+    /** What a {@link #step} reached. */
+    enum Step {
+        /** {@link #cursor()} is at a record to emit, at or after the position. */
+        RECORD,
+        /** Moved to or past a batch; step again. */
+        MOVED,
+        /** The result holds nothing more. */
+        END
+    }
+
+    private final RecordsReader reader;
+    private final RecordEmitter.Progress progress;
+    private AbortedTransactions aborted;
+    private RecordBatch batch;
+    private RecordCursor cursor;
+    private TimestampType timestampType;
+
+    BatchWalk(boolean checkCrcs, RecordEmitter.Progress progress) {
+        this.reader = new RecordsReader(checkCrcs);
+        this.progress = progress;
+    }
+
+    /** Starts walking {@code cf} from its first batch (records below the position are passed over as they come). */
+    void start(CompletedFetch cf) {
+        reader.reset(cf.records());
+        aborted = cf.abortedTransactions().isEmpty() ? null : new AbortedTransactions(cf.abortedTransactions());
+        batch = null;
+        cursor = null;
+    }
+
+    /**
+     * Moves to the next record at or after {@code ps}'s position, by at most one batch.
+     *
+     * @throws CorruptRecordException when a batch or record cannot be read (position unchanged at the bad data)
+     */
+    Step step(PartitionState ps) {
+        if (cursor != null) {
+            if (nextRecord(ps)) {
+                return Step.RECORD;
+            }
+            if (batch.nextOffset() > ps.position()) {
+                skip(ps, batch.nextOffset(), -1); // compaction can leave the batch's tail empty
+            }
+            cursor = null;
+        }
+        try {
+            batch = reader.nextBatch();
+        } catch (CorruptRecordBatchException | UnsupportedRecordFormatException e) {
+            throw corrupt(ps, e);
+        }
+        if (batch == null) {
+            return Step.END;
+        }
+        if (aborted != null && skipAborted(batch)) {
+            if (batch.nextOffset() > ps.position()) {
+                // read_committed: an aborted transaction's data is never emitted
+                skip(ps, batch.nextOffset(), batch.partitionLeaderEpoch());
+            }
+            return Step.MOVED;
+        }
+        if (batch.isControl() || batch.nextOffset() <= ps.position()) {
+            if (batch.nextOffset() > ps.position()) {
+                // control markers take offsets but are never emitted
+                skip(ps, batch.nextOffset(), batch.partitionLeaderEpoch());
+            }
+            return Step.MOVED;
+        }
+        try {
+            cursor = reader.records();
+        } catch (CorruptRecordBatchException | UnsupportedRecordFormatException e) {
+            throw corrupt(ps, e);
+        }
+        timestampType = batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
+                ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
+        return Step.MOVED;
+    }
+
+    /** The record {@link Step#RECORD} reached; its arrays are valid until the next step. */
+    RecordCursor cursor() {
+        return cursor;
+    }
+
+    /** The timestamp type of the batch of {@link #cursor()}. */
+    TimestampType timestampType() {
+        return timestampType;
+    }
+
+    /** The partition leader epoch of the batch of {@link #cursor()}, -1 unknown. */
+    int leaderEpoch() {
+        return batch.partitionLeaderEpoch();
+    }
+
+    /** The record at the cursor was emitted: the position moves past it, past any compaction gap before it too. */
+    void emitted(PartitionState ps) {
+        long offset = cursor.offset();
+        int epoch = batch.partitionLeaderEpoch();
+        if (offset > ps.position()) {
+            progress.skipped(ps.topicPartition(), ps.position(), offset); // compacted away inside the batch
+        }
+        reportEpoch(ps, offset, epoch);
+        ps.advance(offset + 1, epoch);
+    }
+
+    /**
+     * The record at the cursor is passed over unemitted (the deserialization error handler chose to skip it): it
+     * counts as consumed with any compaction gap before it, so it never holds commits back.
+     */
+    void passedOver(PartitionState ps) {
+        long offset = cursor.offset();
+        int epoch = batch.partitionLeaderEpoch();
+        reportEpoch(ps, offset, epoch);
+        progress.skipped(ps.topicPartition(), ps.position(), offset + 1);
+        ps.advance(offset + 1, epoch);
+    }
+
+    /** For read_committed: true for an aborted data batch; tracks ABORT markers as they pass. */
+    private boolean skipAborted(RecordBatch b) {
+        if (b.isControl()) {
+            RecordCursor marker = reader.records();
+            if (marker.next() && marker.controlType() == ControlRecordType.ABORT) {
+                aborted.onAbortMarker(b.producerId());
+            }
+            return false;
+        }
+        return aborted.isAborted(b);
+    }
+
+    /**
+     * Passes over {@code [position, to)}; {@code epoch} is the leader epoch of the batch passed over (-1 for a
+     * compaction gap): the official consumer's position takes the epoch of every batch it walks, markers too.
+     */
+    private void skip(PartitionState ps, long to, int epoch) {
+        reportEpoch(ps, ps.position(), epoch);
+        progress.skipped(ps.topicPartition(), ps.position(), to);
+        ps.advance(to, epoch);
+    }
+
+    /** Reported only where the epoch changes: once per leader election, not per record. */
+    private void reportEpoch(PartitionState ps, long offset, int epoch) {
+        if (epoch >= 0 && epoch != ps.lastEmittedEpoch()) {
+            progress.leaderEpoch(ps.topicPartition(), offset, epoch);
+        }
+    }
+
+    private boolean nextRecord(PartitionState ps) {
+        try {
+            return cursor.nextAtOrAfter(ps.position());
+        } catch (CorruptRecordBatchException e) {
+            throw corrupt(ps, e);
+        }
+    }
+
+    private static CorruptRecordException corrupt(PartitionState ps, RuntimeException e) {
+        return new CorruptRecordException(ps.topicPartition(), ps.position(),
+                "corrupt record data in " + ps.topicPartition() + " at or after offset " + ps.position() + ": "
+                        + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,131 @@
+package io.kflux.internal;
+
+import io.kflux.ConsumerRecord;
+import io.kflux.DeserializationErrorHandler;
+import io.kflux.Deserializer;
+import io.kflux.Header;
+import io.kflux.Headers;
+import io.kflux.RecordDeserializationException;
+import io.kflux.TimestampType;
+import io.kflux.TopicPartition;
+import io.kflux.protocol.record.RecordCursor;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * Builds the public {@link ConsumerRecord} of the record a {@link RecordCursor} is at: headers copied out of the
+ * batch, key and value deserialized from views of the batch's bytes, and a deserializer's failure handed to the
+ * {@link DeserializationErrorHandler}. Moves no position: the caller passes a record over or on as the answer says.
+ * Runs on the emitter's worker only (its views are reused from record to record).
+ */
+final class RecordBuilder<K, V> {
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+    private final DeserializationErrorHandler deserializationErrorHandler;
+    private final AckHandle ackHandle;
+    private ByteBuffer keyView = ByteBuffer.allocate(0);
+    private ByteBuffer valueView = ByteBuffer.allocate(0);
+
+    RecordBuilder(Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
+                  DeserializationErrorHandler deserializationErrorHandler, AckHandle ackHandle) {
+        this.keyDeserializer = keyDeserializer;
+        this.valueDeserializer = valueDeserializer;
+        this.deserializationErrorHandler = deserializationErrorHandler;
+        this.ackHandle = ackHandle;
+    }
+
+    /**
+     * The record at {@code cursor}, attached to the consumer's {@link AckHandle}.
+     *
+     * @param timestampType the timestamp type of the cursor's batch
+     * @param leaderEpoch   the partition leader epoch of the cursor's batch, -1 unknown
+     * @return the record, or null when a deserializer failed and the handler chose to skip the record
+     * @throws RecordDeserializationException when a deserializer failed and the handler did not skip the record (also
+     *         when the handler threw: added as suppressed)
+     */
+    ConsumerRecord<K, V> build(TopicPartition tp, RecordCursor cursor, TimestampType timestampType, int leaderEpoch) {
+        long offset = cursor.offset();
+        Headers headers = cursor.headerCount() == 0 ? Headers.empty() : headers(cursor);
+        int keyLength = cursor.keyLength();
+        int valueLength = cursor.valueLength();
+        K key;
+        V value;
+        try {
+            key = keyDeserializer.deserialize(tp.topic(), headers,
+                    keyLength < 0 ? null : keyView(cursor.keyArray(), cursor.keyOffset(), keyLength));
+        } catch (Throwable t) {
+            return poisoned(tp, cursor, timestampType, RecordDeserializationException.Origin.KEY, t, headers);
+        }
+        try {
+            value = valueDeserializer.deserialize(tp.topic(), headers,
+                    valueLength < 0 ? null : valueView(cursor.valueArray(), cursor.valueOffset(), valueLength));
+        } catch (Throwable t) {
+            return poisoned(tp, cursor, timestampType, RecordDeserializationException.Origin.VALUE, t, headers);
+        }
+        return Records.attached(tp, offset, cursor.timestamp(), timestampType, key, value, headers, leaderEpoch,
+                keyLength, valueLength, ackHandle);
+    }
+
+    /**
+     * A deserializer threw for the cursor's record: the handler decides. Skipped, the caller passes it over as
+     * consumed, so it never holds commits back; else the flux fails with the error and the position stays at the
+     * record.
+     *
+     * @return null when skipped
+     * @throws RecordDeserializationException when not skipped (also when the handler threw: added as suppressed)
+     */
+    private ConsumerRecord<K, V> poisoned(TopicPartition tp, RecordCursor cursor, TimestampType timestampType,
+                                          RecordDeserializationException.Origin origin, Throwable cause,
+                                          Headers headers) {
+        // copies: the cursor's arrays are reused for the next records (and pooled after decompression)
+        RecordDeserializationException error = new RecordDeserializationException(tp, cursor.offset(), origin,
+                cause, copy(cursor.keyArray(), cursor.keyOffset(), cursor.keyLength()),
+                copy(cursor.valueArray(), cursor.valueOffset(), cursor.valueLength()), headers, cursor.timestamp(),
+                timestampType);
+        DeserializationErrorHandler.Decision decision;
+        try {
+            decision = deserializationErrorHandler.handle(error);
+        } catch (Throwable t) {
+            error.addSuppressed(t);
+            throw error;
+        }
+        if (decision != DeserializationErrorHandler.Decision.SKIP) {
+            throw error;
+        }
+        return null;
+    }
+
+    /** The bytes at {@code [offset, offset+length)}, or null for length -1 (a null key or value). */
+    private static byte[] copy(byte[] array, int offset, int length) {
+        return length < 0 ? null : Arrays.copyOfRange(array, offset, offset + length);
+    }
+
+    // One view per array instead of a ByteBuffer per record: deserializers must not keep `data`.
+    private ByteBuffer keyView(byte[] array, int offset, int length) {
+        keyView = view(keyView, array, offset, length);
+        return keyView;
+    }
+
+    private ByteBuffer valueView(byte[] array, int offset, int length) {
+        valueView = view(valueView, array, offset, length);
+        return valueView;
+    }
+
+    /** Points {@code view} (re-wrapped only when the cursor moved to another array) at {@code [offset, offset+length)}. */
+    private static ByteBuffer view(ByteBuffer view, byte[] array, int offset, int length) {
+        ByteBuffer v = view.hasArray() && view.array() == array ? view : ByteBuffer.wrap(array);
+        v.clear().position(offset).limit(offset + length);
+        return v;
+    }
+
+    /**
+     * One {@link Header} per wire header, its value copied once out of the batch (so it stays valid after the batch's
+     * buffer is released or its decompression array reused) and the array of them handed to {@link Headers} as it
+     * is ({@link Headers#of(Header...)} would copy it again).
+     */
+    private static Headers headers(RecordCursor cursor) {
+        Header[] headers = new Header[cursor.headerCount()];
+        cursor.forEachHeader((i, key, value) -> headers[i] = new Header(key, value));
+        return Records.headers(headers);
+    }
+}
