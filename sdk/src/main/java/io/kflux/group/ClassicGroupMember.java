@@ -657,14 +657,14 @@ public final class ClassicGroupMember implements GroupMember {
     }
 
     /** What a Heartbeat answer (from the current coordinator, for {@code sent}) means for the member. */
-    void onHeartbeatAnswer(CoordinatorChannel ch, Generation sent, Errors error) {
+    void onHeartbeatAnswer(CoordinatorChannel ch, Generation sent, Errors error, long sentAtMs) {
         switch (error) {
             case NONE -> {
-                heartbeat.answered();
+                heartbeat.answered(sentAtMs);
                 checkMetadataIfChanged();
             }
             case REBALANCE_IN_PROGRESS -> {
-                heartbeat.answered();
+                heartbeat.answered(sentAtMs);
                 // Heartbeats go on during a rebalance, whose answers all say so: only a STABLE member must act.
                 if (state == MemberState.STABLE) {
                     requestRejoin("the group is rebalancing");
@@ -676,7 +676,8 @@ public final class ClassicGroupMember implements GroupMember {
                     resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
                     requestRejoin(error + " from Heartbeat");
                 }
-                heartbeat.answered(); // after the reset: it does not end holding back records of a session in doubt
+                // after the reset: it does not end holding back records of a session in doubt
+                heartbeat.answered(sentAtMs);
             }
             case FENCED_INSTANCE_ID -> {
                 if (sent == generation) {

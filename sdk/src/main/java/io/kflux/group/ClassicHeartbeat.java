@@ -30,8 +30,6 @@ final class ClassicHeartbeat {
     private long seq;
     private long inFlight = -1;
     private final SessionTimer session;
-    /** While a Heartbeat answer is being applied: when that Heartbeat was sent (member's clock, ms); else -1. */
-    private long answeringSentAtMs = -1L;
 
     ClassicHeartbeat(ClassicGroupMember member, GroupConfig config, String logPrefix) {
         this.member = member;
@@ -62,16 +60,20 @@ final class ClassicHeartbeat {
     }
 
     /**
-     * The coordinator answered for the member now: a Heartbeat answer, a JoinGroup answer (a new generation), or the
-     * end of a JoinGroup the broker held (it kept the member meanwhile). Called after the member applied the answer:
-     * it confirms the session only when the member then holds one ({@link SessionTimer#confirmed()}).
+     * The coordinator answered a Heartbeat sent at {@code sentAtMs} (member's clock, ms): the session is confirmed as
+     * of that send. Called after the member applied the answer: it confirms the session only when the member then holds
+     * one ({@link SessionTimer#confirmed(long)}).
+     */
+    void answered(long sentAtMs) {
+        session.confirmed(sentAtMs);
+    }
+
+    /**
+     * The coordinator answered for the member now: a JoinGroup answer (a new generation), or the end of a JoinGroup
+     * the broker held (it kept the member meanwhile); as {@link #answered(long)}, dated now.
      */
     void answered() {
-        if (answeringSentAtMs >= 0L) {
-            session.confirmed(answeringSentAtMs);
-        } else {
-            session.confirmed();
-        }
+        session.confirmed();
     }
 
     /** Stops the timer; an answer in flight is still taken when it comes. */
@@ -83,17 +85,13 @@ final class ClassicHeartbeat {
 
     /**
      * Stops the timer and abandons the request in flight (closed or failed member). A failed member keeps records
-     * held back ({@link SessionTimer#fail()}): its session was not confirmed again.
+     * held back ({@link SessionTimer#stop(boolean)}): its session was not confirmed again.
      */
     void cancel(boolean failed) {
         stop();
         dispose(call);
         call = null;
-        if (failed) {
-            session.fail();
-        } else {
-            session.cancel();
-        }
+        session.stop(failed);
     }
 
     /** A failed heartbeat is tried again after {@code retry.backoff.ms} (at most the interval). */
@@ -141,12 +139,7 @@ final class ClassicHeartbeat {
         if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
             return;
         }
-        answeringSentAtMs = sentAtMs; // the member's answered() dates the confirmation with it (SessionTimer)
-        try {
-            member.onHeartbeatAnswer(ch, sent, Errors.forCode(response.errorCode()));
-        } finally {
-            answeringSentAtMs = -1L;
-        }
+        member.onHeartbeatAnswer(ch, sent, Errors.forCode(response.errorCode()), sentAtMs);
     }
 
     private void onFailure(CoordinatorChannel ch, long id, Throwable e) {

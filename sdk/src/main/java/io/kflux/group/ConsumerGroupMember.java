@@ -402,11 +402,7 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         metadataWatch = heartbeatTimer = heartbeatCall = unknownIdRefresh = null;
         heartbeatInFlight = false;
-        if (state == ConsumerMemberState.FATAL) {
-            session.fail(); // records held back stay held: the session was not confirmed again
-        } else {
-            session.cancel();
-        }
+        session.stop(state == ConsumerMemberState.FATAL);
         listenerCalls.cancel();
         link.cancel();
         List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);

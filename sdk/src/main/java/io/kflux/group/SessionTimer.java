@@ -149,26 +149,23 @@ final class SessionTimer {
         return now.getAsLong() - confirmedMs;
     }
 
-    /** Stops the deadline check (closed member; a failed one: {@link #fail()}); {@link #confirmed()} arms it again. */
-    void cancel() {
+    /**
+     * Stops the deadline check because the member stopped; {@link #confirmed()} arms it again. A member that failed
+     * ({@code fatal}) keeps records held back (the session was not confirmed again, and the consumer ends with the
+     * member's error); else they are released.
+     *
+     * @param fatal whether the member ended on an error it cannot recover from
+     */
+    void stop(boolean fatal) {
         cancelTimer();
         boolean wasHolding = phase == Phase.IN_DOUBT || phase == Phase.LOST;
+        if (fatal && wasHolding) {
+            moveTo(Phase.LOST);
+            return;
+        }
         moveTo(Phase.IDLE);
         if (wasHolding) {
             holdBack.accept(false);
-        }
-    }
-
-    /**
-     * Stops the deadline check because the member failed: records held back stay held (the session was not confirmed
-     * again, and the consumer ends with the member's error), else as {@link #cancel()}.
-     */
-    void fail() {
-        if (phase == Phase.IN_DOUBT || phase == Phase.LOST) {
-            cancelTimer();
-            moveTo(Phase.LOST);
-        } else {
-            cancel();
         }
     }
 
