@@ -36,7 +36,7 @@ final class ClassicHeartbeat {
         this.config = config;
         this.logPrefix = logPrefix;
         this.session = new SessionTimer(config.sessionTimeoutMs(), member::now, member::schedule,
-                member::sessionHeld, member::onSessionInDoubt, member::sessionExpired);
+                member::sessionHeld, member::joinAwaited, member::onSessionInDoubt, member::sessionExpired);
     }
 
     /** Starts the loop when the member's state allows heartbeats and none is scheduled. */
@@ -68,12 +68,14 @@ final class ClassicHeartbeat {
         session.confirmed(sentAtMs);
     }
 
-    /**
-     * The coordinator answered for the member now: a JoinGroup answer (a new generation), or the end of a JoinGroup
-     * the broker held (it kept the member meanwhile); as {@link #answered(long)}, dated now.
-     */
-    void answered() {
+    /** A JoinGroup answer gave the member a new generation, whose session the broker started just before. */
+    void joined() {
         session.confirmed();
+    }
+
+    /** The JoinGroup out ended without an answer: it confirms nothing ({@link SessionTimer#unanswered()}). */
+    void joinUnanswered() {
+        session.unanswered();
     }
 
     /** Stops the timer; an answer in flight is still taken when it comes. */
