@@ -337,9 +337,13 @@ class SessionExpiryTest {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             closed = true;
-            thread.join(30_000);
+            try {
+                thread.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
