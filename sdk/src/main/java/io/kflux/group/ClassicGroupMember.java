@@ -150,6 +150,8 @@ public final class ClassicGroupMember implements GroupMember {
 
     /** The JoinGroup, SyncGroup, leader metadata refresh or retry timer of the current rebalance step. */
     private Disposable joinCall;
+    /** Whether {@link #joinCall} is a JoinGroup out (JOINING), not its retry timer. */
+    private boolean joinInFlight;
     private int joinFailures;
 
     private final ListenerCalls listenerCalls;
@@ -492,6 +494,7 @@ public final class ClassicGroupMember implements GroupMember {
         flowEpoch++;
         dispose(joinCall);
         joinCall = null;
+        joinInFlight = false;
         if (state == MemberState.JOINING || state == MemberState.SYNCING) {
             needsJoin = true;
         }
@@ -588,7 +591,10 @@ public final class ClassicGroupMember implements GroupMember {
         }
         heartbeat.stop();
         if (state == MemberState.JOINING) {
-            heartbeat.answered(); // the broker held the JoinGroup until now, and kept the member meanwhile
+            // The JoinGroup step ends unanswered. Not a confirmation: the broker may have completed the join and its
+            // answer been lost, and then expires the member a session timeout on (issue #15: counted as one, the
+            // member emitted that much longer).
+            heartbeat.joinUnanswered();
         }
         if (state == MemberState.JOINING || state == MemberState.SYNCING) {
             abortFlow();
@@ -600,12 +606,22 @@ public final class ClassicGroupMember implements GroupMember {
 
     /**
      * Whether the member holds a session the coordinator times out: a generation, in a state where heartbeats are due
-     * (or would be, once the coordinator is found again). Not while JOINING: the broker holds the JoinGroup then.
+     * (or would be, once the coordinator is found again), or JOINING with it: a broker holding the JoinGroup keeps the
+     * member, but one that completed the join and whose answer was lost expires it a session timeout later, and the
+     * member cannot tell the two apart (issue #15: a cooperative member emits the partitions it keeps meanwhile).
      */
     boolean sessionHeld() {
         MemberState s = state;
-        return generation.valid() && (s == MemberState.STABLE || s == MemberState.SYNCING
+        return generation.valid() && (s == MemberState.STABLE || s == MemberState.SYNCING || s == MemberState.JOINING
                 || s == MemberState.REJOINING || s == MemberState.REDISCOVERING_COORDINATOR);
+    }
+
+    /**
+     * Whether a JoinGroup is out (not waiting for its retry): the broker may hold it for up to the rebalance timeout,
+     * keeping the member meanwhile, so the session's grace does not end it ({@link SessionTimer}).
+     */
+    boolean joinAwaited() {
+        return state == MemberState.JOINING && joinInFlight;
     }
 
     /** {@link SessionTimer}: hold back records (true) or emit again (false); the consumer logs it. */
@@ -657,14 +673,14 @@ public final class ClassicGroupMember implements GroupMember {
     }
 
     /** What a Heartbeat answer (from the current coordinator, for {@code sent}) means for the member. */
-    void onHeartbeatAnswer(CoordinatorChannel ch, Generation sent, Errors error) {
+    void onHeartbeatAnswer(CoordinatorChannel ch, Generation sent, Errors error, long sentAtMs) {
         switch (error) {
             case NONE -> {
-                heartbeat.answered();
+                heartbeat.answered(sentAtMs);
                 checkMetadataIfChanged();
             }
             case REBALANCE_IN_PROGRESS -> {
-                heartbeat.answered();
+                heartbeat.answered(sentAtMs);
                 // Heartbeats go on during a rebalance, whose answers all say so: only a STABLE member must act.
                 if (state == MemberState.STABLE) {
                     requestRejoin("the group is rebalancing");
@@ -676,7 +692,8 @@ public final class ClassicGroupMember implements GroupMember {
                     resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
                     requestRejoin(error + " from Heartbeat");
                 }
-                heartbeat.answered(); // after the reset: it does not end holding back records of a session in doubt
+                // after the reset: it does not end holding back records of a session in doubt
+                heartbeat.answered(sentAtMs);
             }
             case FENCED_INSTANCE_ID -> {
                 if (sent == generation) {
@@ -742,6 +759,7 @@ public final class ClassicGroupMember implements GroupMember {
 
     private void sendJoin() {
         transitionTo(MemberState.JOINING);
+        joinInFlight = true;
         needsJoin = false;
         heartbeat.stop(); // the broker holds the JoinGroup; heartbeats resume with the new generation
         if (pattern != null) {
@@ -792,6 +810,7 @@ public final class ClassicGroupMember implements GroupMember {
 
     private void onJoinResponse(CoordinatorChannel ch, JoinGroupResponse response) {
         joinCall = null;
+        joinInFlight = false;
         Errors error = Errors.forCode(response.errorCode());
         switch (error) {
             case NONE -> {
@@ -807,7 +826,7 @@ public final class ClassicGroupMember implements GroupMember {
                 log.info("{}joined generation {} as {} ({}, assignor {})", logPrefix, response.generationId(),
                         response.memberId(), response.isLeader() ? "leader" : "follower", response.protocolName());
                 transitionTo(MemberState.SYNCING);
-                heartbeat.answered(); // the session of the new generation starts now (SYNCING holds it)
+                heartbeat.joined(); // the session of the new generation starts now (SYNCING holds it)
                 heartbeat.ensure();
                 if (response.isLeader()) {
                     onLeaderElected(response);
@@ -847,6 +866,7 @@ public final class ClassicGroupMember implements GroupMember {
         log.info("{}JoinGroup failed ({}); retrying in {} ms", logPrefix, why, delay);
         long epoch = flowEpoch;
         transitionTo(MemberState.JOINING);
+        joinInFlight = false;
         joinCall = schedule(delay, () -> {
             if (epoch == flowEpoch && !inactive()) {
                 if (coordinatorChannel() == null) {

@@ -30,15 +30,13 @@ final class ClassicHeartbeat {
     private long seq;
     private long inFlight = -1;
     private final SessionTimer session;
-    /** While a Heartbeat answer is being applied: when that Heartbeat was sent (member's clock, ms); else -1. */
-    private long answeringSentAtMs = -1L;
 
     ClassicHeartbeat(ClassicGroupMember member, GroupConfig config, String logPrefix) {
         this.member = member;
         this.config = config;
         this.logPrefix = logPrefix;
         this.session = new SessionTimer(config.sessionTimeoutMs(), member::now, member::schedule,
-                member::sessionHeld, member::onSessionInDoubt, member::sessionExpired);
+                member::sessionHeld, member::joinAwaited, member::onSessionInDoubt, member::sessionExpired);
     }
 
     /** Starts the loop when the member's state allows heartbeats and none is scheduled. */
@@ -62,16 +60,22 @@ final class ClassicHeartbeat {
     }
 
     /**
-     * The coordinator answered for the member now: a Heartbeat answer, a JoinGroup answer (a new generation), or the
-     * end of a JoinGroup the broker held (it kept the member meanwhile). Called after the member applied the answer:
-     * it confirms the session only when the member then holds one ({@link SessionTimer#confirmed()}).
+     * The coordinator answered a Heartbeat sent at {@code sentAtMs} (member's clock, ms): the session is confirmed as
+     * of that send. Called after the member applied the answer: it confirms the session only when the member then holds
+     * one ({@link SessionTimer#confirmed(long)}).
      */
-    void answered() {
-        if (answeringSentAtMs >= 0L) {
-            session.confirmed(answeringSentAtMs);
-        } else {
-            session.confirmed();
-        }
+    void answered(long sentAtMs) {
+        session.confirmed(sentAtMs);
+    }
+
+    /** A JoinGroup answer gave the member a new generation, whose session the broker started just before. */
+    void joined() {
+        session.confirmed();
+    }
+
+    /** The JoinGroup out ended without an answer: it confirms nothing ({@link SessionTimer#unanswered()}). */
+    void joinUnanswered() {
+        session.unanswered();
     }
 
     /** Stops the timer; an answer in flight is still taken when it comes. */
@@ -83,17 +87,13 @@ final class ClassicHeartbeat {
 
     /**
      * Stops the timer and abandons the request in flight (closed or failed member). A failed member keeps records
-     * held back ({@link SessionTimer#fail()}): its session was not confirmed again.
+     * held back ({@link SessionTimer#stop(boolean)}): its session was not confirmed again.
      */
     void cancel(boolean failed) {
         stop();
         dispose(call);
         call = null;
-        if (failed) {
-            session.fail();
-        } else {
-            session.cancel();
-        }
+        session.stop(failed);
     }
 
     /** A failed heartbeat is tried again after {@code retry.backoff.ms} (at most the interval). */
@@ -141,12 +141,7 @@ final class ClassicHeartbeat {
         if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
             return;
         }
-        answeringSentAtMs = sentAtMs; // the member's answered() dates the confirmation with it (SessionTimer)
-        try {
-            member.onHeartbeatAnswer(ch, sent, Errors.forCode(response.errorCode()));
-        } finally {
-            answeringSentAtMs = -1L;
-        }
+        member.onHeartbeatAnswer(ch, sent, Errors.forCode(response.errorCode()), sentAtMs);
     }
 
     private void onFailure(CoordinatorChannel ch, long id, Throwable e) {

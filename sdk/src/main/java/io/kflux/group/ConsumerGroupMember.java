@@ -175,8 +175,9 @@ public final class ConsumerGroupMember implements GroupMember {
             heartbeatFailures = 0;
             heartbeatNow();
         }, this::fail, this::onCoordinatorLost);
+        // No request is held before its answer under KIP-848 (heartbeats are answered at once): nothing awaited.
         this.session = new SessionTimer(config.sessionTimeoutMs(), () -> scheduler.now(TimeUnit.MILLISECONDS),
-                this::schedule, this::sessionHeld, listener::onSessionInDoubt, this::sessionExpired);
+                this::schedule, this::sessionHeld, () -> false, listener::onSessionInDoubt, this::sessionExpired);
     }
 
     /** KIP-1082: a random UUID in Kafka's text form (URL-safe base64 of its 16 bytes, no padding). */
@@ -402,11 +403,7 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         metadataWatch = heartbeatTimer = heartbeatCall = unknownIdRefresh = null;
         heartbeatInFlight = false;
-        if (state == ConsumerMemberState.FATAL) {
-            session.fail(); // records held back stay held: the session was not confirmed again
-        } else {
-            session.cancel();
-        }
+        session.stop(state == ConsumerMemberState.FATAL);
         listenerCalls.cancel();
         link.cancel();
         List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);

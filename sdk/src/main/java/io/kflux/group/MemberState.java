@@ -15,9 +15,10 @@ import java.util.Set;
  * STABLE -> REJOINING -> JOINING          (rebalance: REBALANCE_IN_PROGRESS, a subscription or metadata change,
  *                                          ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID after the owned partitions were lost)
  * any member state -> REDISCOVERING_COORDINATOR -> (STABLE, or REJOINING when a JoinGroup/SyncGroup was under way)
- * STABLE | SYNCING | REJOINING | REDISCOVERING_COORDINATOR -> REJOINING -> DISCOVERING_COORDINATOR
+ * STABLE | SYNCING | JOINING | REJOINING | REDISCOVERING_COORDINATOR -> REJOINING -> DISCOVERING_COORDINATOR
  *                                        (session expired: no answer from the coordinator for session.timeout.ms;
- *                                         generation and member id dropped, partitions lost, issue #15)
+ *                                         generation dropped, partitions lost, issue #15; not while a JoinGroup is
+ *                                         out, which the broker may hold)
  * any -> LEAVING -> UNJOINED             (leave(); max.poll.interval.ms expiry goes straight to UNJOINED)
  * any -> FATAL | CLOSED                  (terminal)
  * </pre>
@@ -32,7 +33,11 @@ public enum MemberState implements StateTransitions<MemberState> {
      * partitions of topics no longer subscribed) or lost (generation reset). Heartbeats go on while it runs.
      */
     REJOINING,
-    /** A JoinGroup is in flight (or waits for its retry backoff). No heartbeats: the broker holds the request. */
+    /**
+     * A JoinGroup is in flight (or waits for its retry backoff). No heartbeats: the broker holds the request. The
+     * session's deadline still runs ({@link SessionTimer}): its answer may have been lost after the broker completed
+     * the join, and a cooperative member emits the partitions it keeps meanwhile.
+     */
     JOINING,
     /** Joined a generation; the leader computes the assignment, then SyncGroup is in flight. Heartbeats go on. */
     SYNCING,

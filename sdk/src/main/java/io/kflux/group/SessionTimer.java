@@ -27,6 +27,13 @@ import reactor.core.Disposable;
  * ({@link #graceMs}) ends the session here ({@code expired}: partitions reported lost, a new join). Records stay held
  * back until a new session is confirmed.
  *
+ * <p>A request the coordinator holds before answering (the classic JoinGroup, held for up to the rebalance timeout)
+ * keeps the session alive at the broker while it is held, but the member cannot tell a held request from one whose
+ * answer was lost (after which the broker expires the member a session timeout on). So the deadline runs while such a
+ * request is out ({@code awaiting}): past it the records are held back; the grace does not end the session while the
+ * request is still out (the broker may be holding it, and keeping the member); the request's end without an answer
+ * ({@link #unanswered()}) confirms nothing and starts the grace again, for the member to reach its coordinator.
+ *
  * <p>The clock runs from the member's last confirmation, dated when the confirmed heartbeat was sent: the broker
  * restarted its session clock somewhere between that send and the answer, so the member's deadline is never later
  * than the broker's, however slow the answer's way back (dated at the answer, a slow return path let the member emit
@@ -58,7 +65,10 @@ final class SessionTimer {
                 return EnumSet.of(IDLE, IN_DOUBT, LOST);
             }
         },
-        /** The deadline passed unconfirmed: records held back, the member tries its coordinator until the grace ends. */
+        /**
+         * The deadline passed unconfirmed: records held back, the member tries its coordinator until the grace ends (a
+         * grace that ends while a request the coordinator holds is out runs again).
+         */
         IN_DOUBT {
             @Override public Set<Phase> previousValidStates() {
                 return EnumSet.of(ALIVE);
@@ -80,6 +90,7 @@ final class SessionTimer {
     private final LongSupplier now;
     private final Scheduling scheduling;
     private final BooleanSupplier held;
+    private final BooleanSupplier awaiting;
     private final Consumer<Boolean> holdBack;
     private final Consumer<String> expired;
     private Phase phase = Phase.IDLE;
@@ -97,21 +108,24 @@ final class SessionTimer {
      * @param now        the member's clock, ms
      * @param held       whether the member holds a session now (its state says so); checked at each deadline and
      *                   at each confirmation (only a confirmation of a held session ends holding back)
+     * @param awaiting   whether a request the coordinator holds before answering (JoinGroup) is out now: the grace
+     *                   does not end the session meanwhile
      * @param holdBack   told, on the loop, to hold back records (true) or to emit again (false)
      * @param expired    told, on the loop, that the session ran out, with the reason for the log
      */
     SessionTimer(long timeoutMs, LongSupplier now, Scheduling scheduling, BooleanSupplier held,
-                 Consumer<Boolean> holdBack, Consumer<String> expired) {
+                 BooleanSupplier awaiting, Consumer<Boolean> holdBack, Consumer<String> expired) {
         this.timeoutMs = timeoutMs;
         this.graceMs = timeoutMs;
         this.now = now;
         this.scheduling = scheduling;
         this.held = held;
+        this.awaiting = awaiting;
         this.holdBack = holdBack;
         this.expired = expired;
     }
 
-    /** {@link #confirmed(long)} dated now: a JoinGroup answer, or the end of a JoinGroup the broker held. */
+    /** {@link #confirmed(long)} dated now: a JoinGroup answer (the broker started the new sessions just before). */
     void confirmed() {
         confirmed(now.getAsLong());
     }
@@ -149,26 +163,35 @@ final class SessionTimer {
         return now.getAsLong() - confirmedMs;
     }
 
-    /** Stops the deadline check (closed member; a failed one: {@link #fail()}); {@link #confirmed()} arms it again. */
-    void cancel() {
-        cancelTimer();
-        boolean wasHolding = phase == Phase.IN_DOUBT || phase == Phase.LOST;
-        moveTo(Phase.IDLE);
-        if (wasHolding) {
-            holdBack.accept(false);
+    /**
+     * A request the coordinator holds before answering ({@code awaiting}: a JoinGroup) ended without an answer (timed
+     * out, its connection lost, or the coordinator moved): it confirms nothing, since its answer may have been lost
+     * after the broker completed it. When the session is in doubt, the grace runs again from now, so the member gets
+     * to reach its coordinator after waiting on that request.
+     */
+    void unanswered() {
+        if (phase == Phase.IN_DOUBT) {
+            arm(graceMs);
         }
     }
 
     /**
-     * Stops the deadline check because the member failed: records held back stay held (the session was not confirmed
-     * again, and the consumer ends with the member's error), else as {@link #cancel()}.
+     * Stops the deadline check because the member stopped; {@link #confirmed()} arms it again. A member that failed
+     * ({@code fatal}) keeps records held back (the session was not confirmed again, and the consumer ends with the
+     * member's error); else they are released.
+     *
+     * @param fatal whether the member ended on an error it cannot recover from
      */
-    void fail() {
-        if (phase == Phase.IN_DOUBT || phase == Phase.LOST) {
-            cancelTimer();
+    void stop(boolean fatal) {
+        cancelTimer();
+        boolean wasHolding = phase == Phase.IN_DOUBT || phase == Phase.LOST;
+        if (fatal && wasHolding) {
             moveTo(Phase.LOST);
-        } else {
-            cancel();
+            return;
+        }
+        moveTo(Phase.IDLE);
+        if (wasHolding) {
+            holdBack.accept(false);
         }
     }
 
@@ -211,6 +234,10 @@ final class SessionTimer {
                 arm(graceMs);
             }
             case IN_DOUBT -> {
+                if (awaiting.getAsBoolean()) {
+                    arm(graceMs); // the coordinator may be holding the request, and the member with it
+                    return;
+                }
                 moveTo(Phase.LOST);
                 if (held.getAsBoolean()) {
                     expired.accept("no answer from the group coordinator for " + silentMs() + " ms (session timeout "

@@ -47,6 +47,19 @@ class ClassicGroupMemberHeartbeatTest {
         h.io.heartbeatAnswer = req -> hb(e);
     }
 
+    /**
+     * A cooperative member owning t-0 and t-1 in generation 1; the Heartbeat sent at 3 s is answered
+     * REBALANCE_IN_PROGRESS (confirming the session as of 3 s) and the JoinGroup goes out at 3 s, keeping both.
+     */
+    private FakeGroupIo.Pending<?> cooperativeRebalanceWithTheJoinGroupOut() {
+        h = MemberHarness.cooperative();
+        h.startAndDiscover("t");
+        h.joinAsFollower(1, "cooperative-sticky", tp("t", 0), tp("t", 1));
+        answerHeartbeatsWith(Errors.REBALANCE_IN_PROGRESS);
+        h.advance(3_000);
+        return h.takeJoin();
+    }
+
     @Test
     void heartbeatsEveryIntervalWhileStableWithTheGeneration() {
         h = new MemberHarness(MemberHarness.config("i1", new TestAssignor("range", RebalanceProtocol.EAGER)));
@@ -101,7 +114,7 @@ class ClassicGroupMemberHeartbeatTest {
     }
 
     @Test
-    void noHeartbeatsAndNoSessionTimeoutWhileTheBrokerHoldsTheJoinGroup() {
+    void noHeartbeatsAndTheSessionNotEndedWhileTheBrokerHoldsTheJoinGroup() {
         h = MemberHarness.eager();
         h.startAndDiscover("t");
         h.joinAsFollower(1, "range", tp("t", 0));
@@ -113,18 +126,71 @@ class ClassicGroupMemberHeartbeatTest {
         assertThat(heartbeats()).isEqualTo(before);
         assertThat(h.state()).isEqualTo(MemberState.JOINING);
         assertThat(h.io.findCount).isEqualTo(1);
+        assertThat(h.listener.holdBacks).containsExactly(true); // in doubt past the deadline, not ended
+        assertThat(h.listener.kinds()).containsExactly("assigned", "revoked");
+    }
+
+    /**
+     * Issue #15, cooperative: the member keeps emitting the partitions it keeps while its JoinGroup is out. The
+     * broker completed the join and answered, but the answer was lost (a black-holed connection): from then the broker
+     * runs the member's new session and expires it a session timeout later, since no SyncGroup or heartbeat comes.
+     * Waiting in JoinGroup must not stop the member's own deadline (it held back nothing until the JoinGroup timed
+     * out, a rebalance timeout later), and the JoinGroup's failure is no answer from the coordinator (it counted as a
+     * confirmation, and the member emitted for another session timeout: 75 s from the last confirmation here).
+     */
+    @Test
+    void aJoinGroupWhoseAnswerIsLostHoldsBackTheKeptPartitionsFromTheSessionDeadline() {
+        var join = cooperativeRebalanceWithTheJoinGroupOut();
+        assertThat(h.state()).isEqualTo(MemberState.JOINING);
+        assertThat(h.member.assignment()).containsExactlyInAnyOrder(tp("t", 0), tp("t", 1)); // kept, still emitted
+        h.advance(9_999);
+        assertThat(h.listener.holdBacks).isEmpty();
+        h.advance(2); // 10 s after the last confirmation: the broker may have expired the member by now
+        assertThat(h.listener.holdBacks).containsExactly(true);
+
+        h.advance(55_000); // 65 s after the send the JoinGroup times out, its answer never having come
+        join.fail(new RequestTimeoutException("timed out", ApiKey.JOIN_GROUP, 65_000));
+        assertThat(h.state()).isEqualTo(MemberState.REDISCOVERING_COORDINATOR);
+        assertThat(h.listener.holdBacks).containsExactly(true); // the failure confirmed nothing: still held back
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        h.advance(9_999); // the coordinator is not found again: the grace runs from the failure
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        h.advance(1);
+        assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
+        assertThat(h.listener.last().partitions()).containsExactlyInAnyOrder(tp("t", 0), tp("t", 1));
+        assertThat(h.listener.holdBacks).containsExactly(true);
+    }
+
+    /**
+     * The broker may hold a JoinGroup for up to the rebalance timeout, keeping the member meanwhile: past the session
+     * deadline the member holds its records back (it cannot tell a held JoinGroup from a lost answer), but the grace
+     * does not end the session while the JoinGroup is out; its answer confirms the new generation's session.
+     */
+    @Test
+    void aJoinGroupHeldPastTheSessionTimeoutIsNotAbandonedAndItsAnswerEndsTheHoldBack() {
+        var join = cooperativeRebalanceWithTheJoinGroupOut();
+        answerHeartbeatsWith(Errors.NONE);
+        h.advance(40_000); // four session timeouts
+        assertThat(h.listener.holdBacks).containsExactly(true);
+        assertThat(h.state()).isEqualTo(MemberState.JOINING);
+        assertThat(h.io.findCount).isEqualTo(1);
+        assertThat(h.listener.kinds()).containsExactly("assigned");
+        assertThat(h.channel().sent(JoinGroupRequest.class)).hasSize(2); // the first join and this one, not abandoned
+
+        join.answer(joined(2, "m1", "other", "cooperative-sticky", List.of()));
+        assertThat(h.listener.holdBacks).containsExactly(true, false);
+        h.takeSync().answer(synced("cooperative-sticky", tp("t", 0), tp("t", 1)));
+        assertThat(h.state()).isEqualTo(MemberState.STABLE);
+        assertThat(h.listener.kinds()).containsExactly("assigned", "assigned");
+        h.advance(30_000);
+        assertThat(h.listener.holdBacks).containsExactly(true, false);
     }
 
     @Test
     void cooperativeRebalanceKeepsOwnedPartitionsAndRevokesOnlyWhatMovesThenRejoins() {
-        h = MemberHarness.cooperative();
-        h.startAndDiscover("t");
-        h.joinAsFollower(1, "cooperative-sticky", tp("t", 0), tp("t", 1));
-        answerHeartbeatsWith(Errors.REBALANCE_IN_PROGRESS);
-        h.advance(3_000);
+        JoinGroupRequest join = cooperativeRebalanceWithTheJoinGroupOut().request(JoinGroupRequest.class);
         assertThat(h.listener.kinds()).containsExactly("assigned"); // nothing revoked up front
         assertThat(h.member.assignment()).hasSize(2);
-        JoinGroupRequest join = h.takeJoin().request(JoinGroupRequest.class);
         ConsumerProtocolSubscription sub = MemberHarness.subscriptionOf(join, 0);
         assertThat(sub.ownedPartitions()).singleElement()
                 .isEqualTo(new ConsumerProtocolSubscription.TopicPartition("t", List.of(0, 1)));

@@ -11,6 +11,8 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,6 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@link #refuseNewConnections(Duration)}: close the listening socket for that long (clients get
  *       ECONNREFUSED) while established connections keep working.</li>
  * </ul>
+ * {@link Link#requests(int)} counts the requests of one API key a connection forwarded (read from the frames' headers
+ * as they pass), so a test can pick a client's connection by what it carries (its group coordinator's: JoinGroup).
  * Plain blocking sockets with two threads per connection: simple, and a test has a handful of connections.
  */
 public final class FaultProxy implements AutoCloseable {
@@ -205,6 +209,13 @@ public final class FaultProxy implements AutoCloseable {
         private volatile long resetAtResponseBytes = Long.MAX_VALUE;
         private volatile boolean blackHoled;
         private volatile boolean done;
+        /** Requests forwarded, by API key; written by the requests pump only. */
+        private final Map<Integer, AtomicInteger> requests = new ConcurrentHashMap<>();
+        /** The current request frame's size (int32) and API key (int16) as far as read. */
+        private final byte[] frameHead = new byte[6];
+        private int frameHeadRead;
+        /** Bytes of the current request frame still to pass after its head. */
+        private long frameLeft;
 
         Link(Socket client, Socket upstream) {
             this.client = client;
@@ -235,6 +246,34 @@ public final class FaultProxy implements AutoCloseable {
         /** Forwards nothing on this connection while on. */
         public void blackHole(boolean on) {
             blackHoled = on;
+        }
+
+        /** @return requests of {@code apiKey} (Kafka's API key: 11 JoinGroup, 12 Heartbeat, ...) forwarded so far */
+        public int requests(int apiKey) {
+            AtomicInteger n = requests.get(apiKey);
+            return n == null ? 0 : n.get();
+        }
+
+        /** Follows the request frames (int32 size, then the header's int16 API key) through a forwarded chunk. */
+        private void countRequests(byte[] buf, int n) {
+            int i = 0;
+            while (i < n) {
+                if (frameLeft > 0) {
+                    int skip = (int) Math.min(frameLeft, n - i);
+                    frameLeft -= skip;
+                    i += skip;
+                    continue;
+                }
+                frameHead[frameHeadRead++] = buf[i++];
+                if (frameHeadRead == frameHead.length) {
+                    int size = ((frameHead[0] & 0xff) << 24) | ((frameHead[1] & 0xff) << 16)
+                            | ((frameHead[2] & 0xff) << 8) | (frameHead[3] & 0xff);
+                    int apiKey = ((frameHead[4] & 0xff) << 8) | (frameHead[5] & 0xff);
+                    requests.computeIfAbsent(apiKey, k -> new AtomicInteger()).incrementAndGet();
+                    frameLeft = size - 2L;
+                    frameHeadRead = 0;
+                }
+            }
         }
 
         /** @return broker-to-client bytes forwarded so far */
@@ -286,6 +325,9 @@ public final class FaultProxy implements AutoCloseable {
                             if (rate > 0) {
                                 sleepNanos(len * 1_000_000_000L / rate);
                             }
+                        }
+                        if (!responses) {
+                            countRequests(buf, n);
                         }
                     }
                 } catch (IOException e) {
