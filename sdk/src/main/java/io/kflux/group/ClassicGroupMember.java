@@ -1,9 +1,7 @@
 package io.kflux.group;
 
-import io.kflux.util.ClientMetrics;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.util.Backoff;
-import io.kflux.util.StateTransitions;
 
 import io.kflux.FencedInstanceIdException;
 import io.kflux.KafkaFluxException;
@@ -86,7 +84,7 @@ import reactor.core.scheduler.Scheduler;
  * coordinator, shared with commits), {@link CoordinatorLink} (this member's hold on it), {@link ClassicHeartbeat}
  * (heartbeat loop), {@link LeaderAssignment} (the leader's assignment), {@link ListenerCalls} (listener calls).
  */
-public final class ClassicGroupMember implements GroupMember {
+public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private static final Logger log = LoggerFactory.getLogger(ClassicGroupMember.class);
 
     /** The broker holds a JoinGroup for up to the rebalance timeout: allow this much more for the answer. */
@@ -110,28 +108,18 @@ public final class ClassicGroupMember implements GroupMember {
     }
 
     private final GroupConfig config;
-    private final GroupIo io;
-    private final CoordinatorManager coordinators;
-    private final Executor loop;
-    private final GroupListener listener;
-    private final Scheduler scheduler;
     private final RebalanceProtocol protocol;
-    private final Backoff backoff;
-    private final String logPrefix;
 
     // Published for other threads; written only on the loop.
-    private volatile MemberState state = MemberState.UNJOINED;
     private volatile Generation generation = Generation.NONE;
     private volatile Set<TopicPartition> owned = Set.of();
     private volatile boolean everJoined;
 
     // Loop-only state.
-    /** Meaningful while {@link #state} is UNJOINED. */
+    /** Meaningful while {@link #state()} is UNJOINED. */
     private Unjoined unjoined = Unjoined.NOT_STARTED;
-    private Throwable fatal;
     private boolean needsJoin;
     private String rejoinReason = "";
-    private ClientMetrics metrics = ClientMetrics.NONE;
     /** System.nanoTime() when the rebalance under way began (its first JoinGroup), 0 when none is. */
     private long rebalanceStartedNanos;
     /** System.nanoTime() when the JoinGroup or SyncGroup under way was sent. */
@@ -181,20 +169,15 @@ public final class ClassicGroupMember implements GroupMember {
 
     ClassicGroupMember(GroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,
                        GroupListener listener, Scheduler scheduler) {
-        this.config = Objects.requireNonNull(config, "config");
-        this.io = Objects.requireNonNull(io, "io");
-        this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
+        super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
+                new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
+                scheduler, MemberState.UNJOINED, MemberState.FATAL, MemberState.CLOSED);
+        this.config = config;
         if (!coordinators.groupId().equals(config.groupId())) {
             throw new IllegalArgumentException("the coordinator manager is for group " + coordinators.groupId()
                     + ", the member for " + config.groupId());
         }
-        this.loop = Objects.requireNonNull(loop, "loop");
-        this.listener = Objects.requireNonNull(listener, "listener");
-        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.protocol = Assignors.commonProtocol(config.assignors());
-        this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
-        this.logPrefix = "[group " + config.groupId() + (config.groupInstanceId() == null ? "" : ", instance "
-                + config.groupInstanceId()) + "] ";
         this.leaderAssignment = new LeaderAssignment(logPrefix);
         this.link = new CoordinatorLink(coordinators, this::onLoop, logPrefix, this::onCoordinatorFound, this::fail,
                 this::onCoordinatorLost);
@@ -287,7 +270,7 @@ public final class ClassicGroupMember implements GroupMember {
     @Override
     public void pollTimeoutExpired() {
         onLoop(() -> {
-            if (!state.isActive()) {
+            if (!state().isActive()) {
                 return;
             }
             log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
@@ -313,7 +296,7 @@ public final class ClassicGroupMember implements GroupMember {
     @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (state != MemberState.UNJOINED || unjoined != Unjoined.POLL_EXPIRED) {
+            if (state() != MemberState.UNJOINED || unjoined != Unjoined.POLL_EXPIRED) {
                 return;
             }
             unjoined = null;
@@ -323,50 +306,15 @@ public final class ClassicGroupMember implements GroupMember {
         });
     }
 
-    /**
-     * Stops every loop and timer and abandons requests in flight, without LeaveGroup (see {@link #leave}) and without
-     * listener calls. Connections and the coordinator manager belong to the consumer and stay open.
-     * Idempotent.
-     */
-    @Override
-    public void close() {
-        onLoop(() -> {
-            if (terminal()) {
-                return;
-            }
-            transitionTo(MemberState.CLOSED);
-            cleanup();
-        });
-    }
-
-    /** Where the member is; any thread. */
-    public MemberState state() {
-        return state;
-    }
-
     @Override
     public boolean isStable() {
-        return state == MemberState.STABLE;
+        return state() == MemberState.STABLE;
     }
 
     @Override
     public boolean isOut() {
-        MemberState s = state;
+        MemberState s = state();
         return s == MemberState.UNJOINED || s == MemberState.LEAVING || s.isTerminal();
-    }
-
-    @Override
-    public String stateName() {
-        return state.name();
-    }
-
-    @Override
-    public void metrics(ClientMetrics clientMetrics) {
-        this.metrics = java.util.Objects.requireNonNull(clientMetrics, "clientMetrics");
-    }
-
-    ClientMetrics metrics() {
-        return metrics;
     }
 
     /** The generation of the last successful JoinGroup, -1 when the member has none; any thread. */
@@ -401,38 +349,13 @@ public final class ClassicGroupMember implements GroupMember {
 
     // ------------------------------------------------------------------------------------------------ the machine
 
-    /** Runs {@code task} on the loop; a bug in it makes the member fail rather than wedge. */
-    void onLoop(Runnable task) {
-        loop.execute(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                fail(new KafkaFluxException("group member failed unexpectedly: " + e, e));
-            }
-        });
-    }
-
-    /** Moves to {@code next}; staying where the member is is no move. */
-    private void transitionTo(MemberState next) {
-        MemberState from = state;
-        if (from == next) {
-            return;
-        }
-        state = StateTransitions.check(from, next);
-        log.debug("{}state {} -> {}", logPrefix, from, next);
-    }
-
-    private boolean terminal() {
-        return state.isTerminal();
-    }
-
     private boolean started() {
-        return state != MemberState.UNJOINED || unjoined != Unjoined.NOT_STARTED;
+        return state() != MemberState.UNJOINED || unjoined != Unjoined.NOT_STARTED;
     }
 
     /** Not taking part in the group: not started, left, out after a poll timeout, leaving, or terminal. */
     private boolean inactive() {
-        return !state.isActive();
+        return !state().isActive();
     }
 
     /** From UNJOINED (start, poll resumed) into the group: look for the coordinator, or join at once. */
@@ -456,7 +379,7 @@ public final class ClassicGroupMember implements GroupMember {
      * STABLE and heartbeat. Called after every step that ends.
      */
     private void proceed() {
-        if (inactive() || state == MemberState.JOINING || state == MemberState.SYNCING) {
+        if (inactive() || state() == MemberState.JOINING || state() == MemberState.SYNCING) {
             return;
         }
         if (coordinatorChannel() == null) {
@@ -465,7 +388,7 @@ public final class ClassicGroupMember implements GroupMember {
         }
         if (listenerCalls.busy()) {
             // A listener call of the step under way still runs; a coordinator found meanwhile resumes that step.
-            if (state.isDiscovering()) {
+            if (state().isDiscovering()) {
                 transitionTo(needsJoin || !generation.valid() ? MemberState.REJOINING : MemberState.STABLE);
                 heartbeat.ensure();
             }
@@ -495,7 +418,7 @@ public final class ClassicGroupMember implements GroupMember {
         dispose(joinCall);
         joinCall = null;
         joinInFlight = false;
-        if (state == MemberState.JOINING || state == MemberState.SYNCING) {
+        if (state() == MemberState.JOINING || state() == MemberState.SYNCING) {
             needsJoin = true;
         }
     }
@@ -514,25 +437,11 @@ public final class ClassicGroupMember implements GroupMember {
         }
     }
 
-    private void fail(Throwable error) {
-        if (terminal()) {
-            return;
-        }
-        log.error("{}group member stops: {}", logPrefix, error.toString());
-        fatal = error;
-        transitionTo(MemberState.FATAL);
-        cleanup();
-        try {
-            listener.onFatalError(error);
-        } catch (RuntimeException e) {
-            log.warn("{}onFatalError threw", logPrefix, e);
-        }
-    }
-
-    private void cleanup() {
+    @Override
+    void cleanup() {
         flowEpoch++;
         dispose(joinCall);
-        heartbeat.cancel(state == MemberState.FATAL);
+        heartbeat.cancel(state() == MemberState.FATAL);
         link.cancel();
         dispose(metadataLoop);
         dispose(missingTopicsRefresh);
@@ -547,10 +456,6 @@ public final class ClassicGroupMember implements GroupMember {
         if (d != null) {
             d.dispose();
         }
-    }
-
-    Disposable schedule(long delayMs, Runnable task) {
-        return scheduler.schedule(() -> onLoop(task), delayMs, TimeUnit.MILLISECONDS);
     }
 
     long now() {
@@ -590,16 +495,16 @@ public final class ClassicGroupMember implements GroupMember {
             return;
         }
         heartbeat.stop();
-        if (state == MemberState.JOINING) {
+        if (state() == MemberState.JOINING) {
             // The JoinGroup step ends unanswered. Not a confirmation: the broker may have completed the join and its
             // answer been lost, and then expires the member a session timeout on (issue #15: counted as one, the
             // member emitted that much longer).
             heartbeat.joinUnanswered();
         }
-        if (state == MemberState.JOINING || state == MemberState.SYNCING) {
+        if (state() == MemberState.JOINING || state() == MemberState.SYNCING) {
             abortFlow();
         }
-        if (state.isActive()) {
+        if (state().isActive()) {
             awaitCoordinator();
         }
     }
@@ -611,7 +516,7 @@ public final class ClassicGroupMember implements GroupMember {
      * member cannot tell the two apart (issue #15: a cooperative member emits the partitions it keeps meanwhile).
      */
     boolean sessionHeld() {
-        MemberState s = state;
+        MemberState s = state();
         return generation.valid() && (s == MemberState.STABLE || s == MemberState.SYNCING || s == MemberState.JOINING
                 || s == MemberState.REJOINING || s == MemberState.REDISCOVERING_COORDINATOR);
     }
@@ -621,7 +526,7 @@ public final class ClassicGroupMember implements GroupMember {
      * keeping the member meanwhile, so the session's grace does not end it ({@link SessionTimer}).
      */
     boolean joinAwaited() {
-        return state == MemberState.JOINING && joinInFlight;
+        return state() == MemberState.JOINING && joinInFlight;
     }
 
     /** {@link SessionTimer}: hold back records (true) or emit again (false); the consumer logs it. */
@@ -660,8 +565,8 @@ public final class ClassicGroupMember implements GroupMember {
 
     /** Whether {@link ClassicHeartbeat} may send now: a coordinator, a generation, and a state that heartbeats. */
     boolean heartbeatAllowed() {
-        return coordinatorChannel() != null && generation.valid() && (state == MemberState.STABLE
-                || state == MemberState.SYNCING || state == MemberState.REJOINING);
+        return coordinatorChannel() != null && generation.valid() && (state() == MemberState.STABLE
+                || state() == MemberState.SYNCING || state() == MemberState.REJOINING);
     }
 
     Generation generation() {
@@ -682,13 +587,13 @@ public final class ClassicGroupMember implements GroupMember {
             case REBALANCE_IN_PROGRESS -> {
                 heartbeat.answered(sentAtMs);
                 // Heartbeats go on during a rebalance, whose answers all say so: only a STABLE member must act.
-                if (state == MemberState.STABLE) {
+                if (state() == MemberState.STABLE) {
                     requestRejoin("the group is rebalancing");
                 }
             }
             case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> {
                 // While a JoinGroup is under way its answer decides; a late heartbeat answer must not reset it.
-                if (sent == generation && state != MemberState.JOINING) {
+                if (sent == generation && state() != MemberState.JOINING) {
                     resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
                     requestRejoin(error + " from Heartbeat");
                 }
@@ -748,7 +653,7 @@ public final class ClassicGroupMember implements GroupMember {
             prepareJoin(); // the generation was reset while the listener ran: what is still owned is lost
             return;
         }
-        if (state != MemberState.REJOINING || coordinatorChannel() == null) {
+        if (state() != MemberState.REJOINING || coordinatorChannel() == null) {
             // The coordinator moved while the listener ran: the join is sent once it is found again (proceed).
             needsJoin = true;
             proceed();
@@ -814,7 +719,7 @@ public final class ClassicGroupMember implements GroupMember {
         Errors error = Errors.forCode(response.errorCode());
         switch (error) {
             case NONE -> {
-                metrics.joined(System.nanoTime() - stepSentNanos);
+                metrics().joined(System.nanoTime() - stepSentNanos);
                 if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
                     fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "JoinGroup answered protocol type "
                             + response.protocolType() + ", expected " + config.protocolType()));
@@ -861,7 +766,7 @@ public final class ClassicGroupMember implements GroupMember {
     }
 
     private void retryJoinLater(String why) {
-        metrics.rebalanceFailed();
+        metrics().rebalanceFailed();
         long delay = backoff.delayMs(++joinFailures);
         log.info("{}JoinGroup failed ({}); retrying in {} ms", logPrefix, why, delay);
         long epoch = flowEpoch;
@@ -884,7 +789,7 @@ public final class ClassicGroupMember implements GroupMember {
         if (e instanceof UnsupportedVersionException) {
             fail(unsupported(e));
         } else if (e instanceof NetworkException) {
-            metrics.rebalanceFailed();
+            metrics().rebalanceFailed();
             coordinatorLost(ch, what + " failed: " + e.getMessage());
         } else {
             retryJoinLater(e.toString());
@@ -976,7 +881,7 @@ public final class ClassicGroupMember implements GroupMember {
         Errors error = Errors.forCode(response.errorCode());
         switch (error) {
             case NONE -> {
-                metrics.synced(System.nanoTime() - stepSentNanos);
+                metrics().synced(System.nanoTime() - stepSentNanos);
                 if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
                     fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "SyncGroup answered protocol type "
                             + response.protocolType() + ", expected " + config.protocolType()));
@@ -1037,7 +942,7 @@ public final class ClassicGroupMember implements GroupMember {
         assignedList.sort(PARTITION_ORDER);
         joinFailures = 0;
         if (rebalanceStartedNanos != 0L) {
-            metrics.rebalanced(System.nanoTime() - rebalanceStartedNanos);
+            metrics().rebalanced(System.nanoTime() - rebalanceStartedNanos);
             rebalanceStartedNanos = 0L;
         }
         transitionTo(MemberState.STABLE);
@@ -1094,15 +999,15 @@ public final class ClassicGroupMember implements GroupMember {
     // ------------------------------------------------------------------------------------------------ leave
 
     private void doLeave(String reason, MonoSink<Void> sink) {
-        if (terminal() || !started() || (state == MemberState.UNJOINED && unjoined == Unjoined.LEFT)) {
+        if (terminal() || !started() || (state() == MemberState.UNJOINED && unjoined == Unjoined.LEFT)) {
             sink.success();
             return;
         }
         leaveWaiters.add(sink);
-        if (state == MemberState.LEAVING) {
+        if (state() == MemberState.LEAVING) {
             return;
         }
-        boolean lost = !generation.valid() || state != MemberState.STABLE;
+        boolean lost = !generation.valid() || state() != MemberState.STABLE;
         abortFlow();
         transitionTo(MemberState.LEAVING);
         heartbeat.stop();
@@ -1114,7 +1019,7 @@ public final class ClassicGroupMember implements GroupMember {
             Runnable done = () -> {
                 generation = Generation.NONE;
                 resetLeader();
-                if (state == MemberState.LEAVING) {
+                if (state() == MemberState.LEAVING) {
                     transitionTo(MemberState.UNJOINED);
                     unjoined = Unjoined.LEFT;
                 }
@@ -1164,7 +1069,8 @@ public final class ClassicGroupMember implements GroupMember {
     // ------------------------------------------------------------------------------------------------ metadata
 
     private void subscriptionMaybeChanged() {
-        if (state.isActive() && state != MemberState.DISCOVERING_COORDINATOR && !subscribedTopics.equals(joinedTopics)) {
+        if (state().isActive() && state() != MemberState.DISCOVERING_COORDINATOR
+                && !subscribedTopics.equals(joinedTopics)) {
             requestRejoin("the subscription changed");
         }
     }
@@ -1324,7 +1230,7 @@ public final class ClassicGroupMember implements GroupMember {
 
     @Override
     public String toString() {
-        return "ClassicGroupMember[" + config.groupId() + ", " + state + ", generation " + generationId() + ", member '"
+        return "ClassicGroupMember[" + config.groupId() + ", " + state() + ", generation " + generationId() + ", member '"
                 + memberId() + "']";
     }
 }

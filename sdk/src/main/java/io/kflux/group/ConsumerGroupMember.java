@@ -2,7 +2,6 @@ package io.kflux.group;
 
 import io.kflux.ConfigException;
 import io.kflux.FencedInstanceIdException;
-import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicAuthorizationException;
 import io.kflux.TopicPartition;
@@ -17,9 +16,7 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.util.Backoff;
-import io.kflux.util.ClientMetrics;
 import io.kflux.util.MonotonicScheduler;
-import io.kflux.util.StateTransitions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -81,7 +78,7 @@ import reactor.core.scheduler.Scheduler;
  * write the same epoch, target and owned partitions. What is shared with the classic member lives beside it
  * ({@link CoordinatorLink}, {@link ListenerCalls}).
  */
-public final class ConsumerGroupMember implements GroupMember {
+public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMemberState> {
     private static final Logger log = LoggerFactory.getLogger(ConsumerGroupMember.class);
 
     /** Why the member is UNSUBSCRIBED: what may bring it back. */
@@ -92,17 +89,9 @@ public final class ConsumerGroupMember implements GroupMember {
     }
 
     private final ConsumerGroupConfig config;
-    private final GroupIo io;
-    private final CoordinatorManager coordinators;
-    private final Executor loop;
-    private final GroupListener listener;
-    private final Scheduler scheduler;
-    private final Backoff backoff;
-    private final String logPrefix;
     private final ListenerCalls listenerCalls;
 
     // Published for other threads; written only on the loop.
-    private volatile ConsumerMemberState state = ConsumerMemberState.UNSUBSCRIBED;
     private volatile String memberId;
     private volatile int memberEpoch;
     private volatile Set<TopicPartition> owned = Set.of();
@@ -110,7 +99,6 @@ public final class ConsumerGroupMember implements GroupMember {
 
     // Loop-only state.
     private Out out = Out.NOT_STARTED;
-    private Throwable fatal;
     private Pattern pattern;
     private Set<String> subscribedTopics = new TreeSet<>();
     /** Topic ids of the owned partitions (what heartbeats report). */
@@ -124,7 +112,6 @@ public final class ConsumerGroupMember implements GroupMember {
     private Disposable heartbeatTimer;
     private Disposable heartbeatCall;
     private boolean heartbeatInFlight;
-    private ClientMetrics metrics = ClientMetrics.NONE;
     /** System.nanoTime() when the rebalance under way began (a reconciliation started), 0 when none is. */
     private long rebalanceStartedNanos;
     /** A heartbeat must go out as soon as the one in flight is answered (acknowledgement, rejoin). */
@@ -159,15 +146,10 @@ public final class ConsumerGroupMember implements GroupMember {
 
     ConsumerGroupMember(ConsumerGroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,
                         GroupListener listener, Scheduler scheduler) {
-        this.config = Objects.requireNonNull(config, "config");
-        this.io = Objects.requireNonNull(io, "io");
-        this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
-        this.loop = Objects.requireNonNull(loop, "loop");
-        this.listener = Objects.requireNonNull(listener, "listener");
-        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-        this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
-        this.logPrefix = "[group " + config.groupId() + (config.groupInstanceId() == null ? "" : ", instance "
-                + config.groupInstanceId()) + "] ";
+        super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
+                new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
+                scheduler, ConsumerMemberState.UNSUBSCRIBED, ConsumerMemberState.FATAL, ConsumerMemberState.CLOSED);
+        this.config = config;
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.rebalanceTimeoutMs(), logPrefix, this::onLoop,
                 () -> { });
         this.memberId = newMemberId();
@@ -219,7 +201,7 @@ public final class ConsumerGroupMember implements GroupMember {
     @Override
     public void start() {
         onLoop(() -> {
-            if (state != ConsumerMemberState.UNSUBSCRIBED || out != Out.NOT_STARTED) {
+            if (state() != ConsumerMemberState.UNSUBSCRIBED || out != Out.NOT_STARTED) {
                 return;
             }
             link.start();
@@ -245,7 +227,7 @@ public final class ConsumerGroupMember implements GroupMember {
     @Override
     public void pollTimeoutExpired() {
         onLoop(() -> {
-            if (!state.isActive()) {
+            if (!state().isActive()) {
                 return;
             }
             log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
@@ -258,42 +240,21 @@ public final class ConsumerGroupMember implements GroupMember {
     @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (state == ConsumerMemberState.UNSUBSCRIBED && out == Out.POLL_EXPIRED) {
+            if (state() == ConsumerMemberState.UNSUBSCRIBED && out == Out.POLL_EXPIRED) {
                 join();
             }
         });
     }
 
     @Override
-    public void close() {
-        onLoop(() -> {
-            if (state.isTerminal()) {
-                return;
-            }
-            transitionTo(ConsumerMemberState.CLOSED);
-            cleanup();
-        });
-    }
-
-    /** Where the member is; any thread. */
-    public ConsumerMemberState state() {
-        return state;
-    }
-
-    @Override
     public boolean isStable() {
-        return state == ConsumerMemberState.STABLE;
+        return state() == ConsumerMemberState.STABLE;
     }
 
     @Override
     public boolean isOut() {
-        ConsumerMemberState s = state;
+        ConsumerMemberState s = state();
         return s == ConsumerMemberState.UNSUBSCRIBED || s == ConsumerMemberState.LEAVING || s.isTerminal();
-    }
-
-    @Override
-    public String stateName() {
-        return state.name();
     }
 
     /** The member epoch (what OffsetCommit carries as generation under KIP-848), -1 without membership. */
@@ -331,40 +292,21 @@ public final class ConsumerGroupMember implements GroupMember {
 
     // ------------------------------------------------------------------------------------------------ the machine
 
-    private void onLoop(Runnable task) {
-        loop.execute(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                fail(new KafkaFluxException("group member failed unexpectedly: " + e, e));
-            }
-        });
-    }
-
-    private void transitionTo(ConsumerMemberState next) {
-        ConsumerMemberState from = state;
-        if (from == next) {
-            return;
-        }
-        state = StateTransitions.check(from, next);
-        log.debug("{}state {} -> {}", logPrefix, from, next);
-        rebalanceMetrics(next);
-    }
-
     /**
      * A rebalance, for the metrics, as the official KIP-848 consumer counts one: from the start of a reconciliation
      * until the member is STABLE again; it failed when the member is fenced, fails or leaves before that.
      */
-    private void rebalanceMetrics(ConsumerMemberState next) {
+    @Override
+    void entered(ConsumerMemberState next) {
         if (next == ConsumerMemberState.RECONCILING) {
             if (rebalanceStartedNanos == 0L) {
                 rebalanceStartedNanos = Math.max(1L, System.nanoTime());
             }
         } else if (rebalanceStartedNanos != 0L && next == ConsumerMemberState.STABLE) {
-            metrics.rebalanced(System.nanoTime() - rebalanceStartedNanos);
+            metrics().rebalanced(System.nanoTime() - rebalanceStartedNanos);
             rebalanceStartedNanos = 0L;
         } else if (rebalanceStartedNanos != 0L && next != ConsumerMemberState.ACKNOWLEDGING) {
-            metrics.rebalanceFailed();
+            metrics().rebalanceFailed();
             rebalanceStartedNanos = 0L;
         }
     }
@@ -379,22 +321,8 @@ public final class ConsumerGroupMember implements GroupMember {
         heartbeatNow();
     }
 
-    private void fail(Throwable error) {
-        if (state.isTerminal()) {
-            return;
-        }
-        log.error("{}group member stops: {}", logPrefix, error.toString());
-        fatal = error;
-        transitionTo(ConsumerMemberState.FATAL);
-        cleanup();
-        try {
-            listener.onFatalError(error);
-        } catch (RuntimeException e) {
-            log.warn("{}onFatalError threw", logPrefix, e);
-        }
-    }
-
-    private void cleanup() {
+    @Override
+    void cleanup() {
         reconcileEpoch++;
         for (Disposable d : new Disposable[] {metadataWatch, heartbeatTimer, heartbeatCall, unknownIdRefresh}) {
             if (d != null) {
@@ -403,7 +331,7 @@ public final class ConsumerGroupMember implements GroupMember {
         }
         metadataWatch = heartbeatTimer = heartbeatCall = unknownIdRefresh = null;
         heartbeatInFlight = false;
-        session.stop(state == ConsumerMemberState.FATAL);
+        session.stop(state() == ConsumerMemberState.FATAL);
         listenerCalls.cancel();
         link.cancel();
         List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
@@ -411,14 +339,10 @@ public final class ConsumerGroupMember implements GroupMember {
         waiters.forEach(MonoSink::success);
     }
 
-    private Disposable schedule(long delayMs, Runnable task) {
-        return scheduler.schedule(() -> onLoop(task), delayMs, TimeUnit.MILLISECONDS);
-    }
-
     // ------------------------------------------------------------------------------------------------ coordinator
 
     private void coordinatorLost(CoordinatorChannel ch, String reason) {
-        if (!state.isTerminal()) {
+        if (!state().isTerminal()) {
             link.lose(ch, reason);
         }
     }
@@ -431,7 +355,7 @@ public final class ConsumerGroupMember implements GroupMember {
             heartbeatCall = null;
         }
         heartbeatInFlight = false;
-        if (state.isActive()) {
+        if (state().isActive()) {
             link.ensure();
         }
     }
@@ -439,8 +363,8 @@ public final class ConsumerGroupMember implements GroupMember {
     // ------------------------------------------------------------------------------------------------ heartbeats
 
     private boolean heartbeatAllowed() {
-        return state == ConsumerMemberState.JOINING || state == ConsumerMemberState.RECONCILING
-                || state == ConsumerMemberState.ACKNOWLEDGING || state == ConsumerMemberState.STABLE;
+        return state() == ConsumerMemberState.JOINING || state() == ConsumerMemberState.RECONCILING
+                || state() == ConsumerMemberState.ACKNOWLEDGING || state() == ConsumerMemberState.STABLE;
     }
 
     /** Sends a heartbeat as soon as possible: now, after the one in flight, or once the coordinator is known. */
@@ -501,15 +425,10 @@ public final class ConsumerGroupMember implements GroupMember {
         long sentAtMs = scheduler.now(TimeUnit.MILLISECONDS);
         heartbeatCall = ch.send(request, config.requestTimeoutMs()).subscribe(
                 r -> {
-                    metrics.heartbeat(System.nanoTime() - sentAt); // any answer, any error code, as the official client
+                    metrics().heartbeat(System.nanoTime() - sentAt); // any answer, any error code, as the official client
                     onLoop(() -> onHeartbeatResponse(ch, request, reported, r, sentAtMs));
                 },
                 e -> onLoop(() -> onHeartbeatFailure(ch, e)));
-    }
-
-    @Override
-    public void metrics(ClientMetrics clientMetrics) {
-        this.metrics = Objects.requireNonNull(clientMetrics, "clientMetrics");
     }
 
     private void afterHeartbeat(long nextMs) {
@@ -528,7 +447,7 @@ public final class ConsumerGroupMember implements GroupMember {
     private void onHeartbeatFailure(CoordinatorChannel ch, Throwable e) {
         heartbeatInFlight = false;
         heartbeatCall = null;
-        if (ch != link.current() || state.isTerminal()) {
+        if (ch != link.current() || state().isTerminal()) {
             return;
         }
         if (e instanceof UnsupportedVersionException) {
@@ -554,7 +473,7 @@ public final class ConsumerGroupMember implements GroupMember {
     private void onHeartbeatResponse(CoordinatorChannel ch, ConsumerGroupHeartbeatRequest sent,
                                      Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response,
                                      long sentAtMs) {
-        if (ch != link.current() || state.isTerminal() || !heartbeatAllowed() || sent.memberEpoch() != memberEpoch) {
+        if (ch != link.current() || state().isTerminal() || !heartbeatAllowed() || sent.memberEpoch() != memberEpoch) {
             // An answer for a membership this member already gave up (fenced and rejoined, left) decides nothing.
             heartbeatInFlight = false;
             heartbeatCall = null;
@@ -603,7 +522,7 @@ public final class ConsumerGroupMember implements GroupMember {
         if (response.memberId() != null && !response.memberId().isEmpty()) {
             memberId = response.memberId();
         }
-        if (!everJoined || state == ConsumerMemberState.JOINING) {
+        if (!everJoined || state() == ConsumerMemberState.JOINING) {
             log.info("{}joined with member id {}, epoch {}", logPrefix, memberId, response.memberEpoch());
         }
         everJoined = true;
@@ -618,7 +537,7 @@ public final class ConsumerGroupMember implements GroupMember {
                     next.add(new IdPartition(t.topicId(), p))));
             target = next;
         }
-        if (state == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned)) {
+        if (state() == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned)) {
             acknowledged = true; // the coordinator heard what this member owns now
         }
         afterHeartbeat(heartbeatIntervalMs);
@@ -651,12 +570,12 @@ public final class ConsumerGroupMember implements GroupMember {
 
     /** @return false when the member failed ({@link SubscribedTopicErrors}; as under the classic protocol) */
     private boolean failOnTopicErrors(Cluster cluster) {
-        return pattern != null || state.isTerminal() || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
+        return pattern != null || state().isTerminal() || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
     }
 
     private void reconcileIfNeeded() {
-        if (target == null || !(state == ConsumerMemberState.JOINING || state == ConsumerMemberState.ACKNOWLEDGING
-                || state == ConsumerMemberState.STABLE)) {
+        if (target == null || !(state() == ConsumerMemberState.JOINING || state() == ConsumerMemberState.ACKNOWLEDGING
+                || state() == ConsumerMemberState.STABLE)) {
             return;
         }
         Cluster cluster = io.cluster();
@@ -681,9 +600,9 @@ public final class ConsumerGroupMember implements GroupMember {
         Set<TopicPartition> added = new HashSet<>(resolved.keySet());
         added.removeAll(current);
         if (revoked.isEmpty() && added.isEmpty()) {
-            if (state == ConsumerMemberState.JOINING) {
+            if (state() == ConsumerMemberState.JOINING) {
                 transitionTo(ConsumerMemberState.STABLE); // nothing to take: the join heartbeat reported it
-            } else if (state == ConsumerMemberState.ACKNOWLEDGING && acknowledged) {
+            } else if (state() == ConsumerMemberState.ACKNOWLEDGING && acknowledged) {
                 transitionTo(ConsumerMemberState.STABLE);
             }
             return;
@@ -773,7 +692,7 @@ public final class ConsumerGroupMember implements GroupMember {
         memberEpoch = 0;
         listenerCalls.drop(ListenerCalls.Drop.LOST, () -> owned, dropped -> {
             removeOwned(dropped);
-            if (state == ConsumerMemberState.FENCED) {
+            if (state() == ConsumerMemberState.FENCED) {
                 join();
             }
         });
@@ -782,9 +701,9 @@ public final class ConsumerGroupMember implements GroupMember {
     // ------------------------------------------------------------------------------------------------ leave
 
     private void doLeave(String reason, MonoSink<Void> sink, Out why) {
-        if (!state.isActive()) {
+        if (!state().isActive()) {
             if (sink != null) {
-                if (state == ConsumerMemberState.LEAVING) {
+                if (state() == ConsumerMemberState.LEAVING) {
                     leaveWaiters.add(sink);
                 } else {
                     sink.success();
@@ -795,14 +714,14 @@ public final class ConsumerGroupMember implements GroupMember {
         if (sink != null) {
             leaveWaiters.add(sink);
         }
-        boolean lost = why == Out.POLL_EXPIRED || state == ConsumerMemberState.FENCED || memberEpoch <= 0;
+        boolean lost = why == Out.POLL_EXPIRED || state() == ConsumerMemberState.FENCED || memberEpoch <= 0;
         reconcileEpoch++;
         transitionTo(ConsumerMemberState.LEAVING);
         cancelHeartbeatTimer();
         listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, () -> owned, dropped -> {
             removeOwned(dropped);
             Runnable done = () -> {
-                if (state == ConsumerMemberState.LEAVING) {
+                if (state() == ConsumerMemberState.LEAVING) {
                     transitionTo(ConsumerMemberState.UNSUBSCRIBED);
                     out = why;
                     memberEpoch = 0;
@@ -816,7 +735,7 @@ public final class ConsumerGroupMember implements GroupMember {
             // A join the coordinator may have taken is left too: else the member would hold partitions until the
             // broker's session timeout. (Not after fencing: that membership is gone already.)
             boolean member = memberEpoch > 0 || (joinSent && why != Out.POLL_EXPIRED);
-            if (ch == null || !member || state != ConsumerMemberState.LEAVING) {
+            if (ch == null || !member || state() != ConsumerMemberState.LEAVING) {
                 log.info("{}leaving the group without a leave heartbeat (no coordinator or no membership)", logPrefix);
                 done.run();
                 return;
@@ -845,7 +764,7 @@ public final class ConsumerGroupMember implements GroupMember {
 
     @Override
     public String toString() {
-        return "ConsumerGroupMember[" + config.groupId() + ", " + state + ", epoch " + memberEpoch + ", member '"
+        return "ConsumerGroupMember[" + config.groupId() + ", " + state() + ", epoch " + memberEpoch + ", member '"
                 + memberId + "']";
     }
 }

@@ -1,0 +1,151 @@
+package io.kflux.group;
+
+import io.kflux.KafkaFluxException;
+import io.kflux.util.Backoff;
+import io.kflux.util.ClientMetrics;
+import io.kflux.util.StateTransitions;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * What both group members ({@link ClassicGroupMember}, {@link ConsumerGroupMember}) do the same way around their own
+ * state enum: the state, moved only through checked transitions ({@link StateTransitions#check}) on the member's
+ * loop and published for other threads; tasks run on the loop, where a bug fails the member instead of wedging it;
+ * failing and closing (both end in {@link #cleanup()}); the metrics the protocol reports to. The protocols themselves,
+ * and which states mean stable or out, stay in the members.
+ *
+ * @param <S> the member's state enum
+ */
+abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> implements GroupMember {
+    private final Logger log;
+    final GroupIo io;
+    final CoordinatorManager coordinators;
+    final Executor loop;
+    final GroupListener listener;
+    final Scheduler scheduler;
+    final Backoff backoff;
+    final String logPrefix;
+    private final S failed;
+    private final S closed;
+
+    // Published for other threads; written only on the loop.
+    private volatile S state;
+
+    private ClientMetrics metrics = ClientMetrics.NONE;
+
+    /**
+     * @param log     the member's logger (log lines keep its name)
+     * @param initial the state a new member is in
+     * @param failed  the terminal state after {@link #fail}
+     * @param closed  the terminal state after {@link #close()}
+     */
+    AbstractGroupMember(Logger log, String groupId, String groupInstanceId, Backoff backoff, GroupIo io,
+                        CoordinatorManager coordinators, Executor loop, GroupListener listener, Scheduler scheduler,
+                        S initial, S failed, S closed) {
+        this.log = log;
+        this.io = Objects.requireNonNull(io, "io");
+        this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
+        this.loop = Objects.requireNonNull(loop, "loop");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.backoff = backoff;
+        this.logPrefix = "[group " + groupId + (groupInstanceId == null ? "" : ", instance " + groupInstanceId) + "] ";
+        this.state = initial;
+        this.failed = failed;
+        this.closed = closed;
+    }
+
+    /** Stops every loop and timer of the member and abandons what is in flight; the member is terminal already. */
+    abstract void cleanup();
+
+    /** Called on the loop after every move into {@code next}; nothing by default. */
+    void entered(S next) {
+    }
+
+    /**
+     * Stops every loop and timer and abandons requests in flight, without leaving the group (see {@link #leave}) and
+     * without listener calls. Connections and the coordinator manager belong to the consumer and stay open.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        onLoop(() -> {
+            if (terminal()) {
+                return;
+            }
+            transitionTo(closed);
+            cleanup();
+        });
+    }
+
+    /** Where the member is; any thread. */
+    public S state() {
+        return state;
+    }
+
+    @Override
+    public String stateName() {
+        return state.name();
+    }
+
+    @Override
+    public void metrics(ClientMetrics clientMetrics) {
+        this.metrics = Objects.requireNonNull(clientMetrics, "clientMetrics");
+    }
+
+    ClientMetrics metrics() {
+        return metrics;
+    }
+
+    /** Runs {@code task} on the loop; a bug in it makes the member fail rather than wedge. */
+    void onLoop(Runnable task) {
+        loop.execute(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                fail(new KafkaFluxException("group member failed unexpectedly: " + e, e));
+            }
+        });
+    }
+
+    /** Runs {@code task} on the loop after {@code delayMs}. */
+    Disposable schedule(long delayMs, Runnable task) {
+        return scheduler.schedule(() -> onLoop(task), delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Moves to {@code next}; staying where the member is is no move. */
+    void transitionTo(S next) {
+        S from = state;
+        if (from == next) {
+            return;
+        }
+        state = StateTransitions.check(from, next);
+        log.debug("{}state {} -> {}", logPrefix, from, next);
+        entered(next);
+    }
+
+    /** True in the states that never change again. */
+    boolean terminal() {
+        S s = state;
+        return s == failed || s == closed;
+    }
+
+    /** Ends the member on an error it cannot recover from and tells the listener, once. */
+    void fail(Throwable error) {
+        if (terminal()) {
+            return;
+        }
+        log.error("{}group member stops: {}", logPrefix, error.toString());
+        transitionTo(failed);
+        cleanup();
+        try {
+            listener.onFatalError(error);
+        } catch (RuntimeException e) {
+            log.warn("{}onFatalError threw", logPrefix, e);
+        }
+    }
+}
