@@ -15,12 +15,25 @@ import reactor.core.scheduler.Scheduler;
  * What both group members ({@link ClassicGroupMember}, {@link ConsumerGroupMember}) do the same way around their own
  * state enum: the state, moved only through checked transitions ({@link StateTransitions#check}) on the member's
  * loop and published for other threads; tasks run on the loop, where a bug fails the member instead of wedging it;
- * failing and closing (both end in {@link #cleanup()}); the metrics the protocol reports to. The protocols themselves,
- * and which states mean stable or out, stay in the members.
+ * failing and closing (both end in {@link #cleanup()}); {@link #isStable()} and {@link #isOut()} from the states
+ * each enum names for them ({@link States}); the metrics the protocol reports to.
  *
  * @param <S> the member's state enum
  */
 abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> implements GroupMember {
+
+    /**
+     * The states the shared code needs by name.
+     *
+     * @param out     where a new member starts, and where it is after leaving or a poll timeout
+     * @param stable  a settled member
+     * @param leaving revoking everything before it leaves
+     * @param failed  terminal, after {@link #fail}
+     * @param closed  terminal, after {@link #close()}
+     */
+    record States<S>(S out, S stable, S leaving, S failed, S closed) {
+    }
+
     private final Logger log;
     final GroupIo io;
     final CoordinatorManager coordinators;
@@ -29,8 +42,7 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     final Scheduler scheduler;
     final Backoff backoff;
     final String logPrefix;
-    private final S failed;
-    private final S closed;
+    private final States<S> states;
 
     // Published for other threads; written only on the loop.
     private volatile S state;
@@ -38,14 +50,12 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     private ClientMetrics metrics = ClientMetrics.NONE;
 
     /**
-     * @param log     the member's logger (log lines keep its name)
-     * @param initial the state a new member is in
-     * @param failed  the terminal state after {@link #fail}
-     * @param closed  the terminal state after {@link #close()}
+     * @param log    the member's logger (log lines keep its name)
+     * @param states the member's enum's states the shared code moves to or checks for
      */
     AbstractGroupMember(Logger log, String groupId, String groupInstanceId, Backoff backoff, GroupIo io,
                         CoordinatorManager coordinators, Executor loop, GroupListener listener, Scheduler scheduler,
-                        S initial, S failed, S closed) {
+                        States<S> states) {
         this.log = log;
         this.io = Objects.requireNonNull(io, "io");
         this.coordinators = Objects.requireNonNull(coordinators, "coordinators");
@@ -54,9 +64,8 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.backoff = backoff;
         this.logPrefix = "[group " + groupId + (groupInstanceId == null ? "" : ", instance " + groupInstanceId) + "] ";
-        this.state = initial;
-        this.failed = failed;
-        this.closed = closed;
+        this.states = states;
+        this.state = states.out();
     }
 
     /** Stops every loop and timer of the member and abandons what is in flight; the member is terminal already. */
@@ -77,7 +86,7 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
             if (terminal()) {
                 return;
             }
-            transitionTo(closed);
+            transitionTo(states.closed());
             cleanup();
         });
     }
@@ -131,7 +140,18 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     /** True in the states that never change again. */
     boolean terminal() {
         S s = state;
-        return s == failed || s == closed;
+        return s == states.failed() || s == states.closed();
+    }
+
+    @Override
+    public boolean isStable() {
+        return state == states.stable();
+    }
+
+    @Override
+    public boolean isOut() {
+        S s = state;
+        return s == states.out() || s == states.leaving() || s == states.failed() || s == states.closed();
     }
 
     /** Ends the member on an error it cannot recover from and tells the listener, once. */
@@ -140,7 +160,7 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
             return;
         }
         log.error("{}group member stops: {}", logPrefix, error.toString());
-        transitionTo(failed);
+        transitionTo(states.failed());
         cleanup();
         try {
             listener.onFatalError(error);

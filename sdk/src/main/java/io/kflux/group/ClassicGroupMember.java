@@ -171,7 +171,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                        GroupListener listener, Scheduler scheduler) {
         super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
                 new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
-                scheduler, MemberState.UNJOINED, MemberState.FATAL, MemberState.CLOSED);
+                scheduler, new States<>(MemberState.UNJOINED, MemberState.STABLE, MemberState.LEAVING,
+                        MemberState.FATAL, MemberState.CLOSED));
         this.config = config;
         if (!coordinators.groupId().equals(config.groupId())) {
             throw new IllegalArgumentException("the coordinator manager is for group " + coordinators.groupId()
@@ -304,17 +305,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             rejoinReason = "consumer poll resumed";
             activate();
         });
-    }
-
-    @Override
-    public boolean isStable() {
-        return state() == MemberState.STABLE;
-    }
-
-    @Override
-    public boolean isOut() {
-        MemberState s = state();
-        return s == MemberState.UNJOINED || s == MemberState.LEAVING || s.isTerminal();
     }
 
     /** The generation of the last successful JoinGroup, -1 when the member has none; any thread. */

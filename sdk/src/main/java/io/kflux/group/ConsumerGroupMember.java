@@ -148,7 +148,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                         GroupListener listener, Scheduler scheduler) {
         super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
                 new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
-                scheduler, ConsumerMemberState.UNSUBSCRIBED, ConsumerMemberState.FATAL, ConsumerMemberState.CLOSED);
+                scheduler, new States<>(ConsumerMemberState.UNSUBSCRIBED, ConsumerMemberState.STABLE,
+                        ConsumerMemberState.LEAVING, ConsumerMemberState.FATAL, ConsumerMemberState.CLOSED));
         this.config = config;
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.rebalanceTimeoutMs(), logPrefix, this::onLoop,
                 () -> { });
@@ -244,17 +245,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                 join();
             }
         });
-    }
-
-    @Override
-    public boolean isStable() {
-        return state() == ConsumerMemberState.STABLE;
-    }
-
-    @Override
-    public boolean isOut() {
-        ConsumerMemberState s = state();
-        return s == ConsumerMemberState.UNSUBSCRIBED || s == ConsumerMemberState.LEAVING || s.isTerminal();
     }
 
     /** The member epoch (what OffsetCommit carries as generation under KIP-848), -1 without membership. */
