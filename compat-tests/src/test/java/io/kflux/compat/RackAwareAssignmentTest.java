@@ -43,8 +43,7 @@ class RackAwareAssignmentTest {
             placement.put(p, List.of(p % 3 + 1));
         }
         kafka.admin().createTopics(List.of(new NewTopic(topic, placement))).all().get(30, TimeUnit.SECONDS);
-        TopicDescription described = kafka.admin().describeTopics(List.of(topic)).allTopicNames()
-                .get(10, TimeUnit.SECONDS).get(topic);
+        TopicDescription described = describedOnceKnown(kafka, topic);
         Map<TopicPartition, String> rackOf = new HashMap<>();
         described.partitions().forEach(p -> rackOf.put(new TopicPartition(topic, p.partition()),
                 p.replicas().get(0).rack()));
@@ -65,6 +64,26 @@ class RackAwareAssignmentTest {
             }
         } finally {
             members.forEach(KfluxMember::stop);
+        }
+    }
+
+    /**
+     * Right after CreateTopics the Admin may ask a broker whose metadata has not caught up with the new topic yet,
+     * which answers UNKNOWN_TOPIC_OR_PARTITION (seen once in a full run): ask again for up to 30 s.
+     */
+    private static TopicDescription describedOnceKnown(EmbeddedKafkaCluster kafka, String topic) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return kafka.admin().describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS)
+                        .get(topic);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+                        || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
         }
     }
 }
