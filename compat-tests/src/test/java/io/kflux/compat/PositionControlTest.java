@@ -3,7 +3,10 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
+import io.kflux.Deserializer;
+import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndTimestamp;
 import io.kflux.TopicPartition;
@@ -20,6 +23,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,6 +32,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.test.StepVerifier;
 
 /** seek, seekToBeginning, seekToEnd, offsetsForTimes, pause/resume, close and resubscription on a real broker. */
@@ -96,6 +103,40 @@ class PositionControlTest {
             assertThat(late).extracting(ConsumerRecord::offset).containsOnly((long) PER_PARTITION);
         } finally {
             q.dispose();
+        }
+    }
+
+    /**
+     * A seek that lands while the emitter is building a record (here: from inside the value deserializer, the widest
+     * such window) wins: the record being built is not emitted and the next one is the seek's. Before the fix the
+     * emitter stored "built record + 1" as the position after the seek had set it, so the seek was lost: forward, the
+     * records in between came anyway; back, the records before were never read again.
+     */
+    @ParameterizedTest(name = "seek to {0} while record 20 is deserialized")
+    @ValueSource(longs = {60, 5})
+    void aSeekDuringDeserializationIsNotUndoneByTheRecordBeingBuilt(long target, EmbeddedKafkaCluster kafka) {
+        List<TopicPartition> tps = topic(kafka, "seek-race-" + target);
+        TopicPartition tp0 = tps.get(0);
+        AtomicReference<KafkaFluxConsumer<String, String>> self = new AtomicReference<>();
+        AtomicBoolean seeked = new AtomicBoolean();
+        Deserializer<String> seekingAt20 = (topic, headers, data) -> {
+            String value = Deserializers.string().deserialize(topic, headers, data);
+            if (value.equals("v0-20") && seeked.compareAndSet(false, true)) {
+                self.get().seek(tp0, target).block(WAIT);
+            }
+            return value;
+        };
+        KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(ConsumerOptions.create(
+                Kflux.props(kafka.bootstrapServers()), Deserializers.string(), seekingAt20).assignment(tps));
+        self.set(consumer);
+        List<ConsumerRecord<String, String>> records = Kflux.collectUntilIdle(consumer.receive(), WAIT, QUIET);
+        assertThat(seeked).isTrue();
+        List<Long> expected = new ArrayList<>(range(0, 20));
+        expected.addAll(range(target, PER_PARTITION));
+        assertThat(offsetsOf(records, tp0)).as("%s, seek to %d while record 20 was built", tp0, target)
+                .isEqualTo(expected);
+        for (TopicPartition tp : List.of(tps.get(1), tps.get(2))) {
+            assertThat(offsetsOf(records, tp)).as("%s, not seeked", tp).isEqualTo(range(0, PER_PARTITION));
         }
     }
 

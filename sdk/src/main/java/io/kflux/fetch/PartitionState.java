@@ -4,6 +4,8 @@ import io.kflux.TopicPartition;
 import io.kflux.protocol.Types;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.StateTransitions;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.UUID;
 
 /**
@@ -15,6 +17,16 @@ import java.util.UUID;
 public final class PartitionState {
     /** Offset not known yet: the partition waits for a committed offset or a reset. */
     public static final long UNKNOWN = -1L;
+
+    private static final VarHandle POSITION;
+
+    static {
+        try {
+            POSITION = MethodHandles.lookup().findVarHandle(PartitionState.class, "position", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final TopicPartition topicPartition;
     private volatile long position = UNKNOWN;
@@ -85,11 +97,32 @@ public final class PartitionState {
         return lastEmittedEpoch;
     }
 
-    /** Called by the emitter only. */
-    public void advance(long nextOffset, int leaderEpoch) {
-        this.position = nextOffset;
-        if (leaderEpoch >= 0) {
+    /**
+     * Moves the position from {@code from} (where the emitter read it) to {@code nextOffset}, unless a seek moved it
+     * meanwhile. Called by the emitter only, while a seek may run on the event loop: a plain store here would undo a
+     * seek that landed while the record was being built (deserializers run in that window), so the seek would be
+     * lost. Positions only a seek sets never equal the emitter's expectation except when the seek is to {@code from}
+     * itself; then the record at {@code from} is emitted after the seek, which is what that seek asks for.
+     *
+     * <p>The position's compare-and-set is the whole cost per record; the epoch is written only when it changes
+     * (a leader change, the first batch after a seek), under the same lock as {@link #seek}, so that neither undoes
+     * the other's epoch.
+     *
+     * @param leaderEpoch the leader epoch of the batch the emitted or passed-over offsets belong to, -1 unknown
+     * @return false when a seek moved the position since {@code from} was read: the caller's data is stale and must
+     *         not be emitted
+     */
+    public boolean advance(long from, long nextOffset, int leaderEpoch) {
+        if (leaderEpoch < 0 || leaderEpoch == lastEmittedEpoch) {
+            return POSITION.compareAndSet(this, from, nextOffset);
+        }
+        synchronized (this) {
+            if (position != from) {
+                return false;
+            }
             this.lastEmittedEpoch = leaderEpoch;
+            this.position = nextOffset;
+            return true;
         }
     }
 
@@ -103,12 +136,14 @@ public final class PartitionState {
      * (-1 unknown): it is sent as {@code lastFetchedEpoch} and committed with the offset until a record is emitted.
      */
     private void seek(long offset, int epoch, FetchState next) {
-        this.seekEpoch++;
-        this.positionEpoch++;
-        this.position = offset;
+        synchronized (this) { // with the emitter's epoch change in advance()
+            this.seekEpoch++;
+            this.positionEpoch++;
+            this.lastEmittedEpoch = epoch;
+            this.position = offset;
+        }
         this.fetchOffset = offset;
         clearTruncation();
-        this.lastEmittedEpoch = epoch;
         this.lastFetchedEpoch = epoch;
         transitionTo(next);
     }

@@ -39,6 +39,11 @@ final class BatchWalk {
     private RecordBatch batch;
     private RecordCursor cursor;
     private TimestampType timestampType;
+    /**
+     * The position the cursor's record was chosen against: the emitter moves the position from exactly this value, so
+     * a seek that lands while the record is built (deserializers run in between) is not undone.
+     */
+    private long chosenAt;
 
     BatchWalk(boolean checkCrcs, RecordEmitter.Progress progress) {
         this.reader = new RecordsReader(checkCrcs);
@@ -115,15 +120,20 @@ final class BatchWalk {
         return batch.partitionLeaderEpoch();
     }
 
-    /** The record at the cursor was emitted: the position moves past it, past any compaction gap before it too. */
-    void emitted(PartitionState ps) {
+    /**
+     * The record at the cursor is being emitted: the position moves past it, past any compaction gap before it too.
+     *
+     * @return false when a seek moved the position since the record was chosen: the record is stale and must not be
+     *         emitted (the emitter finds its result stale next)
+     */
+    boolean emitted(PartitionState ps) {
         long offset = cursor.offset();
         int epoch = batch.partitionLeaderEpoch();
-        if (offset > ps.position()) {
-            progress.skipped(ps.topicPartition(), ps.position(), offset); // compacted away inside the batch
+        if (offset > chosenAt) {
+            progress.skipped(ps.topicPartition(), chosenAt, offset); // compacted away inside the batch
         }
         reportEpoch(ps, offset, epoch);
-        ps.advance(offset + 1, epoch);
+        return ps.advance(chosenAt, offset + 1, epoch);
     }
 
     /**
@@ -134,8 +144,8 @@ final class BatchWalk {
         long offset = cursor.offset();
         int epoch = batch.partitionLeaderEpoch();
         reportEpoch(ps, offset, epoch);
-        progress.skipped(ps.topicPartition(), ps.position(), offset + 1);
-        ps.advance(offset + 1, epoch);
+        progress.skipped(ps.topicPartition(), chosenAt, offset + 1);
+        ps.advance(chosenAt, offset + 1, epoch); // false: a seek moved it, and the result is stale anyway
     }
 
     /** For read_committed: true for an aborted data batch; tracks ABORT markers as they pass. */
@@ -155,9 +165,10 @@ final class BatchWalk {
      * compaction gap): the official consumer's position takes the epoch of every batch it walks, markers too.
      */
     private void skip(PartitionState ps, long to, int epoch) {
-        reportEpoch(ps, ps.position(), epoch);
-        progress.skipped(ps.topicPartition(), ps.position(), to);
-        ps.advance(to, epoch);
+        long from = ps.position();
+        reportEpoch(ps, from, epoch);
+        progress.skipped(ps.topicPartition(), from, to);
+        ps.advance(from, to, epoch); // false: a seek moved it, and the emitter finds the result stale next
     }
 
     /** Reported only where the epoch changes: once per leader election, not per record. */
@@ -169,7 +180,8 @@ final class BatchWalk {
 
     private boolean nextRecord(PartitionState ps) {
         try {
-            return cursor.nextAtOrAfter(ps.position());
+            chosenAt = ps.position();
+            return cursor.nextAtOrAfter(chosenAt);
         } catch (CorruptRecordBatchException e) {
             throw corrupt(ps, e);
         }

@@ -430,11 +430,10 @@ final class RecordEmitter<K, V> implements Subscription {
                             walk.leaderEpoch());
                     if (record == null) {
                         walk.passedOver(ps); // a poison record the handler skipped
-                    } else {
-                        walk.emitted(ps);
+                    } else if (walk.emitted(ps)) {
                         count(ps.topicPartition().topic(), cursor.sizeInBytes());
                         return record;
-                    }
+                    } // else a seek landed while the record was built: it is stale, and so is its result
                 }
                 case END -> {
                     ps.sampleLag(); // every record of this answer handed on: where the official client samples lag

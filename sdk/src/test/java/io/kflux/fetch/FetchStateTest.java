@@ -154,7 +154,7 @@ class FetchStateTest {
         PartitionState ps = new PartitionState(TP);
         ps.seekUnvalidated(10, 1);
         ps.fetched(30, 1);
-        ps.advance(20, 1);
+        ps.advance(10, 20, 1);
         FetchTarget validation = FetchTarget.of(ps, 2).entering(VALIDATING);
 
         ps.refetchFromPosition();

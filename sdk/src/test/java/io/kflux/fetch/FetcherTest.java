@@ -102,7 +102,8 @@ class FetcherTest {
 
     /** The emitter emitted every record of {@code fetch} and handed it back. */
     private void emit(CompletedFetch fetch, int lastEpoch) {
-        fetch.partition().advance(fetch.nextFetchOffset(), lastEpoch);
+        PartitionState ps = fetch.partition();
+        assertThat(ps.advance(ps.position(), fetch.nextFetchOffset(), lastEpoch)).isTrue();
         fetch.release();
         loop.execute(() -> fetcher.onConsumed(fetch));
     }
