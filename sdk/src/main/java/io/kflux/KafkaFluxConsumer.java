@@ -146,8 +146,10 @@ public interface KafkaFluxConsumer<K, V> {
 
     /**
      * Moves the position of an assigned partition: the next record emitted for it is the one at {@code offset}
-     * (or the first after it). Records of that partition fetched before but not yet emitted are discarded. An
-     * offset outside the log is handled by {@code auto.offset.reset}.
+     * (or the first after it). Records of that partition fetched before but not yet emitted are discarded, the one
+     * being deserialized when the seek lands included (a record whose {@code onNext} has begun was emitted). It may
+     * be called from any thread, records flowing or not. An offset outside the log is handled by
+     * {@code auto.offset.reset}.
      *
      * @param tp     an assigned partition
      * @param offset next offset to read, {@code >= 0}
