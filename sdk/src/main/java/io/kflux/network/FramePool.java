@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledHeapByteBuf;
 import java.util.Arrays;
+import org.slf4j.LoggerFactory;
 
 /**
  * The heap arrays of one connection's response frames: large ones are reused instead of allocated per response.
@@ -62,6 +63,14 @@ final class FramePool {
     /** The largest array a JVM reliably allocates. */
     private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
     private static final boolean POISON = Boolean.getBoolean("kflux.frames.poison");
+
+    static {
+        if (POISON) {
+            // says the test run is what it claims; also tells anyone who set it elsewhere what it costs
+            LoggerFactory.getLogger(FramePool.class).warn("kflux.frames.poison=true: every response frame's array is "
+                    + "overwritten when the frame is released (a test mode: it costs a write of every byte received)");
+        }
+    }
 
     private final boolean poison;
     /** Free arrays in the order they were given back (newest last), and the frame count when each was last used. */
