@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * one core (100 B records). A reused array is written once by the socket copy and nothing else.
  *
  * <p><b>What is pooled.</b> Frames below {@link #MIN_POOLED} (64 KiB) are allocated as before: such an array comes
- * out of the I/O thread's TLAB or eden at little cost and dies young, and keeping arrays for them would pin memory
- * for the many quiet connections a JVM may hold (heartbeats, metadata, empty fetches; the scale case runs 10,000
- * consumers). Larger frames take a free array of at least their size and at most {@link #MAX_FIT_RATIO} times it
+ * out of the I/O thread's TLAB or eden, well below G1's humongous threshold (half a region: 512 KiB at the smallest),
+ * its zeroing (a few microseconds, in cache) is small beside decoding the hundreds of records it may hold, and it
+ * dies young; keeping arrays for such frames would pin memory for the many quiet connections a JVM may hold
+ * (heartbeats, metadata, empty fetches; the scale case runs 10,000 consumers). Larger frames take a free array of at least their size and at most {@link #MAX_FIT_RATIO} times it
  * (the smallest such, the most recently given back among equals, whose pages are likeliest still in cache);
  * otherwise a new array of the frame's size class: the size rounded up to the next eighth of its power of two
  * (at most 12.5% larger), so responses whose sizes vary by a few percent, as Fetch responses do, fit each other's
