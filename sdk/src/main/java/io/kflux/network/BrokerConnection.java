@@ -62,7 +62,8 @@ import reactor.netty.tcp.TcpClient;
  * <p><b>Buffers.</b> Each inbound frame is released right after its body is decoded. Bodies that
  * hold record sets ({@code Types.RECORDS}) keep retained slices of the frame: whoever receives such
  * a response owns those slices and must release them. A response whose exchange was cancelled
- * before it arrived is not decoded at all, so it leaks nothing.
+ * before it arrived is not decoded at all, so it leaks nothing. Once a frame and all its slices are released,
+ * its array may carry the next response ({@link FramePool}): nothing may read it after that.
  */
 public final class BrokerConnection {
     private final Connection connection;

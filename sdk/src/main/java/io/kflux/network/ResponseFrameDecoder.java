@@ -9,31 +9,41 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * Splits the inbound byte stream into response frames (int32 size prefix, stripped), each copied
- * into a heap buffer of exactly its size, allocated once the size prefix is read.
+ * Splits the inbound byte stream into response frames (int32 size prefix, stripped), each copied once into a heap
+ * buffer from the connection's {@link FramePool}, set up once the size prefix is read and filled with exactly the
+ * frame's bytes (its capacity may be larger: a reused array is sized by class; the frame ends at its writer index).
  *
  * <p>Why not Netty's length-field decoder: its cumulation buffer grows by repeated reallocation
  * while a multi-megabyte Fetch response arrives, and large direct buffers are not pooled, so
  * every response cost fresh native memory: about one page fault per 4 KiB received (measured:
- * 100k+ minor faults and 2.5 times the I/O thread's CPU per 2M-record drain). A right-sized heap
- * array is touched once, lives in memory the JVM already committed, and gives the record decoder
- * direct array access (CRC32C, LZ4, uncompressed records read in place, no copy out).
+ * 100k+ minor faults and 2.5 times the I/O thread's CPU per 2M-record drain). A heap array the size of the
+ * frame is touched once, lives in memory the JVM already committed, and gives the record decoder direct array
+ * access (CRC32C, LZ4, uncompressed records read in place, no copy out). Why the large arrays are reused rather
+ * than allocated per response (humongous allocations, zeroed and faulted in): see {@link FramePool}.
  *
  * <p>A negative size (Kafka's sizes are signed) is reported as corruption, an oversized one with
  * its real size and the configured limit; after either, the rest of the stream is discarded
- * (the connection handler closes the connection).
+ * (the connection handler closes the connection). When the connection ends, a partial frame is released and the
+ * pool's free arrays are dropped.
  */
 final class ResponseFrameDecoder extends ChannelInboundHandlerAdapter {
     private final int maxFrameBytes;
+    private final FramePool pool;
     /** Size prefix bytes read so far (0-4) and their value, for a prefix split across reads. */
     private int sizeBytesRead;
     private int size;
-    /** The frame being filled; null between frames. */
+    /** The frame being filled and its size; null between frames. */
     private ByteBuf frame;
+    private int frameSize;
     private boolean failed;
 
     ResponseFrameDecoder(int maxFrameBytes) {
+        this(maxFrameBytes, new FramePool());
+    }
+
+    ResponseFrameDecoder(int maxFrameBytes, FramePool pool) {
         this.maxFrameBytes = maxFrameBytes;
+        this.pool = pool;
     }
 
     @Override
@@ -48,8 +58,8 @@ final class ResponseFrameDecoder extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 if (frame != null) {
-                    frame.writeBytes(in, Math.min(in.readableBytes(), frame.writableBytes()));
-                    if (!frame.isWritable()) {
+                    frame.writeBytes(in, Math.min(in.readableBytes(), frameSize - frame.writerIndex()));
+                    if (frame.writerIndex() == frameSize) {
                         ByteBuf complete = frame;
                         frame = null;
                         ctx.fireChannelRead(complete);
@@ -70,7 +80,7 @@ final class ResponseFrameDecoder extends ChannelInboundHandlerAdapter {
         if (sizeBytesRead < 4) {
             return false;
         }
-        int frameSize = size;
+        frameSize = size;
         sizeBytesRead = 0;
         size = 0;
         if (frameSize < 0) {
@@ -85,7 +95,7 @@ final class ResponseFrameDecoder extends ChannelInboundHandlerAdapter {
         if (frameSize == 0) {
             ctx.fireChannelRead(Unpooled.EMPTY_BUFFER);
         } else {
-            frame = Unpooled.buffer(frameSize, frameSize);
+            frame = pool.frame(frameSize);
         }
         return true;
     }
@@ -97,16 +107,18 @@ final class ResponseFrameDecoder extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        discardPartialFrame();
+        discard();
         super.channelInactive(ctx);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        discardPartialFrame();
+        discard();
     }
 
-    private void discardPartialFrame() {
+    /** The connection is done: its partial frame and free arrays go (frames still held elsewhere keep theirs). */
+    private void discard() {
+        pool.close();
         if (frame != null) {
             ReferenceCountUtil.safeRelease(frame);
             frame = null;

@@ -20,7 +20,8 @@ import java.util.List;
  * the owning {@link RecordsReader} or to the buffer it reads (uncompressed batches of a heap buffer
  * are read in place); they are overwritten when the reader decodes another batch
  * ({@code nextBatch()} followed by {@code records()}) or is reset, and go with the buffer when it
- * is released. Copy or deserialize what you need before that. The cursor itself is reused by its
+ * is released (a response frame's array then carries the next large response: reading it after the release reads
+ * another response's bytes). Copy or deserialize what you need before that. The cursor itself is reused by its
  * reader for every batch. Not thread-safe.
  *
  * <p>Every record is fully validated as the cursor moves (lengths within the record, the record
