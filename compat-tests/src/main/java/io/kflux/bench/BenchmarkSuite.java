@@ -36,8 +36,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Issue #5's suite, extended by #17: every case drained by every contender on one broker and the same pre-filled
  * topics, each contender in a JVM of its own with the same flags (reactor-kafka cannot share kafka-clients 4.x's
  * classpath, so the others are forked too, for equal footing), contenders alternating within a round and the first
- * one rotating from round to round. Each forked JVM warms up unmeasured ({@code --warmup-seconds} of the measured
- * drain's pattern with a consumer of its own), then drains once measured over a window of at least
+ * one rotating from round to round. Each forked JVM warms up unmeasured (one-pass drains until
+ * {@code --warmup-seconds} have passed), then drains once measured over a window of at least
  * {@code --window-seconds} of steady consumption (repeated passes over the topic, see {@link DrainHarness}); every
  * drain is verified per partition (offsets, count, checksum of key and value bytes), and the checksums must be
  * equal across contenders, or the suite stops. It runs the drain cases with a spare core
@@ -62,8 +62,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                SimpleMeterRegistry attached: --clients kflux,kflux-metrics measures what
  *                                publishing the meters costs (issue #16: at most 3% on case 1)
  * --rounds N                     measured drains per contender, case and CPU mode (default 15)
- * --warmup-seconds S             unmeasured warm-up in each forked JVM: S seconds of the measured drain's pattern
- *                                with a consumer of its own (default 3)
+ * --warmup-seconds S             unmeasured warm-up in each forked JVM: one-pass drains, a new consumer each,
+ *                                until S seconds have passed, at least one (default 3)
  * --warmup N                     instead: N unmeasured one-pass drains, a new consumer each (the method before)
  * --window-seconds S             least length of the measured window (default 10)
  * --scale F                      multiply record counts by F, for a quick check of the suite itself (default 1)
