@@ -95,7 +95,7 @@ public final class BenchmarkSuite {
     private static final List<String> KNOWN_CLIENTS = List.of("kflux", "kflux-metrics", "official", "official-kip848",
             "reactor-kafka", "raw");
     private static final List<String> CPU_MODES = List.of("spare", "one-core");
-    /** Warm-up per contender JVM: seconds of the measured drain's pattern (see BENCHMARKS.md for why enough). */
+    /** Warm-up per contender JVM: one-pass drains until this many seconds have passed (BENCHMARKS.md). */
     private static final String DEFAULT_WARMUP_SECONDS = "3";
     private static final String E2E_TOPIC = "suite-e2e";
     private static final int E2E_PARTITIONS = 8;
