@@ -89,6 +89,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class BenchmarkSuite {
 
     private static final List<String> ALL_CASES = List.of("1", "2-lz4", "2-zstd", "3", "4-keys", "e2e", "scale");
+    /**
+     * Without {@code --cases}: what issue #17's tables and targets need. 2-zstd and 3 (200 partitions), from the
+     * issue #5 suite, are left to {@code --cases}: about 20 minutes that would take the default run past what a
+     * 3-hour working session can give it beside CI.
+     */
+    private static final List<String> DEFAULT_CASES = List.of("1", "2-lz4", "4-keys", "e2e", "scale");
     private static final List<String> ALL_CLIENTS = List.of("kflux", "official", "official-kip848", "reactor-kafka",
             "raw");
     /** Contenders run only when {@code --clients} names them. */
@@ -172,7 +178,7 @@ public final class BenchmarkSuite {
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = parseArgs(args);
         double scale = Double.parseDouble(opts.getOrDefault("--scale", "1"));
-        Settings s = new Settings(list(opts, "--cases", String.join(",", ALL_CASES), ALL_CASES),
+        Settings s = new Settings(list(opts, "--cases", String.join(",", DEFAULT_CASES), ALL_CASES),
                 list(opts, "--clients", String.join(",", ALL_CLIENTS), KNOWN_CLIENTS),
                 Integer.parseInt(opts.getOrDefault("--rounds", "15")),
                 Integer.parseInt(opts.getOrDefault("--warmup", opts.containsKey("--warmup-seconds") ? "0"
