@@ -36,12 +36,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Issue #5's suite, extended by #17: every case drained by every contender on one broker and the same pre-filled
  * topics, each contender in a JVM of its own with the same flags (reactor-kafka cannot share kafka-clients 4.x's
  * classpath, so the others are forked too, for equal footing), contenders alternating within a round and the first
- * one rotating from round to round. Each forked JVM drains {@code --warmup} times unmeasured, then once measured
- * over a window of at least {@code --window-seconds} of steady consumption (repeated passes over the topic, see
- * {@link DrainHarness}); every drain is verified per partition (offsets, count, checksum of key and value bytes),
- * and the checksums must be equal across contenders, or the suite stops. It runs the drain cases with a spare core
+ * one rotating from round to round. Each forked JVM warms up unmeasured ({@code --warmup} one-pass drains), then
+ * drains once measured over a window of at least
+ * {@code --window-seconds} of steady consumption (repeated passes over the topic, see {@link DrainHarness}); every
+ * drain is verified per partition (offsets, count, checksum of key and value bytes), and the checksums must be
+ * equal across contenders, or the suite stops. It runs the drain cases with a spare core
  * and again with the contender pinned to one core and the broker to another ({@code --cpu-modes}), then the e2e
- * latency case and the scale case, and prints every table in Markdown at the end.
+ * latency case and the scale case, and prints every table in Markdown at the end. It prints its plan with an
+ * estimated duration first ({@link SuitePlan}: without {@code --clients} each case has the contenders its figures
+ * are for) and where each JVM's time went ({@link JvmTimings}).
  *
  * <pre>
  * --cases 1,2-lz4,2-zstd,3,4-keys,e2e,scale
@@ -50,12 +53,18 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                3 headers, 8 partitions, none; e2e: latency at a fixed produce rate;
  *                                scale: N consumers of one partition each in one JVM
  * --clients kflux,official,official-kip848,reactor-kafka,raw
+ *                                the contenders of every case and mode; without it each case has its own
+ *                                (SuitePlan): kflux, official and official-kip848 on 1 and 2-lz4 in both modes,
+ *                                with a spare core also raw on 1 and reactor-kafka on 2-lz4; kflux and official
+ *                                on 4-keys, 2-zstd, 3 and scale; all but raw on e2e
  *                                (raw has no e2e figure: it decodes no record; the scale case has kflux and
  *                                official only); kflux-metrics, not run unless named, is kflux with a Micrometer
  *                                SimpleMeterRegistry attached: --clients kflux,kflux-metrics measures what
  *                                publishing the meters costs (issue #16: at most 3% on case 1)
  * --rounds N                     measured drains per contender, case and CPU mode (default 15)
- * --warmup N                     unmeasured one-pass drains in each forked JVM before the measured one (default 3)
+ * --warmup N                     unmeasured one-pass drains in each forked JVM, a new consumer each (default 3)
+ * --warmup-seconds S             instead: one-pass drains until S seconds have passed, at least one (not enough
+ *                                at 3 s: see BENCHMARKS.md)
  * --window-seconds S             least length of the measured window (default 10)
  * --scale F                      multiply record counts by F, for a quick check of the suite itself (default 1)
  * --jvm-args a,b,...             flags of every contender JVM, comma- or space-separated, naming the collector
@@ -65,6 +74,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * --one-core-cases 1,2-lz4       the drain cases also run in the one-core mode (default 1,2-lz4)
  * --e2e-rate N                   records/s produced during e2e (default 20000)
  * --e2e-seconds N                measured seconds per e2e run (default 20), after --e2e-warmup-seconds (5)
+ * --e2e-rounds N                 runs per contender of the e2e case (default 6)
  * --scale-consumers N            consumers (and partitions) of the scale case (default 100)
  * --scale-rate N                 records/s produced in total during the scale case (default 1000)
  * --scale-seconds S              measured seconds per scale run (default 30), after --scale-warmup-seconds (10)
@@ -79,12 +89,23 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class BenchmarkSuite {
 
     private static final List<String> ALL_CASES = List.of("1", "2-lz4", "2-zstd", "3", "4-keys", "e2e", "scale");
+    /**
+     * Without {@code --cases}: what issue #17's tables and targets need. 2-zstd and 3 (200 partitions), from the
+     * issue #5 suite, are left to {@code --cases}: about 20 minutes that would take the default run past what a
+     * 3-hour working session can give it beside CI.
+     */
+    private static final List<String> DEFAULT_CASES = List.of("1", "2-lz4", "4-keys", "e2e", "scale");
     private static final List<String> ALL_CLIENTS = List.of("kflux", "official", "official-kip848", "reactor-kafka",
             "raw");
     /** Contenders run only when {@code --clients} names them. */
     private static final List<String> KNOWN_CLIENTS = List.of("kflux", "kflux-metrics", "official", "official-kip848",
             "reactor-kafka", "raw");
     private static final List<String> CPU_MODES = List.of("spare", "one-core");
+    /**
+     * One-pass warm-up drains per contender JVM unless {@code --warmup-seconds} is given: a 3 s floor (one cold pass
+     * of case 1) left the official client's window with 380 ns/record of JIT against 25 after 3 passes (BENCHMARKS.md).
+     */
+    private static final String DEFAULT_WARMUP_DRAINS = "3";
     private static final String E2E_TOPIC = "suite-e2e";
     private static final int E2E_PARTITIONS = 8;
     static final int HEADERS = 3;
@@ -146,9 +167,9 @@ public final class BenchmarkSuite {
     }
 
     /** The suite's settings, from its command line. */
-    record Settings(List<String> cases, List<String> clients, int rounds, int warmup, double windowSeconds,
-                    List<String> cpuModes, List<String> oneCoreCases, String contenderCpu, String brokerCpu,
-                    Map<String, String> opts) {
+    record Settings(List<String> cases, List<String> clients, int rounds, int warmup, double warmupSeconds,
+                    double windowSeconds, List<String> cpuModes, List<String> oneCoreCases, String contenderCpu,
+                    String brokerCpu, Map<String, String> opts) {
     }
 
     private BenchmarkSuite() {
@@ -157,20 +178,26 @@ public final class BenchmarkSuite {
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = parseArgs(args);
         double scale = Double.parseDouble(opts.getOrDefault("--scale", "1"));
-        Settings s = new Settings(list(opts, "--cases", String.join(",", ALL_CASES), ALL_CASES),
+        Settings s = new Settings(list(opts, "--cases", String.join(",", DEFAULT_CASES), ALL_CASES),
                 list(opts, "--clients", String.join(",", ALL_CLIENTS), KNOWN_CLIENTS),
                 Integer.parseInt(opts.getOrDefault("--rounds", "15")),
-                Integer.parseInt(opts.getOrDefault("--warmup", "3")),
+                Integer.parseInt(opts.getOrDefault("--warmup", opts.containsKey("--warmup-seconds") ? "0"
+                        : DEFAULT_WARMUP_DRAINS)),
+                Double.parseDouble(opts.getOrDefault("--warmup-seconds", "0")),
                 Double.parseDouble(opts.getOrDefault("--window-seconds", "10")),
                 list(opts, "--cpu-modes", String.join(",", CPU_MODES), CPU_MODES),
                 list(opts, "--one-core-cases", "1,2-lz4", ALL_CASES),
                 opts.getOrDefault("--contender-cpu", "0"), opts.getOrDefault("--broker-cpu", "1"), opts);
         List<String> jvmArgs = jvmArgs(opts, "--jvm-args", "-Xms1g -Xmx1g -XX:+UseG1GC");
-        System.out.printf("suite: cases %s, clients %s, CPU modes %s (one-core cases %s), %d rounds, %d warm-up"
-                        + " drains per JVM, windows of %.0f s or more, JVM flags %s, %d cores, %s%n", s.cases(),
-                s.clients(), s.cpuModes(), s.oneCoreCases(), s.rounds(), s.warmup(), s.windowSeconds(), jvmArgs,
+        System.out.printf("suite: cases %s, clients %s, CPU modes %s (one-core cases %s), %d rounds, warm-up %s"
+                        + " per JVM, windows of %.0f s or more, JVM flags %s, %d cores, %s%n", s.cases(),
+                s.clients(), s.cpuModes(), s.oneCoreCases(), s.rounds(), s.warmup() > 0 ? s.warmup()
+                        + " one-pass drains" : s.warmupSeconds() + " s", s.windowSeconds(), jvmArgs,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        SuitePlan plan = new SuitePlan(s, opts.containsKey("--clients"), scale);
+        plan.print(!opts.containsKey("--bootstrap-servers"));
+        JvmTimings timings = new JvmTimings();
 
         EmbeddedKafkaCluster kafka = null;
         String servers = opts.get("--bootstrap-servers");
@@ -178,7 +205,7 @@ public final class BenchmarkSuite {
             throw new IllegalArgumentException("the one-core mode pins the embedded broker; with"
                     + " --bootstrap-servers pass --cpu-modes spare");
         }
-        SuiteTables tables = new SuiteTables(s.clients());
+        SuiteTables tables = new SuiteTables(plan.allClients());
         String allCpus = CpuPinning.allCpus(); // read before anything is pinned
         try {
             if (servers == null) {
@@ -192,29 +219,30 @@ public final class BenchmarkSuite {
                     CpuPinning.pinSelfAndChildren(oneCore ? s.brokerCpu() : allCpus);
                 }
                 Runner runner = new Runner(jvmArgs, oneCore ? s.contenderCpu() : null);
-                for (String name : s.cases()) {
-                    if (name.equals("e2e") || name.equals("scale")) {
-                        continue;
-                    }
-                    if (oneCore && !s.oneCoreCases().contains(name)) {
-                        continue;
-                    }
-                    Case c = Case.of(name, scale);
-                    tables.addDrains(mode, c, runCase(runner, servers, c, s, mode));
+                for (SuitePlan.Step step : plan.drains(mode)) {
+                    Case c = Case.of(step.caseName(), scale);
+                    long started = System.nanoTime();
+                    tables.addDrains(mode, c, runCase(runner, servers, c, s, step, timings));
+                    plan.progress("case " + c.name() + " (" + mode + ")", started, plan.stepSeconds(step));
                 }
             }
             if (kafka != null) {
                 CpuPinning.pinSelfAndChildren(allCpus);
             }
             Runner runner = new Runner(jvmArgs, null);
-            if (s.cases().contains("e2e")) {
-                List<String> followers = s.clients().stream().filter(c -> !c.equals("raw")).toList();
-                tables.addLatencies(runLatency(runner, servers, followers, s.rounds(), opts));
+            if (!plan.e2eClients().isEmpty()) {
+                long started = System.nanoTime();
+                tables.addLatencies(runLatency(runner, servers, plan.e2eClients(), plan.e2eRounds(), opts, timings));
+                plan.progress("case e2e", started, plan.e2eSeconds());
             }
             if (s.cases().contains("scale")) {
                 Runner scaleRunner = new Runner(jvmArgs(opts, "--scale-jvm-args", "-Xms256m -Xmx4g -XX:+UseG1GC"),
                         null);
-                tables.addScale(ScaleCase.run(scaleRunner, servers, s.clients(), opts));
+                long started = System.nanoTime();
+                Map<String, List<Result>> byClient = ScaleCase.run(scaleRunner, servers, s.clients(), opts);
+                byClient.values().forEach(rs -> rs.forEach(r -> timings.add("scale", r)));
+                tables.addScale(byClient);
+                plan.progress("case scale", started, plan.scaleSeconds());
             }
         } finally {
             if (kafka != null) {
@@ -222,6 +250,8 @@ public final class BenchmarkSuite {
             }
         }
         tables.print();
+        timings.print();
+        System.out.printf("%nsuite elapsed: %s%n", SuitePlan.minutes(plan.elapsedSeconds()));
     }
 
     private static List<String> list(Map<String, String> opts, String option, String defaults, List<String> allowed) {
@@ -246,22 +276,25 @@ public final class BenchmarkSuite {
 
     // ---------------------------------------------------------------- throughput
 
-    private static Map<String, List<Result>> runCase(Runner runner, String servers, Case c, Settings s, String mode)
-            throws Exception {
-        System.out.printf("%ncase %s (%s): %s, %,d records, topic %s%n", c.name(), mode, c.description(), c.records(),
-                c.topic());
+    private static Map<String, List<Result>> runCase(Runner runner, String servers, Case c, Settings s,
+                                                     SuitePlan.Step step, JvmTimings timings) throws Exception {
+        String mode = step.mode();
+        System.out.printf("%ncase %s (%s): %s, %,d records, topic %s, contenders %s%n", c.name(), mode,
+                c.description(), c.records(), c.topic(), step.clients());
         String topicId = fillOnce(servers, c);
         Map<String, List<Result>> results = new LinkedHashMap<>();
         String checksum = null;
         String checksumClient = null;
         for (int round = 1; round <= s.rounds(); round++) {
-            for (String client : rotate(s.clients(), round - 1)) {
+            for (String client : rotate(step.clients(), round - 1)) {
                 List<String> args = new ArrayList<>(List.of("--client", client, "--mode", "drain",
                         "--bootstrap-servers", servers, "--topic", c.topic(), "--topic-id", topicId,
                         "--partitions", Integer.toString(c.partitions()), "--records", Long.toString(c.records()),
                         "--value-size", Integer.toString(c.valueSize()), "--warmup", Integer.toString(s.warmup()),
+                        "--warmup-seconds", Double.toString(s.warmupSeconds()),
                         "--window-seconds", Double.toString(s.windowSeconds())));
                 Result r = runner.run(client, round, args);
+                timings.add("case " + c.name() + " " + mode, r);
                 results.computeIfAbsent(client, k -> new ArrayList<>()).add(r);
                 System.out.printf("  case %s %s round %d %-15s %5.2f M records/s (steady %5.2f M) %6.0f ns CPU/record"
                                 + " %,7.0f B/record, window %.1f s (%d+ passes), set-up %.2f s, max gap %4d ms before"
@@ -270,6 +303,7 @@ public final class BenchmarkSuite {
                         r.cpuNanosPerRecord(), r.allocatedPerRecord(), r.get("nanos") / 1e9, r.get("passes"),
                         r.get("setupNanos") / 1e9, r.get("maxGapNanos") / 1_000_000, r.get("maxGapAt") + 1,
                         r.get("stalls"), r.get("discarded"), r.get("gcMillis"), r.fields().get("load"));
+                System.out.printf("    %s%n", JvmTimings.line(r));
                 if (!client.equals("raw")) {
                     // raw decodes no record, so it has no checksum; its offsets and counts are still checked
                     if (checksum == null) {
@@ -379,7 +413,8 @@ public final class BenchmarkSuite {
     // ---------------------------------------------------------------- end-to-end latency
 
     private static Map<String, List<Result>> runLatency(Runner runner, String servers, List<String> clients,
-                                                        int rounds, Map<String, String> opts) throws Exception {
+                                                        int rounds, Map<String, String> opts, JvmTimings timings)
+            throws Exception {
         int rate = Integer.parseInt(opts.getOrDefault("--e2e-rate", "20000"));
         long measureMs = Long.parseLong(opts.getOrDefault("--e2e-seconds", "20")) * 1000;
         long warmupMs = Long.parseLong(opts.getOrDefault("--e2e-warmup-seconds", "5")) * 1000;
@@ -401,6 +436,7 @@ public final class BenchmarkSuite {
                             "--partitions", Integer.toString(E2E_PARTITIONS),
                             "--e2e-warmup-ms", Long.toString(warmupMs), "--e2e-measure-ms", Long.toString(measureMs)));
                     results.computeIfAbsent(client, k -> new ArrayList<>()).add(r);
+                    timings.add("e2e", r);
                     System.out.printf("  e2e round %d %-13s %,d records: p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms,"
                                     + " max %.1f ms (producer sent %,d, late by up to %d ms; load %s)%n",
                             round, client, r.get("records"), r.get("p50Micros") / 1e3, r.get("p99Micros") / 1e3,
@@ -447,6 +483,7 @@ public final class BenchmarkSuite {
                 command.add(DrainRunner.class.getName());
             }
             command.addAll(args);
+            long started = System.nanoTime();
             Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             String resultLine = null;
             try (BufferedReader out = new BufferedReader(
@@ -472,6 +509,8 @@ public final class BenchmarkSuite {
                 int eq = pair.indexOf('=');
                 fields.put(pair.substring(0, eq), pair.substring(eq + 1));
             }
+            // the process's whole life as the suite sees it: JVM start to exit, output read
+            fields.put("wallNanos", Long.toString(System.nanoTime() - started));
             return new Result(client, round, fields);
         }
 

@@ -13,8 +13,9 @@ import java.util.Map;
  * contender and round, so every client gets the same heap, collector and JIT state, and reactor-kafka can run
  * on its own kafka-clients. JDK only, because it is loaded next to both kafka-clients 3.9 and 4.x.
  *
- * <p>Throughput ({@code --mode drain}): {@code --warmup} unmeasured drains of one pass over the topic, then one
- * measured drain, each with a new consumer reading from offset 0. The measured drain reads the topic again and
+ * <p>Throughput ({@code --mode drain}): an unmeasured warm-up, then one measured drain, each with a new consumer
+ * reading from offset 0. The warm-up is one-pass drains, a new consumer each, until {@code --warmup-seconds} have
+ * passed (at least one) or, with {@code --warmup N}, N of them (the suite's method before the time-based one). The measured drain reads the topic again and
  * again until {@code --window-seconds} have passed since its first record (or {@code --passes} times), after a
  * staggered lead-in, seeking each partition back to 0 at its end, so that the window is steady consumption and long enough for
  * process CPU time to mean something; see {@link Tally} for what each record is checked against. End-to-end latency ({@code --mode e2e}): one consumer
@@ -30,8 +31,8 @@ public final class DrainHarness {
 
     /** What to read, from the command line the suite builds. */
     public record Spec(String client, String mode, String servers, String topic, String topicId, int partitions,
-                       long records, int valueSize, int warmup, long e2eWarmupMillis, long e2eMeasureMillis,
-                       double windowSeconds, int passes, Map<String, String> options) {
+                       long records, int valueSize, int warmup, double warmupSeconds, long e2eWarmupMillis,
+                       long e2eMeasureMillis, double windowSeconds, int passes, Map<String, String> options) {
         static Spec parse(String[] args) {
             Map<String, String> o = new HashMap<>();
             for (int i = 0; i + 1 < args.length; i += 2) {
@@ -42,6 +43,7 @@ public final class DrainHarness {
                     Long.parseLong(o.getOrDefault("--records", "0")),
                     Integer.parseInt(o.getOrDefault("--value-size", "0")),
                     Integer.parseInt(o.getOrDefault("--warmup", "0")),
+                    Double.parseDouble(o.getOrDefault("--warmup-seconds", "0")),
                     Long.parseLong(o.getOrDefault("--e2e-warmup-ms", "5000")),
                     Long.parseLong(o.getOrDefault("--e2e-measure-ms", "20000")),
                     Double.parseDouble(o.getOrDefault("--window-seconds", "10")),
@@ -86,15 +88,28 @@ public final class DrainHarness {
     }
 
     private static String drain(Spec spec, Drainer drainer) throws Exception {
+        long mainAt = System.nanoTime();
         long warmupNanos = 0;
-        for (int i = 0; i < spec.warmup(); i++) {
-            Tally t = new Tally(spec.client(), spec.partitions(), spec.endOffset(), 1, 0, false, false);
-            long start = System.nanoTime();
-            t.created();
-            drainer.drain(spec, t);
-            t.verify();
-            warmupNanos += System.nanoTime() - start;
+        int warmupDrains = 0;
+        if (spec.warmup() > 0) {
+            for (int i = 0; i < spec.warmup(); i++) {
+                Tally t = new Tally(spec.client(), spec.partitions(), spec.endOffset(), 1, 0, false, false);
+                warmupNanos += warmUp(spec, drainer, t);
+                warmupDrains++;
+            }
+        } else {
+            // one-pass drains, a new consumer each, until the time is up: at least one, so that the measured
+            // consumer is never the JVM's first. Not the window's pattern with seeks back: a kflux consumer closed
+            // after seeks left the JVM's next kflux consumer without a record (seen in the one-core mode; to be
+            // found), and the seeks (one per partition and pass) are no hot path for the JIT.
+            long until = System.nanoTime() + (long) (spec.warmupSeconds() * 1e9);
+            do {
+                Tally t = new Tally(spec.client(), spec.partitions(), spec.endOffset(), 1, 0, false, false);
+                warmupNanos += warmUp(spec, drainer, t);
+                warmupDrains++;
+            } while (System.nanoTime() < until);
         }
+        long pauseAt = System.nanoTime();
         System.gc();
         Thread.sleep(200);
         // --passes N: exactly N passes; otherwise passes until the window is over
@@ -104,19 +119,42 @@ public final class DrainHarness {
                         (long) (spec.windowSeconds() * 1e9), true, true);
         long gcBefore = gcMillis();
         tally.created();
+        long pauseNanos = tally.createdNanos - pauseAt;
         drainer.drain(spec, tally);
+        long closeNanos = System.nanoTime() - tally.endNanos;
         long checksum = tally.verify();
         long gc = gcMillis() - gcBefore;
         return String.format("client=%s mode=drain records=%d bytes=%d nanos=%d setupNanos=%d passes=%d"
                         + " checksum=%016x allocated=%d cpuNanos=%d cpuJit=%d cpuGc=%d maxGapNanos=%d maxGapAt=%d"
-                        + " stalls=%d stallNanos=%d discarded=%d gcMillis=%d warmupDrains=%d warmupNanos=%d load=%.2f",
+                        + " stalls=%d stallNanos=%d discarded=%d gcMillis=%d warmupDrains=%d warmupNanos=%d"
+                        + " pauseNanos=%d closeNanos=%d jvmStartMillis=%d harnessNanos=%d load=%.2f",
                 spec.client(), tally.records, tally.bytes, tally.windowNanos(), tally.startNanos - tally.createdNanos,
                 tally.passes(), checksum, tally.allocated, tally.cpuNanos, tally.cpuByGroup.getOrDefault("jit", -1L),
                 tally.cpuByGroup.getOrDefault("gc", -1L), tally.maxGap, tally.maxGapAt, tally.stalls,
-                tally.stallNanos, tally.discarded, gc, spec.warmup(), warmupNanos, loadAverage());
+                tally.stallNanos, tally.discarded, gc, warmupDrains, warmupNanos, pauseNanos, closeNanos,
+                jvmStartMillis(mainAt), System.nanoTime() - mainAt, loadAverage());
+    }
+
+    /** One unmeasured drain, verified like a measured one; its length in ns, consumer creation and close included. */
+    private static long warmUp(Spec spec, Drainer drainer, Tally tally) throws Exception {
+        long start = System.nanoTime();
+        tally.created();
+        drainer.drain(spec, tally);
+        tally.verify();
+        return System.nanoTime() - start;
+    }
+
+    /**
+     * The JVM's age in ms when {@code mainAt} (a {@code System.nanoTime()}) was taken: its start-up up to the
+     * harness, which the suite subtracts from the process's wall time to see what the JVM itself costs.
+     */
+    private static long jvmStartMillis(long mainAt) {
+        long ageNow = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+        return ageNow - (System.nanoTime() - mainAt) / 1_000_000;
     }
 
     private static String follow(Spec spec, Follower follower) throws Exception {
+        long mainAt = System.nanoTime();
         Latencies latencies = new Latencies(spec.e2eWarmupMillis(), spec.e2eMeasureMillis());
         follower.follow(spec, latencies);
         if (latencies.count == 0) {
@@ -125,9 +163,10 @@ public final class DrainHarness {
         long[] sorted = Arrays.copyOf(latencies.micros, latencies.count);
         Arrays.sort(sorted);
         return String.format("client=%s mode=e2e records=%d p50Micros=%d p99Micros=%d p999Micros=%d maxMicros=%d"
-                        + " load=%.2f",
+                        + " jvmStartMillis=%d harnessNanos=%d load=%.2f",
                 spec.client(), sorted.length, percentile(sorted, 0.50), percentile(sorted, 0.99),
-                percentile(sorted, 0.999), sorted[sorted.length - 1], loadAverage());
+                percentile(sorted, 0.999), sorted[sorted.length - 1], jvmStartMillis(mainAt),
+                System.nanoTime() - mainAt, loadAverage());
     }
 
     private static long percentile(long[] sorted, double q) {
