@@ -75,6 +75,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * --e2e-rate N                   records/s produced during e2e (default 20000)
  * --e2e-seconds N                measured seconds per e2e run (default 20), after --e2e-warmup-seconds (5)
  * --e2e-rounds N                 runs per contender of the e2e case (default 6)
+ * --e2e-lead-seconds N           seconds the producer runs alone before the first e2e run (default 20): the
+ *                                broker's JIT settles on small produce and fetch requests
  * --scale-consumers N            consumers (and partitions) of the scale case (default 100)
  * --scale-rate N                 records/s produced in total during the scale case (default 1000)
  * --scale-seconds S              measured seconds per scale run (default 30), after --scale-warmup-seconds (10)
@@ -248,9 +250,10 @@ public final class BenchmarkSuite {
             if (kafka != null) {
                 kafka.close();
             }
+            // also when a later step failed: an hour of drains is not thrown away with it
+            tables.print();
+            timings.print();
         }
-        tables.print();
-        timings.print();
         System.out.printf("%nsuite elapsed: %s%n", SuitePlan.minutes(plan.elapsedSeconds()));
     }
 
@@ -418,6 +421,7 @@ public final class BenchmarkSuite {
         int rate = Integer.parseInt(opts.getOrDefault("--e2e-rate", "20000"));
         long measureMs = Long.parseLong(opts.getOrDefault("--e2e-seconds", "20")) * 1000;
         long warmupMs = Long.parseLong(opts.getOrDefault("--e2e-warmup-seconds", "5")) * 1000;
+        long leadMs = Long.parseLong(opts.getOrDefault("--e2e-lead-seconds", "20")) * 1000;
         System.out.printf("%ncase e2e: %,d records/s of %d B into %d partitions, %d s measured after %d s warm-up"
                 + " per run%n", rate, FixedRateProducer.VALUE_SIZE, E2E_PARTITIONS, measureMs / 1000, warmupMs / 1000);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {
@@ -427,7 +431,10 @@ public final class BenchmarkSuite {
         }
         Map<String, List<Result>> results = new LinkedHashMap<>();
         try (FixedRateProducer producer = new FixedRateProducer(servers, E2E_TOPIC, E2E_PARTITIONS, rate)) {
-            Thread.sleep(2000);
+            // the producer alone first: a broker fresh from the drain cases (or just started) spends its first
+            // seconds of small produce and fetch requests compiling them, a core's worth on a 2-core machine,
+            // and the first rounds measured that instead of the consumers
+            Thread.sleep(leadMs);
             for (int round = 1; round <= rounds; round++) {
                 for (String client : rotate(clients, round - 1)) {
                     long sentBefore = producer.sent.get();

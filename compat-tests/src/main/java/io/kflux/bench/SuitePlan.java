@@ -157,7 +157,8 @@ final class SuitePlan {
         }
         double perJvm = Double.parseDouble(settings.opts().getOrDefault("--e2e-warmup-seconds", "5"))
                 + Double.parseDouble(settings.opts().getOrDefault("--e2e-seconds", "20")) + E2E_JVM_SECONDS;
-        return 2 + (double) e2eRounds * e2eClients.size() * perJvm;
+        return Double.parseDouble(settings.opts().getOrDefault("--e2e-lead-seconds", "20"))
+                + (double) e2eRounds * e2eClients.size() * perJvm;
     }
 
     double scaleSeconds() {
