@@ -39,10 +39,9 @@ final class FixedRateProducer implements AutoCloseable {
                     long due = start + n * 1_000_000_000L / rate;
                     long now = System.nanoTime();
                     if (due > now) {
-                        // to the next millisecond tick, not to this record's due time: one wake-up and about one
-                        // produce request per ms instead of one per record (at 20k records/s on a 2-core machine
-                        // the per-record sends cost the producer and the broker more than a core together, and
-                        // the figure measured that contention, not the consumers)
+                        // to the next millisecond tick, not to this record's due time: a tick's worth per wake-up,
+                        // as the class says (on the 2-core machine this changed the producer's CPU little; what had
+                        // starved the e2e consumers was the broker's JIT, which BenchmarkSuite's lead lets settle)
                         LockSupport.parkNanos(Math.max(due - now, TICK_NANOS - (now - start) % TICK_NANOS));
                         continue;
                     }
