@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
@@ -16,6 +17,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 final class ScaleCase {
 
     static final List<String> CLIENTS = List.of("kflux", "official");
+    /** Partitions created per admin operation: a KRaft controller refuses an operation of over 10,000 records. */
+    private static final int PARTITIONS_PER_STEP = 5_000;
 
     private ScaleCase() {
     }
@@ -39,7 +42,14 @@ final class ScaleCase {
         }
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {
             if (!admin.listTopics().names().get().contains(topic)) {
-                admin.createTopics(List.of(new NewTopic(topic, consumers, (short) 1))).all().get();
+                // A KRaft controller refuses one operation of more than 10,000 records ("excessively large batch
+                // operation"), and a topic's creation is a record per partition: larger topics grow in steps.
+                int created = Math.min(consumers, PARTITIONS_PER_STEP);
+                admin.createTopics(List.of(new NewTopic(topic, created, (short) 1))).all().get();
+                while (created < consumers) {
+                    created = Math.min(consumers, created + PARTITIONS_PER_STEP);
+                    admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(created))).all().get();
+                }
             }
         }
         try (FixedRateProducer producer =
