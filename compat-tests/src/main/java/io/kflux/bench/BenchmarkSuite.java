@@ -234,7 +234,7 @@ public final class BenchmarkSuite {
             Runner runner = new Runner(jvmArgs, null);
             if (!plan.e2eClients().isEmpty()) {
                 long started = System.nanoTime();
-                tables.addLatencies(runLatency(runner, servers, plan.e2eClients(), plan.e2eRounds(), opts, timings));
+                tables.addLatencies(runLatency(runner, servers, plan, opts, timings));
                 plan.progress("case e2e", started, plan.e2eSeconds());
             }
             if (s.cases().contains("scale")) {
@@ -415,13 +415,15 @@ public final class BenchmarkSuite {
 
     // ---------------------------------------------------------------- end-to-end latency
 
-    private static Map<String, List<Result>> runLatency(Runner runner, String servers, List<String> clients,
-                                                        int rounds, Map<String, String> opts, JvmTimings timings)
+    private static Map<String, List<Result>> runLatency(Runner runner, String servers, SuitePlan plan,
+                                                        Map<String, String> opts, JvmTimings timings)
             throws Exception {
+        List<String> clients = plan.e2eClients();
+        int rounds = plan.e2eRounds();
         int rate = Integer.parseInt(opts.getOrDefault("--e2e-rate", "20000"));
-        long measureMs = Long.parseLong(opts.getOrDefault("--e2e-seconds", "20")) * 1000;
-        long warmupMs = Long.parseLong(opts.getOrDefault("--e2e-warmup-seconds", "5")) * 1000;
-        long leadMs = Long.parseLong(opts.getOrDefault("--e2e-lead-seconds", "20")) * 1000;
+        long measureMs = plan.e2eMeasureMillis();
+        long warmupMs = plan.e2eWarmupMillis();
+        long leadMs = plan.e2eLeadMillis();
         System.out.printf("%ncase e2e: %,d records/s of %d B into %d partitions, %d s measured after %d s warm-up"
                 + " per run%n", rate, FixedRateProducer.VALUE_SIZE, E2E_PARTITIONS, measureMs / 1000, warmupMs / 1000);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {

@@ -155,10 +155,28 @@ final class SuitePlan {
         if (e2eClients.isEmpty()) {
             return 0;
         }
-        double perJvm = Double.parseDouble(settings.opts().getOrDefault("--e2e-warmup-seconds", "5"))
-                + Double.parseDouble(settings.opts().getOrDefault("--e2e-seconds", "20")) + E2E_JVM_SECONDS;
-        return Double.parseDouble(settings.opts().getOrDefault("--e2e-lead-seconds", "20"))
-                + (double) e2eRounds * e2eClients.size() * perJvm;
+        double perJvm = (e2eWarmupMillis() + e2eMeasureMillis()) / 1000.0 + E2E_JVM_SECONDS;
+        return e2eLeadMillis() / 1000.0 + (double) e2eRounds * e2eClients.size() * perJvm;
+    }
+
+    /** {@code --e2e-lead-seconds} (default 20): how long the producer runs alone before the first e2e run, ms. */
+    long e2eLeadMillis() {
+        return e2eOption("--e2e-lead-seconds", "20");
+    }
+
+    /** {@code --e2e-warmup-seconds} (default 5): each e2e run's unmeasured start, ms. */
+    long e2eWarmupMillis() {
+        return e2eOption("--e2e-warmup-seconds", "5");
+    }
+
+    /** {@code --e2e-seconds} (default 20): each e2e run's measured time, ms. */
+    long e2eMeasureMillis() {
+        return e2eOption("--e2e-seconds", "20");
+    }
+
+    /** The run and the estimate read the e2e durations here, so the two cannot disagree on a default. */
+    private long e2eOption(String option, String defaultSeconds) {
+        return Long.parseLong(settings.opts().getOrDefault(option, defaultSeconds)) * 1000;
     }
 
     double scaleSeconds() {
