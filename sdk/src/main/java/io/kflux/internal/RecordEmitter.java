@@ -253,7 +253,14 @@ final class RecordEmitter<K, V> implements Subscription {
             try {
                 worker.schedule(drainLoop);
             } catch (java.util.concurrent.RejectedExecutionException e) {
-                // The session already stopped and disposed its worker: nothing is left to emit.
+                // No thread will drain: the session stopped and disposed its worker (then only releasing is left), or
+                // the emit scheduler was disposed under a running subscription. This caller owns the drain (wip), so
+                // it drains here; with the error set first, that emits nothing, it only ends the flux and releases.
+                if (!terminated && error == null) {
+                    error = new IllegalStateException("the emit scheduler refused the emitter's task (was it "
+                            + "disposed? see ConsumerOptions.withEmitScheduler)", e);
+                }
+                drainLoop.run();
             }
         }
     }
