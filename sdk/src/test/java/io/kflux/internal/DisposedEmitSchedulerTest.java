@@ -10,17 +10,14 @@ import io.kflux.TopicPartition;
 import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.PartitionState;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
+import reactor.test.subscriber.TestSubscriber;
 
 /**
  * A user's emit scheduler that is disposed ends the subscription with a clear error instead of leaving it without a
@@ -50,29 +47,10 @@ class DisposedEmitSchedulerTest {
     @Test
     void aSchedulerDisposedUnderARunningEmitterEndsItsFluxAndReleasesWhatWasQueued() {
         Scheduler scheduler = Schedulers.newSingle("emit-then-disposed");
-        List<Long> emitted = new ArrayList<>();
-        AtomicReference<Throwable> error = new AtomicReference<>();
+        // requests nothing itself: the test asks for records once a result is queued
+        TestSubscriber<ConsumerRecord<String, String>> subscriber = TestSubscriber.<ConsumerRecord<String, String>>builder()
+                .initialRequest(0).build();
         AtomicBoolean terminated = new AtomicBoolean();
-        CoreSubscriber<ConsumerRecord<String, String>> subscriber = new CoreSubscriber<>() {
-            @Override
-            public void onSubscribe(Subscription s) {
-            }
-
-            @Override
-            public void onNext(ConsumerRecord<String, String> r) {
-                emitted.add(r.offset());
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                error.set(t);
-            }
-
-            @Override
-            public void onComplete() {
-                error.set(new AssertionError("completed"));
-            }
-        };
         RecordEmitter<String, String> emitter = new RecordEmitter<>(subscriber, Deserializers.string(),
                 Deserializers.string(), io.kflux.DeserializationErrorHandler.fail(), null, true, cf -> { },
                 () -> terminated.set(true), scheduler.createWorker(), RecordEmitter.Progress.NONE,
@@ -86,17 +64,16 @@ class DisposedEmitSchedulerTest {
         emitter.offer(fetch);
         emitter.request(10);
 
-        assertThat(error.get()).as("the flux ends with").isInstanceOf(IllegalStateException.class)
+        assertThat(subscriber.expectTerminalError()).as("the flux ends with").isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("emit scheduler refused");
-        assertThat(emitted).as("nothing is emitted off the emit scheduler").isEmpty();
+        assertThat(subscriber.getReceivedOnNext()).as("nothing is emitted off the emit scheduler").isEmpty();
         assertThat(terminated).as("the session is told to stop").isTrue();
         assertThat(fetch.records().refCnt()).as("the queued result is released").isZero();
         assertThat(ps.position()).as("the position did not move").isZero();
         // later signals only release: no second terminal signal
-        error.set(null);
         CompletedFetch late = RecordEmitterOrderTest.fetch(ps, 3, 2);
         emitter.offer(late);
-        assertThat(error.get()).isNull();
         assertThat(late.records().refCnt()).isZero();
+        assertThat(subscriber.getProtocolErrors()).as("signals after the terminal one").isEmpty();
     }
 }
