@@ -578,10 +578,14 @@ public final class ConsumerOptions<K, V> {
      * daemons, ended after 60 s unused) as kflux has I/O loops ({@code kflux-io-*}, the available processors but at
      * least 4), however many consumers there are. With more consumers than threads, several consumers are pinned to
      * one thread: a subscriber that blocks in {@code onNext} holds that thread and delays every other consumer pinned
-     * to it, not only its own. A subscriber that blocks (JDBC, a synchronous HTTP call) should pass
+     * to it, not only its own (consumers that do not block take turns there, at most 1,024 records each). A subscriber
+     * that blocks (JDBC, a synchronous HTTP call) should pass
      * {@code Schedulers.boundedElastic()} or a scheduler of its own here, or move the blocking work off the emitting
      * thread with {@code publishOn} or {@code flatMap(... subscribeOn(...))}. A single-threaded scheduler
      * ({@code Schedulers.newSingle}) shared by several consumers emits their records one consumer at a time.
+     *
+     * <p>The scheduler must run tasks on threads of its own: with {@code Schedulers.immediate()} records would be
+     * decoded on kflux's I/O threads, which must never wait for a subscriber.
      *
      * <p>This is where reactor-kafka's {@code ReceiverOptions.schedulerSupplier} maps to (there records were published
      * on that scheduler, which reactor-kafka disposed on close).
