@@ -146,6 +146,68 @@ class EmitThreadsTest {
         }
     }
 
+    /**
+     * Two consumers pinned to one thread (a single-threaded scheduler given to both): one with a backlog whose
+     * {@code onNext} takes a millisecond per record, one with a few records. The second gets its records after at
+     * most a turn or two of the first (1,024 records each: one under way when it asks, one while its Fetch is
+     * answered), not after the first's whole backlog, which all arrived in a Fetch answer or two.
+     */
+    @Test
+    void consumersSharingAThreadTakeTurns(EmbeddedKafkaCluster kafka) {
+        String topic = "emit-turns";
+        int backlog = 6_000;
+        kafka.createTopic(topic, 2, 1);
+        try (KafkaProducer<String, String> producer = SampleData.producer(kafka.bootstrapServers())) {
+            for (int i = 0; i < backlog; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, "k", value(0, i)));
+            }
+            for (int i = 0; i < PER_PARTITION; i++) {
+                producer.send(new ProducerRecord<>(topic, 1, "k", value(1, i)));
+            }
+            producer.flush();
+        }
+        Scheduler one = Schedulers.newSingle("shared-emit", true);
+        KafkaFluxConsumer<String, String> slow = consumer(kafka, topic, 0, one);
+        KafkaFluxConsumer<String, String> light = consumer(kafka, topic, 1, one);
+        AtomicInteger slowSeen = new AtomicInteger();
+        try {
+            reactor.core.Disposable slowRun = slow.receive().take(backlog).doOnNext(r -> {
+                slowSeen.incrementAndGet();
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }).subscribe();
+            try {
+                // wait until the slow consumer holds the thread with its backlog, then start the light one
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (slowSeen.get() < 100 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertThat(slowSeen.get()).as("the slow consumer started").isGreaterThanOrEqualTo(100);
+                List<String> values = light.receive().take(PER_PARTITION).map(ConsumerRecord::value).collectList()
+                        .block(Duration.ofSeconds(30));
+                int slowAtThatTime = slowSeen.get();
+                System.out.printf("[emit-turns] the light consumer had its %d records when the slow one had %d of %d%n",
+                        PER_PARTITION, slowAtThatTime, backlog);
+                assertThat(values).containsExactlyElementsOf(
+                        IntStream.range(0, PER_PARTITION).mapToObj(i -> value(1, i)).toList());
+                assertThat(slowAtThatTime).as("slow consumer's records emitted before the light one was served")
+                        .isLessThan(backlog / 2);
+            } finally {
+                slowRun.dispose();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } finally {
+            slow.close(Duration.ofSeconds(5)).block(Duration.ofSeconds(20));
+            light.close(Duration.ofSeconds(5)).block(Duration.ofSeconds(20));
+            one.dispose();
+        }
+    }
+
     private static KafkaFluxConsumer<String, String> consumer(EmbeddedKafkaCluster kafka, String topic, int partition,
                                                               Scheduler scheduler) {
         ConsumerOptions<String, String> options = ConsumerOptions.create(
