@@ -84,6 +84,7 @@ final class ScaleRunner {
             long received = counts.received.get() - receivedBefore;
             long threads = JvmCounters.osThreads();
             int javaThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+            System.out.println("Java threads by name, digits dropped: " + threadsByName());
             long sockets = JvmCounters.sockets();
             long rss = JvmCounters.rssBytes();
             long heap = JvmCounters.heapAfterGc();
@@ -101,6 +102,13 @@ final class ScaleRunner {
             e.printStackTrace();
             System.exit(1);
         }
+    }
+
+    /** Live threads counted by name with digits dropped ({@code kflux-emit-3} counts as {@code kflux-emit-}). */
+    private static Map<String, Long> threadsByName() {
+        return Thread.getAllStackTraces().keySet().stream().collect(java.util.stream.Collectors.groupingBy(
+                t -> t.getName().replaceAll("[0-9]+", ""), java.util.TreeMap::new,
+                java.util.stream.Collectors.counting()));
     }
 
     /**

@@ -1,9 +1,8 @@
 package io.kflux.internal;
 
 import io.kflux.network.IoLoops;
-import java.util.concurrent.atomic.AtomicReference;
+import io.kflux.util.SharedScheduler;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The one default scheduler every consumer in the JVM emits records on (deserializers and the subscriber's
@@ -23,20 +22,18 @@ import reactor.core.scheduler.Schedulers;
  * {@value #TTL_SECONDS} s without a subscription pinned to them. The task queue is unbounded: a refused task would
  * leave an emitter without its drain, and each subscription queues at most one drain (its work-in-progress counter
  * allows no second) plus the release of its worker, so the queue is bounded by the number of subscriptions anyway.
- *
- * <p>Created on first use. This scheduler is not Reactor's cached one, so {@code Schedulers.shutdownNow()} leaves it
- * alone; should it be disposed all the same, the next {@link #shared()} makes a new one (subscriptions already
- * running on the old one end with an error, see {@code RecordEmitter}).
+ * Creation, and recreation after a disposal (subscriptions already running on the old one end with an error, see
+ * {@code RecordEmitter}), are {@link SharedScheduler}'s.
  */
 public final class EmitScheduler {
     /** The prefix of every default emit thread's name. */
     public static final String THREAD_PREFIX = "kflux-emit";
     /** Threads per I/O loop; see the class comment for why. */
     static final int THREADS_PER_IO_LOOP = 2;
-    /** How long a thread no subscription uses lives on (Reactor's default for {@code boundedElastic}). */
-    static final int TTL_SECONDS = 60;
+    /** How long a thread no subscription uses lives on. */
+    static final int TTL_SECONDS = SharedScheduler.TTL_SECONDS;
 
-    private static final AtomicReference<Scheduler> SHARED = new AtomicReference<>();
+    private static final SharedScheduler SHARED = new SharedScheduler(THREAD_PREFIX, EmitScheduler::threadCap);
 
     private EmitScheduler() {
     }
@@ -52,21 +49,11 @@ public final class EmitScheduler {
 
     /** A new scheduler as {@link #shared()} makes it: capped, daemon threads, idle ones ending. */
     static Scheduler create() {
-        return Schedulers.newBoundedElastic(threadCap(), Integer.MAX_VALUE, THREAD_PREFIX, TTL_SECONDS, true);
+        return SHARED.create();
     }
 
     /** The JVM-wide default emit scheduler, created on first use and again if it was disposed. Never dispose it. */
     static Scheduler shared() {
-        for (;;) {
-            Scheduler current = SHARED.get();
-            if (current != null && !current.isDisposed()) {
-                return current;
-            }
-            Scheduler created = create();
-            if (SHARED.compareAndSet(current, created)) {
-                return created;
-            }
-            created.dispose(); // another thread won; this one never ran a task
-        }
+        return SHARED.get();
     }
 }

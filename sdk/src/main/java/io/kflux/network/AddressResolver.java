@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.List;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Turns a broker's host name into the addresses to try, in order. A seam so that tests can give a name
@@ -15,8 +14,8 @@ import reactor.core.scheduler.Schedulers;
 interface AddressResolver {
 
     /**
-     * The JDK resolver ({@code /etc/hosts}, the JVM DNS cache, as the official client), on boundedElastic because
-     * it blocks. A literal IP or an already resolved address is returned as it is. Each resolved address keeps the
+     * The JDK resolver ({@code /etc/hosts}, the JVM DNS cache, as the official client), on {@link BlockingScheduler}
+     * because it blocks. A literal IP or an already resolved address is returned as it is. Each resolved address keeps the
      * host name, so TLS still verifies the broker's certificate against the name.
      */
     AddressResolver JDK = address -> {
@@ -25,7 +24,7 @@ interface AddressResolver {
         }
         return Mono.fromCallable(() -> Arrays.stream(InetAddress.getAllByName(address.getHostString()))
                         .map(a -> new InetSocketAddress(a, address.getPort())).toList())
-                .subscribeOn(Schedulers.boundedElastic());
+                .subscribeOn(BlockingScheduler.shared());
     };
 
     /**

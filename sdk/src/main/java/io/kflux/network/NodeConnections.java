@@ -223,7 +223,7 @@ public final class NodeConnections {
                 .<InetSocketAddress>concatMapIterable(l -> l)
                 .distinct()
                 .collectList()
-                .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic()); // getCanonicalHostName blocks
+                .subscribeOn(BlockingScheduler.shared()); // getCanonicalHostName blocks
     }
 
     private Mono<BrokerConnection> connectAny(List<InetSocketAddress> list, int failures) {

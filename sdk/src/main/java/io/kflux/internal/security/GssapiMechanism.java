@@ -11,8 +11,8 @@ import javax.security.auth.Subject;
 import javax.security.sasl.Sasl;
 import javax.security.sasl.SaslClient;
 import javax.security.sasl.SaslException;
+import io.kflux.network.BlockingScheduler;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * SASL/GSSAPI (Kerberos V5, RFC 4752) through the JDK's own SASL client ({@code javax.security.sasl}); kflux holds
@@ -47,7 +47,7 @@ final class GssapiMechanism implements SaslAuthenticator {
             @Override
             public Mono<byte[]> respond(byte[] challenge) {
                 return login.subject().flatMap(subject -> Mono.fromCallable(() -> step(subject, challenge))
-                        .subscribeOn(Schedulers.boundedElastic()));
+                        .subscribeOn(BlockingScheduler.shared()));
             }
 
             private byte[] step(Subject subject, byte[] challenge) {

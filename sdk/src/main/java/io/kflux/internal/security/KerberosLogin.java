@@ -14,8 +14,8 @@ import javax.security.auth.login.AppConfigurationEntry;
 import javax.security.auth.login.Configuration;
 import javax.security.auth.login.LoginContext;
 import javax.security.auth.login.LoginException;
+import io.kflux.network.BlockingScheduler;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The JAAS login a GSSAPI consumer shares across its connections: the login module (normally the JDK's
@@ -50,7 +50,7 @@ final class KerberosLogin {
         this.principal = named == null ? "" : " of principal " + named;
         this.renewWindowFactor = renewWindowFactor;
         this.subject = Mono.fromCallable(this::login)
-                .subscribeOn(Schedulers.boundedElastic())
+                .subscribeOn(BlockingScheduler.shared())
                 .cache(this::validFor, e -> Duration.ZERO, () -> Duration.ZERO);
     }
 

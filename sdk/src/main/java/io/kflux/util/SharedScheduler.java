@@ -1,0 +1,55 @@
+package io.kflux.util;
+
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A JVM-wide scheduler that kflux owns: bounded-elastic with a fixed thread cap, daemon threads named
+ * {@code prefix-N} that end after {@value #TTL_SECONDS} s unused, and an unbounded task queue (a refused task would
+ * leave kflux work without a thread; what kflux queues is bounded by its consumers and connections). Created on first
+ * use. It is not Reactor's cached {@code boundedElastic}, so {@code Schedulers.shutdownNow()} leaves it alone; should
+ * it be disposed all the same, the next {@link #get()} makes a new one.
+ *
+ * <p>kflux's threads beyond its I/O loops come only from instances of this class, each capped at a small multiple of
+ * the I/O loops: that is what keeps kflux's thread count independent of the number of consumers and of the core
+ * count's factor of 10 that {@code boundedElastic} applies (issue #17).
+ */
+public final class SharedScheduler {
+    /** How long a thread without work lives on (Reactor's default for {@code boundedElastic}). */
+    public static final int TTL_SECONDS = 60;
+
+    private final String threadPrefix;
+    private final IntSupplier threadCap;
+    private final AtomicReference<Scheduler> current = new AtomicReference<>();
+
+    /**
+     * @param threadPrefix the threads' name prefix
+     * @param threadCap    the most threads at once, read at each creation
+     */
+    public SharedScheduler(String threadPrefix, IntSupplier threadCap) {
+        this.threadPrefix = threadPrefix;
+        this.threadCap = threadCap;
+    }
+
+    /** A new scheduler as {@link #get()} makes it (tests). */
+    public Scheduler create() {
+        return Schedulers.newBoundedElastic(threadCap.getAsInt(), Integer.MAX_VALUE, threadPrefix, TTL_SECONDS, true);
+    }
+
+    /** The shared scheduler, created on first use and again if it was disposed. Never dispose it. */
+    public Scheduler get() {
+        for (;;) {
+            Scheduler scheduler = current.get();
+            if (scheduler != null && !scheduler.isDisposed()) {
+                return scheduler;
+            }
+            Scheduler created = create();
+            if (current.compareAndSet(scheduler, created)) {
+                return created;
+            }
+            created.dispose(); // another thread won; this one never ran a task
+        }
+    }
+}
