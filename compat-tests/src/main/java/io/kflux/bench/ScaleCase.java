@@ -84,6 +84,9 @@ final class ScaleCase {
                             r.get("rss") / 1048576.0, r.get("cpuNanos") * 100.0 / r.get("nanos"), r.get("sockets"),
                             r.recordsPerSecond(), r.get("consumersWithRecords"), r.get("setupNanos") / 1e9,
                             r.fields().get("load"));
+                    // what a consumer can receive depends on the producer keeping up: say how far behind it fell
+                    System.out.printf("    producer: %,d records sent so far, at most %.1f s behind its schedule%n",
+                            producer.sent.get(), producer.maxLagMicros.get() / 1e6);
                 }
             }
         }
