@@ -137,25 +137,33 @@ class CloseRaceTest {
     }
 
     /**
-     * Threads kflux started, by name, but for the JVM-wide I/O event loops and emit threads: those start one by one
-     * as connections land on them and subscriptions take workers (so a count taken early is no baseline), emit
-     * threads end only after a minute unused, and both are bounded by construction, which this checks.
+     * Threads kflux started, by name, but for the JVM-wide I/O event loops, emit threads and blocking-call threads:
+     * those start one by one as connections land on them, subscriptions take workers and lookups run (so a count
+     * taken early is no baseline), emit and blocking threads end only after a minute unused, and all three are
+     * bounded by construction, which this checks.
      */
     static int kfluxThreads() {
-        long ioThreads = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith(io.kflux.network.IoLoops.THREAD_PREFIX)).count();
-        assertThat(ioThreads).as("kflux I/O threads").isLessThanOrEqualTo(reactor.netty.resources.LoopResources.DEFAULT_IO_WORKER_COUNT);
+        assertThat(threads(io.kflux.network.IoLoops.THREAD_PREFIX)).as("kflux I/O threads")
+                .isLessThanOrEqualTo(reactor.netty.resources.LoopResources.DEFAULT_IO_WORKER_COUNT);
         assertThat(emitThreads()).as("kflux emit threads").isLessThanOrEqualTo(io.kflux.internal.EmitScheduler.threadCap());
-        return (int) Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith("kflux")
-                        && !t.getName().startsWith(io.kflux.network.IoLoops.THREAD_PREFIX)
-                        && !t.getName().startsWith(io.kflux.internal.EmitScheduler.THREAD_PREFIX)).count();
+        assertThat(threads(io.kflux.network.BlockingScheduler.THREAD_PREFIX)).as("kflux blocking-call threads")
+                .isLessThanOrEqualTo(io.kflux.network.BlockingScheduler.threadCap());
+        return allKfluxThreads() - threads(io.kflux.network.IoLoops.THREAD_PREFIX) - pooledThreads();
     }
 
     /** Live threads of kflux's default emit scheduler. */
     static int emitThreads() {
+        return threads(io.kflux.internal.EmitScheduler.THREAD_PREFIX);
+    }
+
+    /** Live threads of kflux's JVM-wide schedulers that start on demand and end a minute unused: emit, blocking. */
+    static int pooledThreads() {
+        return emitThreads() + threads(io.kflux.network.BlockingScheduler.THREAD_PREFIX);
+    }
+
+    private static int threads(String prefix) {
         return (int) Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith(io.kflux.internal.EmitScheduler.THREAD_PREFIX)).count();
+                .filter(t -> t.isAlive() && t.getName().startsWith(prefix)).count();
     }
 
     /** Every thread kflux started, the I/O event loops included. */

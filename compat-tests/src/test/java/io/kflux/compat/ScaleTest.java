@@ -3,6 +3,7 @@ package io.kflux.compat;
 import static io.kflux.compat.CloseRaceTest.assertNoLeaks;
 import static io.kflux.compat.CloseRaceTest.awaitTrue;
 import static io.kflux.compat.CloseRaceTest.emitThreads;
+import static io.kflux.compat.CloseRaceTest.pooledThreads;
 import static io.kflux.compat.CloseRaceTest.allKfluxThreads;
 import static io.kflux.compat.CloseRaceTest.kfluxThreads;
 import static io.kflux.compat.SecuredCloseRaceTest.clientSockets;
@@ -87,15 +88,16 @@ class ScaleTest {
             running.add(first);
             all.add(first);
             GroupKit.await("the first member is assigned", Duration.ofSeconds(30), () -> !first.assignment().isEmpty());
-            // emit threads grow with the first subscriptions up to their cap (kfluxThreads checks it): left out
-            int threadsWithOne = allKfluxThreads() - emitThreads();
+            // emit and blocking-call threads grow with the first subscriptions and connects up to their caps (kfluxThreads
+            // checks them): left out
+            int threadsWithOne = allKfluxThreads() - pooledThreads();
             for (int i = 1; i < 20; i++) {
                 KfluxMember m = new KfluxMember("m" + i, GroupKit.consumer(props, topic, null)).start();
                 running.add(m);
                 all.add(m);
             }
             GroupKit.awaitBalanced("20 members", topic, partitions, running, Duration.ofSeconds(2));
-            int threadsWithTwenty = allKfluxThreads() - emitThreads();
+            int threadsWithTwenty = allKfluxThreads() - pooledThreads();
             for (int cycle = 0; cycle < 4; cycle++) {
                 for (int k = 0; k < 4; k++) {
                     running.remove(random.nextInt(running.size())).stop();
@@ -119,7 +121,7 @@ class ScaleTest {
             for (KfluxMember m : all) {
                 m.consumer.close(Duration.ofSeconds(10)).block(Duration.ofSeconds(20));
             }
-            assertThat(allKfluxThreads() - emitThreads()).as("kflux threads after every consumer closed").isLessThanOrEqualTo(threadsWithTwenty);
+            assertThat(allKfluxThreads() - pooledThreads()).as("kflux threads after every consumer closed").isLessThanOrEqualTo(threadsWithTwenty);
             assertThat(kfluxThreads()).as("kflux threads but its I/O loops, after every consumer closed").isLessThanOrEqualTo(otherThreadsBefore);
             assertNoLeaks(leaks);
         }
