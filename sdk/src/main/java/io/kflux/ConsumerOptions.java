@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Everything a {@link KafkaFluxConsumer} needs: the properties (the official Java consumer's names, types,
@@ -79,43 +80,49 @@ public final class ConsumerOptions<K, V> {
 
     /**
      * kflux's own settings that are not consumer properties, in one value so that adding one does not change every
-     * copy below: the deserialization error handler, and what TLS/SASL takes beyond properties (a token provider and
-     * a plugged-in SASL mechanism, each may be null).
+     * copy below: the deserialization error handler, what TLS/SASL takes beyond properties (a token provider and
+     * a plugged-in SASL mechanism), the Micrometer registries and the emit scheduler (each may be null).
      */
     private record Extras(DeserializationErrorHandler deserializationErrorHandler, int commitBatchSize,
                           OAuthBearerTokenProvider tokenProvider, SaslMechanism saslMechanism,
-                          Object meterRegistry, Object observationRegistry) {
+                          Object meterRegistry, Object observationRegistry, Scheduler emitScheduler) {
         // The registries are held as Object: Micrometer is an optional dependency, and these options must load
         // (and be copied) without it on the class path.
-        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), 0, null, null, null, null);
+        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), 0, null, null, null, null, null);
 
         Extras withDeserializationErrorHandler(DeserializationErrorHandler handler) {
-            return new Extras(handler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry, observationRegistry);
+            return new Extras(handler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry, observationRegistry,
+                    emitScheduler);
         }
 
         Extras withCommitBatchSize(int acknowledgements) {
             return new Extras(deserializationErrorHandler, acknowledgements, tokenProvider, saslMechanism, meterRegistry,
-                    observationRegistry);
+                    observationRegistry, emitScheduler);
         }
 
         Extras withTokenProvider(OAuthBearerTokenProvider provider) {
             return new Extras(deserializationErrorHandler, commitBatchSize, provider, saslMechanism, meterRegistry,
-                    observationRegistry);
+                    observationRegistry, emitScheduler);
         }
 
         Extras withSaslMechanism(SaslMechanism mechanism) {
             return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, mechanism, meterRegistry,
-                    observationRegistry);
+                    observationRegistry, emitScheduler);
         }
 
         Extras withMeterRegistry(Object registry) {
             return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, saslMechanism, registry,
-                    observationRegistry);
+                    observationRegistry, emitScheduler);
         }
 
         Extras withObservationRegistry(Object registry) {
             return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry,
-                    registry);
+                    registry, emitScheduler);
+        }
+
+        Extras withEmitScheduler(Scheduler scheduler) {
+            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry,
+                    observationRegistry, scheduler);
         }
     }
 
@@ -558,6 +565,52 @@ public final class ConsumerOptions<K, V> {
     }
 
     /**
+     * Emits this consumer's records on {@code scheduler} instead of kflux's default emit scheduler. What runs there:
+     * the key and value deserializers, the {@link DeserializationErrorHandler}, the {@code receive()} subscriber's
+     * {@code onNext} and every operator after it up to the next {@code publishOn}. Each {@code receive()} subscription
+     * takes one {@link Scheduler.Worker} of it ({@code createWorker()}), emits one record at a time on it and disposes
+     * that worker when the subscription ends; kflux never disposes {@code scheduler} itself, so the caller disposes it
+     * once no consumer uses it any more. A scheduler that is disposed when {@code receive()} is subscribed to ends the
+     * subscription at once with an {@link IllegalStateException}; one that refuses the emitter's tasks later (disposed
+     * meanwhile) ends it with an {@link IllegalStateException} as well.
+     *
+     * <p>The default is shared by every consumer in the JVM: at most twice as many threads ({@code kflux-emit-N},
+     * daemons, ended after 60 s unused) as kflux has I/O loops ({@code kflux-io-*}, the available processors but at
+     * least 4), however many consumers there are. With more consumers than threads, several consumers are pinned to
+     * one thread: a subscriber that blocks in {@code onNext} holds that thread and delays every other consumer pinned
+     * to it, not only its own (consumers that do not block take turns there, at most 1,024 records each). A subscriber
+     * that blocks (JDBC, a synchronous HTTP call) should pass
+     * {@code Schedulers.boundedElastic()} or a scheduler of its own here, or move the blocking work off the emitting
+     * thread with {@code publishOn} or {@code flatMap(... subscribeOn(...))}. A single-threaded scheduler
+     * ({@code Schedulers.newSingle}) shared by several consumers emits their records one consumer at a time.
+     *
+     * <p>The scheduler must run tasks on threads of its own: with {@code Schedulers.immediate()} records would be
+     * decoded on kflux's I/O threads, which must never wait for a subscriber.
+     *
+     * <p>This is where reactor-kafka's {@code ReceiverOptions.schedulerSupplier} maps to (there records were published
+     * on that scheduler, which reactor-kafka disposed on close).
+     *
+     * @param scheduler where this consumer's records are emitted
+     * @return a copy
+     * @throws NullPointerException if {@code scheduler} is {@code null}
+     */
+    public ConsumerOptions<K, V> withEmitScheduler(Scheduler scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler");
+        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
+                                     pattern, partitions, listener, maxBufferedBytes,
+                                     extras.withEmitScheduler(scheduler));
+    }
+
+    /**
+     * The scheduler set with {@link #withEmitScheduler}.
+     *
+     * @return the scheduler, or empty when records are emitted on kflux's default emit scheduler
+     */
+    public Optional<Scheduler> emitScheduler() {
+        return Optional.ofNullable(extras.emitScheduler());
+    }
+
+    /**
      * The registry set with {@link #withObservationRegistry}, typed as {@code Object} so that calling this needs no
      * Micrometer on the class path.
      *
@@ -761,6 +814,9 @@ public final class ConsumerOptions<K, V> {
         parts.add("deserializationErrorHandler=" + extras.deserializationErrorHandler());
         if (extras.commitBatchSize() > 0) {
             parts.add("commitBatchSize=" + extras.commitBatchSize());
+        }
+        if (extras.emitScheduler() != null) {
+            parts.add("emitScheduler=" + extras.emitScheduler());
         }
         return "ConsumerOptions" + parts;
     }

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 class ConsumerOptionsTest {
 
@@ -192,6 +194,58 @@ class ConsumerOptionsTest {
                                                                           "ssl.keystore.password", "hunter2"));
         assertThat(o.toString()).doesNotContain("hunter2").contains("[hidden]");
         assertThat(OptionsAccess.config(o).sslKeystorePassword()).hasValueSatisfying(p -> assertThat(p.value()).isEqualTo("hunter2"));
+    }
+
+    @Test
+    void theEmitSchedulerIsUnsetByDefaultAndKeptByEveryCopy() {
+        ConsumerOptions<String, String> plain = ConsumerOptions.create(PROPS, Deserializers.string(), Deserializers.string());
+        assertThat(plain.emitScheduler()).as("default: kflux's own emit scheduler").isEmpty();
+        assertThat(plain.toString()).doesNotContain("emitScheduler");
+        assertThatThrownBy(() -> plain.withEmitScheduler(null)).isInstanceOf(NullPointerException.class);
+
+        Scheduler scheduler = Schedulers.newSingle("emit-test");
+        try {
+            ConsumerOptions<String, String> set = plain.withEmitScheduler(scheduler);
+            assertThat(set.emitScheduler()).containsSame(scheduler);
+            assertThat(plain.emitScheduler()).as("the original is unchanged").isEmpty();
+            assertThat(set.toString()).contains("emitScheduler=" + scheduler);
+
+            List<ConsumerOptions<String, String>> copies = List.of(
+                    set.subscription(List.of("t")),
+                    set.subscription(Pattern.compile("t.*")),
+                    set.assignment(List.of(new TopicPartition("t", 0))),
+                    set.rebalanceListener(new RebalanceListener() { }),
+                    set.withProperty("session.timeout.ms", 20000),
+                    set.withProperties(Map.of("fetch.min.bytes", 10)),
+                    set.withMaxBufferedBytes(1024),
+                    set.withDeserializationErrorHandler(DeserializationErrorHandler.fail()),
+                    set.withOAuthBearerTokenProvider(Mono::empty),
+                    set.withSaslMechanism(new SaslMechanism() {
+                        @Override
+                        public String name() {
+                            return "TEST";
+                        }
+
+                        @Override
+                        public Exchange start(String brokerHost, Map<String, String> jaasOptions) {
+                            throw new UnsupportedOperationException();
+                        }
+                    }),
+                    set.withCommitBatchSize(5),
+                    set.withMeterRegistry(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+                    set.withObservationRegistry(io.micrometer.observation.ObservationRegistry.create()));
+            assertThat(copies).allSatisfy(c -> assertThat(c.emitScheduler()).containsSame(scheduler));
+
+            Scheduler other = Schedulers.immediate();
+            assertThat(set.withEmitScheduler(other).emitScheduler()).as("set again: the last one wins").containsSame(other);
+            // and the other settings survive this copy
+            ConsumerOptions<String, String> rich = plain.withCommitBatchSize(7).withMaxBufferedBytes(2048)
+                    .withEmitScheduler(scheduler);
+            assertThat(rich.commitBatchSize()).isEqualTo(7);
+            assertThat(rich.maxBufferedBytes()).isEqualTo(2048);
+        } finally {
+            scheduler.dispose();
+        }
     }
 
     @Test

@@ -82,7 +82,17 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * --scale-seconds S              measured seconds per scale run (default 30), after --scale-warmup-seconds (10)
  * --scale-rounds N               runs per contender of the scale case (default 5)
  * --scale-jvm-args a,b,...       flags of the scale case's JVMs (default -Xms256m,-Xmx4g,-XX:+UseG1GC)
- * --bootstrap-servers h:p        use this cluster instead of starting a 1-node embedded broker (no one-core mode)
+ * --scale-topic-partitions N     partitions per topic of the scale case (default 100): each consumer asks for its
+ *                                topic's metadata, so one topic of N partitions would cost N&sup2; in all
+ * --scale-consumer-props k=v,... settings of both clients' scale consumers (default none). For 10,000 consumers on
+ *                                one machine: connections.max.idle.ms=10000 closes each consumer's unused bootstrap
+ *                                connection during the warm-up (a limit of 20,000 open files does not hold two per
+ *                                consumer), fetch.max.wait.ms=5000 cuts the empty Fetches the brokers answer
+ * --scale-starts-per-second N    consumers each scale JVM starts per second (default 0: all at once); the
+ *                                "creation" column then includes the pacing
+ * --brokers N                    nodes of the embedded cluster (default 1); each is a JVM of its own, which spreads
+ *                                the scale case's partitions and connections over N processes' open-file limits
+ * --bootstrap-servers h:p        use this cluster instead of starting an embedded one (no one-core mode)
  * </pre>
  *
  * <p>The reactor-kafka contender runs from the {@code bench-reactor-kafka} module's build directory, named by
@@ -211,8 +221,9 @@ public final class BenchmarkSuite {
         String allCpus = CpuPinning.allCpus(); // read before anything is pinned
         try {
             if (servers == null) {
-                System.out.println("starting a 1-node embedded Kafka broker...");
-                kafka = EmbeddedKafkaCluster.startCluster(1);
+                int brokers = Integer.parseInt(opts.getOrDefault("--brokers", "1"));
+                System.out.printf("starting a %d-node embedded Kafka cluster...%n", brokers);
+                kafka = EmbeddedKafkaCluster.startCluster(brokers);
                 servers = kafka.bootstrapServers();
             }
             for (String mode : s.cpuModes()) {

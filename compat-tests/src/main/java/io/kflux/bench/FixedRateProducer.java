@@ -1,6 +1,7 @@
 package io.kflux.bench;
 
 import io.kflux.bench.runner.DrainHarness;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,8 +12,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The suite's steady producer (e2e and scale cases): sends {@code rate} records/s round-robin over the topic's
- * partitions, a tick's worth every millisecond (linger.ms 0, acks 1), each value starting with its send time in
+ * The suite's steady producer (e2e and scale cases): sends {@code rate} records/s round-robin over the partitions
+ * of one topic or of several topics of equal size (the last may be smaller), a tick's worth every millisecond (linger.ms 0, acks 1), each value starting with its send time in
  * epoch microseconds; behind schedule it catches up, and reports by how much.
  */
 final class FixedRateProducer implements AutoCloseable {
@@ -27,6 +28,16 @@ final class FixedRateProducer implements AutoCloseable {
     private final Thread thread;
 
     FixedRateProducer(String servers, String topic, int partitions, int rate) {
+        this(servers, List.of(topic), partitions, partitions, rate);
+    }
+
+    /**
+     * @param topics             the topics in order; partition {@code g} of the whole is partition
+     *                           {@code g % partitionsPerTopic} of topic {@code g / partitionsPerTopic}
+     * @param partitionsPerTopic the partitions of each topic but the last
+     * @param partitions         the partitions of all topics together
+     */
+    FixedRateProducer(String servers, List<String> topics, int partitionsPerTopic, int partitions, int rate) {
         Properties props = BenchmarkSuite.producerProps(servers);
         props.put("linger.ms", "0");
         byte[][] payloads = ConsumeBenchmark.payloads(VALUE_SIZE);
@@ -52,7 +63,9 @@ final class FixedRateProducer implements AutoCloseable {
                         value[i] = (byte) micros;
                         micros >>>= 8;
                     }
-                    producer.send(new ProducerRecord<>(topic, (int) (n % partitions), null, value),
+                    int g = (int) (n % partitions);
+                    producer.send(new ProducerRecord<>(topics.get(g / partitionsPerTopic), g % partitionsPerTopic,
+                                    null, value),
                             (metadata, error) -> {
                                 if (error != null) {
                                     failure.compareAndSet(null, error);

@@ -5,19 +5,22 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * The suite's scale case: a topic of N partitions under a low, steady total produce rate, and per round one JVM
- * per contender holding N consumers of one partition each ({@link ScaleRunner}); kflux against N official
- * consumers, alternating, the first one rotating from round to round.
+ * The suite's scale case: N partitions under a low, steady total produce rate, in topics of
+ * {@code --scale-topic-partitions} (100) partitions each, and per round one JVM per contender holding N consumers of
+ * one partition each ({@link ScaleRunner}); kflux against N official consumers, alternating, the first one rotating
+ * from round to round. Topics of bounded size keep each consumer's metadata small: with one topic of N partitions,
+ * each of the N consumers would ask for N partitions' metadata, N&sup2; in all, which at N = 10,000 a broker sharing
+ * two cores with the consumers did not answer within a minute.
  */
 final class ScaleCase {
 
     static final List<String> CLIENTS = List.of("kflux", "official");
-    /** Partitions created per admin operation: a KRaft controller refuses an operation of over 10,000 records. */
+    /** Partitions created per admin operation at most: a KRaft controller refuses one of over 10,000 records. */
     private static final int PARTITIONS_PER_STEP = 5_000;
 
     private ScaleCase() {
@@ -32,35 +35,47 @@ final class ScaleCase {
         String warmup = opts.getOrDefault("--scale-warmup-seconds", "10");
         String measure = opts.getOrDefault("--scale-seconds", "30");
         List<String> clients = new ArrayList<>(CLIENTS.stream().filter(suiteClients::contains).toList());
-        String topic = "suite-scale-" + consumers;
-        System.out.printf("%ncase scale: %d consumers of one partition each in one JVM, %,d records/s in total,"
-                + " %s s measured after %s s, %d rounds, contenders %s%n", consumers, rate, measure, warmup, rounds,
-                clients);
+        int perTopic = Math.min(consumers, Integer.parseInt(opts.getOrDefault("--scale-topic-partitions", "100")));
+        String prefix = "suite-scale-" + consumers + "-by-" + perTopic;
+        List<String> topics = topics(prefix, consumers, perTopic);
+        System.out.printf("%ncase scale: %d consumers of one partition each in one JVM (%d topics of %d partitions),"
+                + " %,d records/s in total, %s s measured after %s s, %d rounds, contenders %s%n", consumers,
+                topics.size(), perTopic, rate, measure, warmup, rounds, clients);
         Map<String, List<BenchmarkSuite.Result>> results = new LinkedHashMap<>();
         if (clients.isEmpty()) {
             return results;
         }
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers))) {
-            if (!admin.listTopics().names().get().contains(topic)) {
-                // A KRaft controller refuses one operation of more than 10,000 records ("excessively large batch
-                // operation"), and a topic's creation is a record per partition: larger topics grow in steps.
-                int created = Math.min(consumers, PARTITIONS_PER_STEP);
-                admin.createTopics(List.of(new NewTopic(topic, created, (short) 1))).all().get();
-                while (created < consumers) {
-                    created = Math.min(consumers, created + PARTITIONS_PER_STEP);
-                    admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(created))).all().get();
+            Set<String> existing = admin.listTopics().names().get();
+            // A KRaft controller refuses one operation of more than 10,000 records ("excessively large batch
+            // operation"), and a topic's creation is a record per partition: topics are created in steps.
+            List<NewTopic> step = new ArrayList<>();
+            int stepPartitions = 0;
+            for (int t = 0; t < topics.size(); t++) {
+                int partitions = Math.min(perTopic, consumers - t * perTopic);
+                if (!existing.contains(topics.get(t))) {
+                    step.add(new NewTopic(topics.get(t), partitions, (short) 1));
+                    stepPartitions += partitions;
+                }
+                if (!step.isEmpty() && (stepPartitions + perTopic > PARTITIONS_PER_STEP || t == topics.size() - 1)) {
+                    admin.createTopics(step).all().get();
+                    step.clear();
+                    stepPartitions = 0;
                 }
             }
         }
         try (FixedRateProducer producer =
-                     new FixedRateProducer(servers, topic, consumers, rate)) {
+                     new FixedRateProducer(servers, topics, perTopic, consumers, rate)) {
             for (int round = 1; round <= rounds; round++) {
                 List<String> order = new ArrayList<>(clients);
                 Collections.rotate(order, -((round - 1) % order.size()));
                 for (String client : order) {
                     BenchmarkSuite.Result r = runner.run(client, round, List.of("--client", client, "--mode", "scale",
-                            "--bootstrap-servers", servers, "--topic", topic, "--consumers", Integer.toString(consumers),
-                            "--warmup-seconds", warmup, "--measure-seconds", measure));
+                            "--bootstrap-servers", servers, "--topic-prefix", prefix,
+                            "--topic-partitions", Integer.toString(perTopic), "--consumers", Integer.toString(consumers),
+                            "--warmup-seconds", warmup, "--measure-seconds", measure,
+                            "--consumer-props", opts.getOrDefault("--scale-consumer-props", ""),
+                            "--starts-per-second", opts.getOrDefault("--scale-starts-per-second", "0")));
                     results.computeIfAbsent(client, k -> new ArrayList<>()).add(r);
                     System.out.printf("  scale round %d %-9s %d consumers: %d threads (%d Java), heap after GC %.0f MB,"
                                     + " RSS %.0f MB, CPU %.1f %% of a core, %d sockets, %.0f records/s received by %d"
@@ -73,5 +88,14 @@ final class ScaleCase {
             }
         }
         return results;
+    }
+
+    /** The case's topics: consumer {@code i} reads partition {@code i % perTopic} of topic {@code i / perTopic}. */
+    static List<String> topics(String prefix, int consumers, int perTopic) {
+        List<String> topics = new ArrayList<>();
+        for (int t = 0; t * perTopic < consumers; t++) {
+            topics.add(prefix + "-" + t);
+        }
+        return topics;
     }
 }

@@ -25,8 +25,9 @@ import reactor.core.publisher.Flux;
 
 /**
  * The scale case's contender JVM ({@code --mode scale}, forked by {@link BenchmarkSuite}): {@code --consumers N}
- * consumers of one topic with N partitions, each assigned one partition (manual assignment, from the end), while
- * the suite produces a low total rate into the topic. {@code kflux}: N {@code KafkaFluxConsumer}s with a
+ * consumers of N partitions in topics of {@code --topic-partitions} partitions each ({@link ScaleCase#topics}),
+ * each assigned one partition (manual assignment, from the end), while the suite produces a low total rate into
+ * them. {@code kflux}: N {@code KafkaFluxConsumer}s with a
  * subscriber each. {@code official}: N {@code KafkaConsumer}s, each polled by a thread of its own, as that client
  * is used. After {@code --warmup-seconds} it measures, over {@code --measure-seconds}: records received, process CPU
  * time, then the OS threads, open sockets and RSS of the process, and the heap in use after full collections, with
@@ -53,10 +54,22 @@ final class ScaleRunner {
             long warmupMillis = Long.parseLong(o.getOrDefault("--warmup-seconds", "10")) * 1000;
             long measureMillis = Long.parseLong(o.getOrDefault("--measure-seconds", "30")) * 1000;
             Counts counts = new Counts(consumers);
+            int perTopic = Integer.parseInt(o.get("--topic-partitions"));
+            List<String> topics = ScaleCase.topics(o.get("--topic-prefix"), consumers, perTopic);
+            Map<String, String> common = new java.util.HashMap<>();
+            for (String pair : o.getOrDefault("--consumer-props", "").split(",")) {
+                if (!pair.isBlank()) {
+                    int eq = pair.indexOf('=');
+                    common.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+                }
+            }
+            Pace pace = new Pace(Integer.parseInt(o.getOrDefault("--starts-per-second", "0")));
             long created = System.nanoTime();
             Fleet fleet = switch (client) {
-                case "kflux" -> kflux(o.get("--bootstrap-servers"), o.get("--topic"), consumers, counts);
-                case "official" -> official(o.get("--bootstrap-servers"), o.get("--topic"), consumers, counts);
+                case "kflux" -> kflux(o.get("--bootstrap-servers"), common, topics, perTopic, consumers,
+                        counts, pace);
+                case "official" -> official(o.get("--bootstrap-servers"), common, topics, perTopic, consumers,
+                        counts, pace);
                 default -> throw new IllegalArgumentException("the scale case has kflux and official, not " + client);
             };
             long setupNanos = System.nanoTime() - created;
@@ -90,6 +103,25 @@ final class ScaleRunner {
         }
     }
 
+    /**
+     * Starts at most {@code perSecond} consumers a second (0: all at once). 10,000 consumers started at once, each
+     * asking for metadata and offsets, overran a broker sharing the 2 cores with them: some got no answer within
+     * {@code default.api.timeout.ms}. A service that starts many consumers would stagger them too.
+     */
+    private record Pace(int perSecond) {
+        private static final long START = System.nanoTime();
+
+        void await(int started) throws InterruptedException {
+            if (perSecond > 0) {
+                long due = START + started * 1_000_000_000L / perSecond;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+            }
+        }
+    }
+
     /** Records per consumer, checked offset by offset; safe for calls from many threads. */
     private static final class Counts {
         final AtomicLong received = new AtomicLong();
@@ -103,10 +135,10 @@ final class ScaleRunner {
             }
         }
 
-        void add(int partition, long offset) {
-            long expected = next.getAndSet(partition, offset + 1);
+        void add(int consumer, long offset) {
+            long expected = next.getAndSet(consumer, offset + 1);
             if (expected >= 0 && expected != offset) {
-                failure.compareAndSet(null, "partition " + partition + " gave offset " + offset + " where " + expected
+                failure.compareAndSet(null, "consumer " + consumer + " got offset " + offset + " where " + expected
                         + " was due");
             }
             received.incrementAndGet();
@@ -127,18 +159,21 @@ final class ScaleRunner {
         }
     }
 
-    private static Fleet kflux(String servers, String topic, int consumers, Counts counts) {
+    private static Fleet kflux(String servers, Map<String, String> common, List<String> topics, int perTopic, int consumers, Counts counts,
+                               Pace pace) throws InterruptedException {
         List<KafkaFluxConsumer<byte[], byte[]>> all = new ArrayList<>(consumers);
         List<Disposable> subscriptions = new ArrayList<>(consumers);
         for (int p = 0; p < consumers; p++) {
-            int partition = p;
-            KafkaFluxConsumer<byte[], byte[]> consumer = KafkaFluxConsumer.create(ConsumerOptions.<byte[], byte[]>create(
-                            Map.of("bootstrap.servers", servers, "client.id", "bench-scale-kflux",
-                                    "auto.offset.reset", "latest"))
-                    .assignment(List.of(new TopicPartition(topic, partition))));
+            pace.await(p);
+            int index = p;
+            Map<String, String> props = new java.util.HashMap<>(common);
+            props.putAll(Map.of("bootstrap.servers", servers, "client.id", "bench-scale-kflux",
+                    "auto.offset.reset", "latest"));
+            KafkaFluxConsumer<byte[], byte[]> consumer = KafkaFluxConsumer.create(ConsumerOptions.<byte[], byte[]>create(props)
+                    .assignment(List.of(new TopicPartition(topics.get(index / perTopic), index % perTopic))));
             all.add(consumer);
-            subscriptions.add(consumer.receive().subscribe(r -> counts.add(partition, r.offset()),
-                    e -> counts.failure.compareAndSet(null, "consumer " + partition + " failed: " + e)));
+            subscriptions.add(consumer.receive().subscribe(r -> counts.add(index, r.offset()),
+                    e -> counts.failure.compareAndSet(null, "consumer " + index + " failed: " + e)));
         }
         return () -> {
             subscriptions.forEach(Disposable::dispose);
@@ -146,27 +181,31 @@ final class ScaleRunner {
         };
     }
 
-    private static Fleet official(String servers, String topic, int consumers, Counts counts) {
+    private static Fleet official(String servers, Map<String, String> common, List<String> topics, int perTopic, int consumers, Counts counts,
+                               Pace pace) throws InterruptedException {
         AtomicBoolean running = new AtomicBoolean(true);
         List<Thread> threads = new ArrayList<>(consumers);
         for (int p = 0; p < consumers; p++) {
-            int partition = p;
+            pace.await(p);
+            int index = p;
             Thread thread = new Thread(() -> {
                 Properties props = new Properties();
+                props.putAll(common);
                 props.put("bootstrap.servers", servers);
                 props.put("client.id", "bench-scale-official");
                 props.put("enable.auto.commit", "false");
                 props.put("auto.offset.reset", "latest");
                 try (KafkaConsumer<byte[], byte[]> consumer =
                              new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-                    consumer.assign(List.of(new org.apache.kafka.common.TopicPartition(topic, partition)));
+                    consumer.assign(List.of(new org.apache.kafka.common.TopicPartition(topics.get(index / perTopic),
+                            index % perTopic)));
                     while (running.get()) {
                         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                            counts.add(partition, r.offset());
+                            counts.add(index, r.offset());
                         }
                     }
                 } catch (RuntimeException e) {
-                    counts.failure.compareAndSet(null, "consumer " + partition + " failed: " + e);
+                    counts.failure.compareAndSet(null, "consumer " + index + " failed: " + e);
                 }
             }, "bench-official-" + p);
             thread.start();

@@ -137,16 +137,25 @@ class CloseRaceTest {
     }
 
     /**
-     * Threads kflux started, by name, but for the JVM-wide I/O event loops: those start one by one as connections
-     * land on them (so a count taken early is no baseline), and are bounded by construction, which this checks.
+     * Threads kflux started, by name, but for the JVM-wide I/O event loops and emit threads: those start one by one
+     * as connections land on them and subscriptions take workers (so a count taken early is no baseline), emit
+     * threads end only after a minute unused, and both are bounded by construction, which this checks.
      */
     static int kfluxThreads() {
         long ioThreads = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && t.getName().startsWith(io.kflux.network.IoLoops.THREAD_PREFIX)).count();
         assertThat(ioThreads).as("kflux I/O threads").isLessThanOrEqualTo(reactor.netty.resources.LoopResources.DEFAULT_IO_WORKER_COUNT);
+        assertThat(emitThreads()).as("kflux emit threads").isLessThanOrEqualTo(io.kflux.internal.EmitScheduler.threadCap());
         return (int) Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && t.getName().startsWith("kflux")
-                        && !t.getName().startsWith(io.kflux.network.IoLoops.THREAD_PREFIX)).count();
+                        && !t.getName().startsWith(io.kflux.network.IoLoops.THREAD_PREFIX)
+                        && !t.getName().startsWith(io.kflux.internal.EmitScheduler.THREAD_PREFIX)).count();
+    }
+
+    /** Live threads of kflux's default emit scheduler. */
+    static int emitThreads() {
+        return (int) Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith(io.kflux.internal.EmitScheduler.THREAD_PREFIX)).count();
     }
 
     /** Every thread kflux started, the I/O event loops included. */

@@ -39,7 +39,6 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 /**
@@ -88,7 +87,8 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.resources = resources;
         this.logContext = settings.logContext();
         this.loop = new SerialExecutor(this::onLoopError, logContext);
-        this.worker = Schedulers.boundedElastic().createWorker();
+        // the user's scheduler, else the JVM-wide default; either way only this worker is disposed, at stop
+        this.worker = consumer.options().emitScheduler().orElseGet(EmitScheduler::shared).createWorker();
         this.fetcher = new Fetcher(settings.fetch(), resources.connections(), resources.metadata(), resources.offsets(),
                 settings.autoOffsetReset(), settings.autoOffsetResetDurationMs(), loop, this);
         RecordEmitter.Returns returns = new RecordEmitter.Returns() {
@@ -467,7 +467,11 @@ final class ConsumerSession<K, V> implements FetchSink {
             consumer.rememberPositions(fetcher.partitions());
             fetcher.close();
             consumer.sessionEnded(this).doFinally(s -> stoppedFuture.complete(null)).subscribe();
-            worker.schedule(worker::dispose);
+            try {
+                worker.schedule(worker::dispose); // after any drain already queued on it
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                worker.dispose(); // its scheduler was disposed: nothing runs there any more
+            }
         })).subscribe(v -> { }, e -> {
             log.debug("stopping failed", e);
             // never leave the consumer with a dead "active" session: a new receive() waits for this one

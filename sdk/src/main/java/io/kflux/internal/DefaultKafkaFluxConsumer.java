@@ -232,6 +232,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                     "this consumer already has an active receive() subscription; cancel it first"));
             return;
         }
+        if (options.emitScheduler().map(reactor.core.scheduler.Scheduler::isDisposed).orElse(false)) {
+            Operators.error(actual, new IllegalStateException("the emit scheduler given to "
+                    + "ConsumerOptions.withEmitScheduler is disposed: " + options.emitScheduler().get()));
+            return;
+        }
         ConsumerSession<K, V> session = new ConsumerSession<>(this, settings, resources(),
                 options.keyDeserializer(), options.valueDeserializer(), actual);
         if (!active.compareAndSet(null, session)) {

@@ -33,6 +33,14 @@ import reactor.core.scheduler.Scheduler;
  * building of each record (headers, deserialization, deserializer failures) {@link RecordBuilder}'s.
  */
 final class RecordEmitter<K, V> implements Subscription {
+    /**
+     * Records one task on the worker emits before it makes way for the other subscriptions pinned to the same emit
+     * thread (the default emit threads are shared, {@link EmitScheduler}): without it, a subscription whose results
+     * kept arriving faster than it emitted them held its thread for as long as that lasted. Large enough that the
+     * re-scheduling costs nothing measurable per record.
+     */
+    static final int RECORDS_PER_TURN = 1024;
+
     /** Told, on the emitter's worker, where tracking of acknowledgements starts and which offsets hold nothing to emit. */
     interface Progress {
         Progress NONE = new Progress() {
@@ -253,21 +261,47 @@ final class RecordEmitter<K, V> implements Subscription {
             try {
                 worker.schedule(drainLoop);
             } catch (java.util.concurrent.RejectedExecutionException e) {
-                // The session already stopped and disposed its worker: nothing is left to emit.
+                // This caller owns the drain (wip), so it drains here; with the error set first, that emits nothing,
+                // it only ends the flux and releases.
+                refused(e);
+                drainLoop.run();
             }
+        }
+    }
+
+    /**
+     * No thread will drain: the session stopped and disposed its worker (then only releasing is left), or the emit
+     * scheduler was disposed under a running subscription, which must not leave the flux without an end.
+     */
+    private void refused(java.util.concurrent.RejectedExecutionException e) {
+        if (!terminated && error == null) {
+            error = new IllegalStateException("the emit scheduler refused the emitter's task (was it disposed? see "
+                    + "ConsumerOptions.withEmitScheduler)", e);
         }
     }
 
     private void drainLoop() {
         int missed = 1;
         for (;;) {
+            boolean turnUsedUp = false;
             if (terminated) {
                 clear();
             } else {
-                emitAvailable();
+                turnUsedUp = emitAvailable();
             }
             for (Runnable barrier; (barrier = barriers.poll()) != null; ) {
                 barrier.run();
+            }
+            if (turnUsedUp) {
+                // Give the thread to the other subscriptions pinned to it (emit threads are shared), then go on: still
+                // owning the drain (wip not given back), so nobody else schedules it meanwhile.
+                try {
+                    worker.schedule(drainLoop);
+                    return;
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    refused(e);
+                    continue; // the next round ends the flux here
+                }
             }
             missed = wip.addAndGet(-missed);
             if (missed == 0) {
@@ -276,30 +310,40 @@ final class RecordEmitter<K, V> implements Subscription {
         }
     }
 
-    private void emitAvailable() {
+    /**
+     * Emits what demand and buffered data allow, up to {@link #RECORDS_PER_TURN}.
+     *
+     * @return true if it stopped at that limit (more may be waiting), false if demand or data ran out or it terminated
+     */
+    private boolean emitAvailable() {
         if (unparkRequested) {
             unparkRequested = false;
             unparkResumed();
         }
         long r = requested;
         long e = 0L;
+        boolean turnUsedUp = false;
         for (;;) {
             if (cancelled) {
                 terminate();
-                return;
+                return false;
             }
             Throwable ex = error;
             if (ex != null) {
                 terminate();
                 actual.onError(ex);
-                return;
+                return false;
             }
             if (completeRequested) {
                 terminate();
                 actual.onComplete();
-                return;
+                return false;
             }
             if (e == r) {
+                break;
+            }
+            if (e == RECORDS_PER_TURN) {
+                turnUsedUp = true;
                 break;
             }
             ConsumerRecord<K, V> record = markers.poll();
@@ -333,6 +377,7 @@ final class RecordEmitter<K, V> implements Subscription {
                 demandExhaustedSince = System.nanoTime();
             }
         }
+        return turnUsedUp;
     }
 
     private void terminate() {

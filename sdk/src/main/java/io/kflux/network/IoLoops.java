@@ -15,10 +15,19 @@ public final class IoLoops {
     /** The prefix of every kflux I/O thread's name. */
     public static final String THREAD_PREFIX = "kflux-io";
 
-    private static final LoopResources SHARED = LoopResources.create(THREAD_PREFIX,
-            LoopResources.DEFAULT_IO_WORKER_COUNT, true);
+    private static final LoopResources SHARED = LoopResources.create(THREAD_PREFIX, count(), true);
 
     private IoLoops() {
+    }
+
+    /**
+     * How many event loops there are: reactor-netty's default worker count (the number of available processors, at
+     * least 4), or {@code -Dreactor.netty.ioWorkerCount}. Other thread pools of kflux are sized from it.
+     *
+     * @return the number of {@code kflux-io} threads there may be, at least 1
+     */
+    public static int count() {
+        return LoopResources.DEFAULT_IO_WORKER_COUNT;
     }
 
     /** The JVM-wide kflux event loops. */

@@ -48,7 +48,13 @@ public final class NodeConnections {
     private final Backoff setupTimeouts;
     private final ConcurrentHashMap<Integer, ConnectionSlot> nodes = new ConcurrentHashMap<>();
     private final ConnectionSlot bootstrap;
-    private final AtomicInteger bootstrapStart = new AtomicInteger();
+    /**
+     * The bootstrap server tried first: a random one at first (as the official client starts from a random node), so
+     * that many clients starting together spread their first connections over the list instead of all opening them
+     * to its first server; then the one that last answered.
+     */
+    private final AtomicInteger bootstrapStart =
+            new AtomicInteger(java.util.concurrent.ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE));
     private final ConnectFailureLog failureLog;
     private final AddressResolver resolver;
     private final List<Consumer<AuthenticationException>> authenticationListeners = new CopyOnWriteArrayList<>();

@@ -172,7 +172,8 @@ class RecordEmitterOrderTest {
         assertThat(skipped).isEmpty();
     }
 
-    private static CompletedFetch fetch(PartitionState ps, long baseOffset, int count) {
+    /** A result of {@code count} records from {@code baseOffset}, for {@code ps}. */
+    static CompletedFetch fetch(PartitionState ps, long baseOffset, int count) {
         SimpleRecord[] records = new SimpleRecord[count];
         for (int i = 0; i < count; i++) {
             records[i] = new SimpleRecord(("k" + (baseOffset + i)).getBytes(StandardCharsets.UTF_8),

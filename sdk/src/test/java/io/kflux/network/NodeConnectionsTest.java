@@ -165,6 +165,29 @@ class NodeConnectionsTest {
         assertThat(broker.connections.get()).isEqualTo(1);
     }
 
+    /** 10,000 consumers started together in one JVM all asked the first server of three, which did not keep up. */
+    @Test
+    void clientsStartingTogetherSpreadTheirBootstrapConnectionsOverTheServers() throws IOException {
+        try (FakeBroker other = new FakeBroker()) {
+            List<InetSocketAddress> both = List.of(new InetSocketAddress("127.0.0.1", broker.port()),
+                    new InetSocketAddress("127.0.0.1", other.port()));
+            List<NodeConnections> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < 40; i++) {
+                    NodeConnections client = new NodeConnections(OPTIONS);
+                    clients.add(client);
+                    client.bootstrap(both).block(WAIT);
+                }
+                // each client picks one at random: all 40 on one server has a chance of 2 in 2^40
+                assertThat(broker.connections.get()).isPositive();
+                assertThat(other.connections.get()).isPositive();
+                assertThat(broker.connections.get() + other.connections.get()).isEqualTo(40);
+            } finally {
+                clients.forEach(c -> c.closeAll().block(WAIT));
+            }
+        }
+    }
+
     @Test
     void bootstrapFailsWithEveryAddressesErrorWhenNoneAnswers() throws IOException {
         List<InetSocketAddress> addresses = new ArrayList<>();

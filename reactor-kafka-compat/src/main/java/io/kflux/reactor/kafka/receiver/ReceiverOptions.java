@@ -373,7 +373,8 @@ public final class ReceiverOptions<K, V> {
 
     /**
      * Delivers records on a scheduler made by this supplier (one per subscription). Without it records arrive on
-     * the kflux consumer's own delivery thread, one per subscription as well.
+     * the kflux consumer's emit thread: a worker of kflux's shared emit scheduler, whose few threads the consumers of
+     * the JVM share (see {@code io.kflux.ConsumerOptions#withEmitScheduler}).
      *
      * @param schedulerSupplier the supplier
      * @return a copy
