@@ -127,8 +127,8 @@ class SeekAtPartitionEndTest {
 
     /**
      * With another partition of the same broker idle at its end, the seeked one is still re-read at once: while the
-     * seeked partition waits at its end the other is fetched without a wait (and its broker left idle when that
-     * brings nothing), so the seek's Fetch goes out at once, or as soon as the stale result leaves the emitter.
+     * seeked partition waits at its end the broker gets no long poll for the other (no Fetch at all once both are at
+     * their end), so the seek's Fetch goes out at once.
      */
     @Test
     void aSeekBackAtTheEndBesideAnIdlePartitionIsReadAgainWithoutWaitingForALongPoll(EmbeddedKafkaCluster kafka) {

@@ -28,7 +28,7 @@ record FetchPlan(List<NodeFetch> fetches, boolean needMetadata, boolean needRese
      * @param targets  the partitions to fetch, each at its fetch offset under the leader epoch metadata names
      * @param heldBack some of the broker's partitions are held back ({@code FetchPlanner.isHeldBack}: results
      *                 waiting to be emitted, one waiting at the end of the log, or the buffer full): the broker is
-     *                 asked not to wait ({@code maxWaitMs} 0)
+     *                 asked not to wait ({@code maxWaitMs} 0); some of {@code targets} are below their end
      */
     record NodeFetch(Node node, List<FetchTarget> targets, boolean heldBack) {
     }

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * <p>A partition is planned when {@link FetchState#FETCHABLE}, not paused, and not held back ({@link #isHeldBack}:
  * {@value #MAX_PENDING_FETCHES} results waiting to be emitted, one result waiting while its fetch offset is at the
  * end of its log, or the buffered bytes at {@code maxBufferedBytes}); a held-back partition's broker counts as
- * holding partitions back (its Fetch asks for no wait). Partitions without a leader or missing from metadata ask for
- * metadata and are reported when the wait lasts.
+ * holding partitions back: its Fetch asks for no wait, and it gets none at all while its other partitions are all at
+ * their end (a drained result plans again). Partitions without a leader or missing from metadata ask for metadata
+ * and are reported when the wait lasts.
  */
 final class FetchPlanner {
     /** The fetcher's log category, kept for these lines (log configurations name it). */
@@ -63,6 +64,8 @@ final class FetchPlanner {
                    long nowNanos) {
         Map<Node, List<FetchTarget>> byNode = new LinkedHashMap<>();
         Set<Integer> heldBack = new HashSet<>();
+        // brokers with a partition to fetch below its known end (or with no end known yet)
+        Set<Integer> belowEnd = new HashSet<>();
         boolean needMetadata = false;
         boolean needReset = false;
         boolean needValidation = false;
@@ -138,12 +141,19 @@ final class FetchPlanner {
                 continue;
             }
             byNode.computeIfAbsent(source, n -> new ArrayList<>()).add(FetchTarget.of(ps, info.leaderEpoch()));
+            if (!ps.fetchedToLogEnd(config.readCommitted())) {
+                belowEnd.add(source.id());
+            }
         }
         List<FetchPlan.NodeFetch> fetches = new ArrayList<>(byNode.size());
         for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
             Node node = e.getKey();
-            if (nodes.isReady(node.id(), nowNanos)) {
-                fetches.add(new FetchPlan.NodeFetch(node, e.getValue(), heldBack.contains(node.id())));
+            boolean holding = heldBack.contains(node.id());
+            // Holding partitions back and the rest at their end: a no-wait Fetch would most likely bring nothing (an
+            // empty round trip per answer with data while tailing) and a long poll would keep the held-back ones
+            // waiting. The broker is asked once a held-back result drains (Fetcher.onConsumed plans again).
+            if (nodes.isReady(node.id(), nowNanos) && !(holding && !belowEnd.contains(node.id()))) {
+                fetches.add(new FetchPlan.NodeFetch(node, e.getValue(), holding));
             }
         }
         return new FetchPlan(fetches, needMetadata, needReset, needValidation, null);

@@ -46,6 +46,7 @@ import reactor.core.scheduler.Scheduler;
  * <p>When a broker's partitions are held back (their results wait to be emitted), its Fetch asks
  * for no wait ({@code maxWaitMs} 0): a long poll on the other, idle partitions would otherwise
  * keep the held-back ones from being fetched for up to {@code fetch.max.wait.ms} once drained.
+ * When those others are all at their end it is not asked at all until a result drains.
  * If such a Fetch brings nothing, that broker is left idle until a result is drained or
  * {@code fetch.max.wait.ms} passes, rather than spinning.
  *

@@ -111,6 +111,26 @@ class FetchPlannerTest {
         assertThat(plan(cluster(2, 1, 0), 0, atEnd).fetches()).as("alone: no Fetch at all").isEmpty();
     }
 
+    /**
+     * A broker holding a partition back whose other partitions are all at their end gets no Fetch: a no-wait one would
+     * bring nothing, a long poll would keep the held-back one waiting. One below its end is fetched without a wait.
+     */
+    @Test
+    void aBrokerHoldingAPartitionBackWithTheRestAtTheirEndIsNotAsked() {
+        PartitionState atEnd = fetchedUpTo(0, 10, 10, 10);
+        PartitionState idle = at(1, 4);
+        idle.logEnd(4, 4, 0);
+
+        assertThat(plan(cluster(2, 1, 0), 0, atEnd, idle).fetches()).isEmpty();
+        assertThat(planner.hasHeldBack(1, List.of(atEnd, idle), cluster(2, 1, 0), 0, NOW)).isTrue();
+
+        idle.logEnd(6, 6, 0); // an answer told of records past its position
+        assertThat(plan(cluster(2, 1, 0), 0, atEnd, idle).fetches()).singleElement().satisfies(f -> {
+            assertThat(f.targets()).extracting(FetchTarget::partition).containsExactly(idle);
+            assertThat(f.heldBack()).isTrue();
+        });
+    }
+
     /** Below the end one waiting result holds nothing back: the next records are fetched while it is emitted. */
     @Test
     void belowItsEndAPartitionWithAResultWaitingIsStillPrefetched() {

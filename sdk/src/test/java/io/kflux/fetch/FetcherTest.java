@@ -205,19 +205,43 @@ class FetcherTest {
     }
 
     /**
-     * While one partition is held back at its end, the others of its broker are fetched without waiting and, when
-     * that brings nothing, the broker idles; emitting the held-back result wakes it and both are long-polled.
+     * While one partition waits at its end and the other of its broker is at its end too, the broker gets no Fetch: a
+     * no-wait one would bring nothing (an empty round trip per answer with data while tailing), a long poll would keep
+     * the waiting one behind it. Emitting the waiting result plans again, and both are long-polled.
      */
     @Test
-    void whileOnePartitionWaitsAtItsEndItsBrokerIsNotLongPolledUntilTheResultIsEmitted() {
+    void whileOnePartitionWaitsAtItsEndAndTheOtherIsAtItsEndTheBrokerIsAskedOnceTheResultIsEmitted() {
         start(cluster(2, 1, 0), OffsetResetStrategy.EARLIEST);
         assign(0, TP0, TP1);
         io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 0, 10)),
                 partition(1, Errors.NONE, 0, null)));
+        advance(10_000);
+        assertThat(io.fetches).as("no Fetch while tp0 waits and tp1 is at its end").isEmpty();
+
+        emit(delivered.get(0), 0);
+
+        PendingFetch both = io.takeFetch();
+        assertThat(both.listed()).as("tp1 unchanged in the session").containsExactly(0);
+        assertThat(both.forgotten()).isEmpty();
+        assertThat(both.only(0).fetchOffset()).isEqualTo(10L);
+        assertThat(both.request().maxWaitMs()).isEqualTo(500);
+    }
+
+    /**
+     * While one partition waits at its end, another of its broker below its end is fetched without waiting and, when
+     * that brings nothing, the broker idles; emitting the waiting result wakes it and both are long-polled.
+     */
+    @Test
+    void whileOnePartitionWaitsAtItsEndAnotherBelowItsEndIsFetchedWithoutWaiting() {
+        start(cluster(2, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0, TP1);
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 0, 10)),
+                partition(1, Errors.NONE, 8, batch(0, 0, 5))));
 
         PendingFetch noWait = io.takeFetch();
         assertThat(noWait.request().maxWaitMs()).isZero();
         assertThat(noWait.forgotten()).as("tp0 leaves the session while held back").containsExactly(0);
+        assertThat(noWait.only(1).fetchOffset()).isEqualTo(5L);
         noWait.answer(response(0, 7));
         advance(499);
         assertThat(io.fetches).as("idle: tp1 is not asked again and again").isEmpty();
@@ -225,9 +249,9 @@ class FetcherTest {
         emit(delivered.get(0), 0);
 
         PendingFetch both = io.takeFetch();
-        assertThat(both.listed()).containsExactly(0);
         assertThat(both.only(0).fetchOffset()).isEqualTo(10L);
-        assertThat(both.request().maxWaitMs()).isEqualTo(500);
+        assertThat(both.request().maxWaitMs()).as("nothing held back (tp1's result waits below its end)")
+                .isEqualTo(500);
         assertThat(time.now(TimeUnit.MILLISECONDS)).isEqualTo(499);
     }
 
