@@ -18,4 +18,9 @@ package io.kflux.fetch;
 public record FetchConfig(int maxWaitMs, int minBytes, int maxBytes, int partitionMaxBytes, byte isolationLevel,
                           String rackId, long maxBufferedBytes, long retryBackoffMs, boolean checkCrcs,
                           long metadataMaxAgeMs) {
+
+    /** True with {@code isolation.level=read_committed}: the end of a partition is its last stable offset. */
+    public boolean readCommitted() {
+        return isolationLevel == 1;
+    }
 }

@@ -26,8 +26,9 @@ record FetchPlan(List<NodeFetch> fetches, boolean needMetadata, boolean needRese
      *
      * @param node     the broker: the partitions' leader or their preferred read replica (KIP-392)
      * @param targets  the partitions to fetch, each at its fetch offset under the leader epoch metadata names
-     * @param heldBack some of the broker's partitions are held back (results waiting to be emitted, or the buffer
-     *                 full): the broker is asked not to wait ({@code maxWaitMs} 0)
+     * @param heldBack some of the broker's partitions are held back ({@code FetchPlanner.isHeldBack}: results
+     *                 waiting to be emitted, one waiting at the end of the log, or the buffer full): the broker is
+     *                 asked not to wait ({@code maxWaitMs} 0); some of {@code targets} are below their end
      */
     record NodeFetch(Node node, List<FetchTarget> targets, boolean heldBack) {
     }

@@ -23,10 +23,12 @@ import org.slf4j.LoggerFactory;
  * buffered and each broker's {@link NodeStatus}, a {@link FetchPlan}. No I/O and no clock of its own (the time is
  * passed in), so it is unit-tested on plain values ({@code FetchPlannerTest}); the fetcher sends the plan.
  *
- * <p>A partition is planned when {@link FetchState#FETCHABLE}, not paused, with fewer than
- * {@value #MAX_PENDING_FETCHES} results waiting to be emitted, and the buffered bytes under
- * {@code maxBufferedBytes}; otherwise its broker counts as holding partitions back (its Fetch asks for no wait).
- * Partitions without a leader or missing from metadata ask for metadata and are reported when the wait lasts.
+ * <p>A partition is planned when {@link FetchState#FETCHABLE}, not paused, and not held back ({@link #isHeldBack}:
+ * {@value #MAX_PENDING_FETCHES} results waiting to be emitted, one result waiting while its fetch offset is at the
+ * end of its log, or the buffered bytes at {@code maxBufferedBytes}); a held-back partition's broker counts as
+ * holding partitions back: its Fetch asks for no wait, and it gets none at all while its other partitions are all at
+ * their end (a drained result plans again). Partitions without a leader or missing from metadata ask for metadata
+ * and are reported when the wait lasts.
  */
 final class FetchPlanner {
     /** The fetcher's log category, kept for these lines (log configurations name it). */
@@ -62,6 +64,8 @@ final class FetchPlanner {
                    long nowNanos) {
         Map<Node, List<FetchTarget>> byNode = new LinkedHashMap<>();
         Set<Integer> heldBack = new HashSet<>();
+        // brokers with a partition to fetch below its known end (or with no end known yet)
+        Set<Integer> belowEnd = new HashSet<>();
         boolean needMetadata = false;
         boolean needReset = false;
         boolean needValidation = false;
@@ -137,20 +141,27 @@ final class FetchPlanner {
                 continue;
             }
             byNode.computeIfAbsent(source, n -> new ArrayList<>()).add(FetchTarget.of(ps, info.leaderEpoch()));
+            if (!ps.fetchedToLogEnd(config.readCommitted())) {
+                belowEnd.add(source.id());
+            }
         }
         List<FetchPlan.NodeFetch> fetches = new ArrayList<>(byNode.size());
         for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
             Node node = e.getKey();
-            if (nodes.isReady(node.id(), nowNanos)) {
-                fetches.add(new FetchPlan.NodeFetch(node, e.getValue(), heldBack.contains(node.id())));
+            boolean holding = heldBack.contains(node.id());
+            // Holding partitions back and the rest at their end: a no-wait Fetch would most likely bring nothing (an
+            // empty round trip per answer with data while tailing) and a long poll would keep the held-back ones
+            // waiting. The broker is asked once a held-back result drains (Fetcher.onConsumed plans again).
+            if (nodes.isReady(node.id(), nowNanos) && !(holding && !belowEnd.contains(node.id()))) {
+                fetches.add(new FetchPlan.NodeFetch(node, e.getValue(), holding));
             }
         }
         return new FetchPlan(fetches, needMetadata, needReset, needValidation, null);
     }
 
     /**
-     * True when a partition fetched from {@code nodeId} is held back now: its results wait to be emitted, or the
-     * buffer is full (then the broker is left idle after an empty no-wait Fetch; a drained result wakes it).
+     * True when a partition fetched from {@code nodeId} is held back now ({@link #isHeldBack}, the rule
+     * {@link #plan} applies): then the broker is left idle after an empty no-wait Fetch, and a drained result wakes it.
      */
     boolean hasHeldBack(int nodeId, Collection<PartitionState> partitions, Cluster cluster, long bufferedBytes,
                         long nowNanos) {
@@ -168,9 +179,28 @@ final class FetchPlanner {
         return false;
     }
 
-    /** Results waiting to be emitted, or a full buffer, hold {@code ps} back from the next Fetch. */
+    /**
+     * Whether {@code ps} is left out of the next Fetch (the one rule for {@link #plan} and {@link #hasHeldBack}):
+     * <ul>
+     * <li>{@value #MAX_PENDING_FETCHES} of its results wait to be emitted (one being emitted, one prefetched);</li>
+     * <li>one result waits and its fetch offset is at (or past) the end of its log as last answered (the high
+     *     watermark, under {@code read_committed} the last stable offset; not held back while no end is known).
+     *     Prefetching it would find nothing new, so the broker would hold that Fetch for {@code fetch.max.wait.ms},
+     *     and with one Fetch in flight per broker a {@code seek} made meanwhile (for instance back to 0 once the
+     *     last record is emitted) would be fetched only when the long poll returns (issue #17: gaps of about
+     *     500 ms where the official client, which never fetches a partition with buffered data, had none). Held
+     *     back, it is long-polled once its result is emitted ({@code Fetcher.onConsumed} plans again), and a seek
+     *     meanwhile moves its fetch offset off the end, so the new position is fetched at once;</li>
+     * <li>the fetched-but-not-emitted bytes are at {@code maxBufferedBytes}.</li>
+     * </ul>
+     * Below the end, one waiting result does not hold a partition back: its next records are fetched while the
+     * previous ones are emitted.
+     */
     private boolean isHeldBack(PartitionState ps, long bufferedBytes) {
-        return ps.pendingFetches() >= MAX_PENDING_FETCHES || bufferedBytes >= config.maxBufferedBytes();
+        int pending = ps.pendingFetches();
+        return pending >= MAX_PENDING_FETCHES
+                || pending > 0 && ps.fetchedToLogEnd(config.readCommitted())
+                || bufferedBytes >= config.maxBufferedBytes();
     }
 
     /**

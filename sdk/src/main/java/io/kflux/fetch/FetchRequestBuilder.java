@@ -31,8 +31,8 @@ final class FetchRequestBuilder {
 
     /**
      * The next Fetch of {@code session} for {@code targets}, every partition at {@code max.partition.fetch.bytes};
-     * advances the session ({@link FetchSession#build}). With {@code heldBack} (some of the broker's partitions wait
-     * to be emitted) the broker is asked not to wait ({@code maxWaitMs} 0).
+     * advances the session ({@link FetchSession#build}). With {@code heldBack} (some of the broker's partitions are
+     * held back, {@code FetchPlanner.isHeldBack}) the broker is asked not to wait ({@code maxWaitMs} 0).
      */
     Built build(FetchSession session, List<FetchTarget> targets, boolean heldBack, Cluster cluster) {
         List<FetchSession.PartitionFetch> wanted = new ArrayList<>(targets.size());

@@ -124,7 +124,7 @@ final class FetchResponseHandler {
             release(records);
             return new FetchOutcome.NoRecords(target, pd, false, scan.records());
         }
-        List<FetchResponse.AbortedTransaction> aborted = config.isolationLevel() == 1 && pd.abortedTransactions() != null
+        List<FetchResponse.AbortedTransaction> aborted = config.readCommitted() && pd.abortedTransactions() != null
                 ? pd.abortedTransactions() : List.of();
         CompletedFetch fetch = new CompletedFetch(target.partition(), target.seekEpoch(), target.fetchOffset(), next,
                 records, records.readableBytes(), pd.highWatermark(), aborted);

@@ -39,11 +39,14 @@ import reactor.core.scheduler.Scheduler;
  * bytes are under the bound. So fetching is driven by downstream demand: a slow subscriber leaves
  * results buffered, which stops the fetches of those partitions; as it drains them, fetching
  * resumes. Allowing one result in waiting besides the one being emitted is what pipelines the
- * next Fetch with the emission of the previous one.
+ * next Fetch with the emission of the previous one; a partition whose fetch offset is at the end of its log is
+ * not pipelined (its Fetch would only long-poll and keep a seek waiting), it is fetched once its result is emitted
+ * ({@code FetchPlanner.isHeldBack}, issue #17).
  *
  * <p>When a broker's partitions are held back (their results wait to be emitted), its Fetch asks
  * for no wait ({@code maxWaitMs} 0): a long poll on the other, idle partitions would otherwise
  * keep the held-back ones from being fetched for up to {@code fetch.max.wait.ms} once drained.
+ * When those others are all at their end it is not asked at all until a result drains.
  * If such a Fetch brings nothing, that broker is left idle until a result is drained or
  * {@code fetch.max.wait.ms} passes, rather than spinning.
  *
@@ -162,7 +165,7 @@ public final class Fetcher {
     /** Adds partitions to fetch; those without a position are reset by {@code auto.offset.reset}. */
     public void assign(Map<TopicPartition, PartitionState> added) {
         partitions.putAll(added);
-        boolean readCommitted = config.isolationLevel() == 1;
+        boolean readCommitted = config.readCommitted();
         added.forEach((tp, ps) -> ps.sampler(metrics.partitionAssigned(tp.topic(), tp.partition(),
                 () -> ps.lag(readCommitted), ps::lead, ps::fetchedAhead, () -> ps.readReplicaAt(nowNanos()))));
         plan();

@@ -366,12 +366,29 @@ public final class PartitionState {
      * @return the lag in records, or -1 when the position or that end is not known yet
      */
     public long lag(boolean readCommitted) {
-        long end = readCommitted ? lastStableOffset : highWatermark;
+        long end = logEnd(readCommitted);
         long pos = position;
         if (end < 0 || pos < 0) {
             return UNKNOWN;
         }
         return Math.max(0L, end - pos);
+    }
+
+    /**
+     * True when the fetch offset is at or past the end of the log the last answer reported ({@link #lag}'s end):
+     * a Fetch from it finds nothing new now, so the broker holds it for up to {@code fetch.max.wait.ms}. False while
+     * no end is known (never answered, or no last stable offset from a broker before Fetch v4). Loop only.
+     *
+     * @param readCommitted true with {@code isolation.level=read_committed}: the end is the last stable offset
+     */
+    boolean fetchedToLogEnd(boolean readCommitted) {
+        long end = logEnd(readCommitted);
+        return end >= 0 && fetchOffset >= end;
+    }
+
+    /** The end of the log as known: under {@code read_committed} the last stable offset, else the high watermark. */
+    private long logEnd(boolean readCommitted) {
+        return readCommitted ? lastStableOffset : highWatermark;
     }
 
     /** Where {@link #sampleLag()} goes: the metrics' sampler of this partition. */

@@ -22,9 +22,14 @@ class FetchPlannerTest {
     static final long MAX_BUFFERED = 1_000;
     static final long NOW = 5_000_000_000L;
 
-    final FetchPlanner planner = new FetchPlanner(new FetchConfig(500, 1, 50 << 20, 1 << 20, (byte) 0, "",
-            MAX_BUFFERED, 100, true, 300_000));
+    final FetchPlanner planner = new FetchPlanner(config((byte) 0));
+    /** With {@code isolation.level=read_committed}. */
+    final FetchPlanner readCommitted = new FetchPlanner(config((byte) 1));
     final NodeStatus nodes = new NodeStatus();
+
+    static FetchConfig config(byte isolationLevel) {
+        return new FetchConfig(500, 1, 50 << 20, 1 << 20, isolationLevel, "", MAX_BUFFERED, 100, true, 300_000);
+    }
 
     static PartitionState at(int partition, long offset) {
         PartitionState ps = new PartitionState(new TopicPartition(FakeFetchIo.TOPIC, partition));
@@ -34,6 +39,17 @@ class FetchPlannerTest {
 
     private FetchPlan plan(Cluster cluster, long bufferedBytes, PartitionState... partitions) {
         return planner.plan(List.of(partitions), cluster, bufferedBytes, nodes, NOW);
+    }
+
+    /**
+     * A partition fetched from 0 up to {@code nextFetchOffset}, its result waiting with the emitter, whose answer
+     * reported this high watermark and last stable offset (-1: none).
+     */
+    static PartitionState fetchedUpTo(int partition, long nextFetchOffset, long highWatermark, long lastStableOffset) {
+        PartitionState ps = at(partition, 0);
+        ps.logEnd(highWatermark, lastStableOffset, 0);
+        ps.fetched(nextFetchOffset, 0);
+        return ps;
     }
 
     @Test
@@ -73,6 +89,130 @@ class FetchPlannerTest {
         });
         assertThat(planner.hasHeldBack(1, List.of(waiting, free), cluster(2, 1, 0), 0, NOW)).isTrue();
         assertThat(planner.hasHeldBack(2, List.of(waiting, free), cluster(2, 1, 0), 0, NOW)).isFalse();
+    }
+
+    /**
+     * Issue #17: at the end of its log with a result waiting, a partition is held back. A prefetch would find nothing
+     * new, the broker would hold it for fetch.max.wait.ms, and a seek meanwhile would wait for it.
+     */
+    @Test
+    void aPartitionAtItsEndWithAResultWaitingIsHeldBackAndItsBrokerIsAskedNotToWait() {
+        PartitionState atEnd = fetchedUpTo(0, 10, 10, 10);
+        PartitionState free = at(1, 0);
+
+        FetchPlan plan = plan(cluster(2, 1, 0), 0, atEnd, free);
+
+        assertThat(atEnd.pendingFetches()).isEqualTo(1);
+        assertThat(plan.fetches()).singleElement().satisfies(f -> {
+            assertThat(f.targets()).extracting(FetchTarget::partition).containsExactly(free);
+            assertThat(f.heldBack()).as("no long poll while tp0 waits").isTrue();
+        });
+        assertThat(planner.hasHeldBack(1, List.of(atEnd, free), cluster(2, 1, 0), 0, NOW)).isTrue();
+        assertThat(plan(cluster(2, 1, 0), 0, atEnd).fetches()).as("alone: no Fetch at all").isEmpty();
+    }
+
+    /**
+     * A broker holding a partition back whose other partitions are all at their end gets no Fetch: a no-wait one would
+     * bring nothing, a long poll would keep the held-back one waiting. One below its end is fetched without a wait.
+     */
+    @Test
+    void aBrokerHoldingAPartitionBackWithTheRestAtTheirEndIsNotAsked() {
+        PartitionState atEnd = fetchedUpTo(0, 10, 10, 10);
+        PartitionState idle = at(1, 4);
+        idle.logEnd(4, 4, 0);
+
+        assertThat(plan(cluster(2, 1, 0), 0, atEnd, idle).fetches()).isEmpty();
+        assertThat(planner.hasHeldBack(1, List.of(atEnd, idle), cluster(2, 1, 0), 0, NOW)).isTrue();
+
+        idle.logEnd(6, 6, 0); // an answer told of records past its position
+        assertThat(plan(cluster(2, 1, 0), 0, atEnd, idle).fetches()).singleElement().satisfies(f -> {
+            assertThat(f.targets()).extracting(FetchTarget::partition).containsExactly(idle);
+            assertThat(f.heldBack()).isTrue();
+        });
+    }
+
+    /** Below the end one waiting result holds nothing back: the next records are fetched while it is emitted. */
+    @Test
+    void belowItsEndAPartitionWithAResultWaitingIsStillPrefetched() {
+        PartitionState behind = fetchedUpTo(0, 10, 11, 11);
+
+        FetchPlan plan = plan(cluster(1, 1, 0), 0, behind);
+
+        assertThat(plan.fetches()).singleElement().satisfies(f -> {
+            assertThat(f.targets()).extracting(FetchTarget::fetchOffset).containsExactly(10L);
+            assertThat(f.heldBack()).isFalse();
+        });
+        assertThat(planner.hasHeldBack(1, List.of(behind), cluster(1, 1, 0), 0, NOW)).isFalse();
+    }
+
+    /** Once its result is emitted, a partition at its end is fetched (and may be long-polled: nothing waits). */
+    @Test
+    void aPartitionAtItsEndIsFetchedOnceItsResultIsEmitted() {
+        PartitionState atEnd = fetchedUpTo(0, 10, 10, 10);
+        assertThat(plan(cluster(1, 1, 0), 0, atEnd).fetches()).isEmpty();
+
+        atEnd.fetchConsumed();
+
+        assertThat(plan(cluster(1, 1, 0), 0, atEnd).fetches()).singleElement().satisfies(f -> {
+            assertThat(f.targets()).extracting(FetchTarget::fetchOffset).containsExactly(10L);
+            assertThat(f.heldBack()).isFalse();
+        });
+        assertThat(planner.hasHeldBack(1, List.of(atEnd), cluster(1, 1, 0), 0, NOW)).isFalse();
+    }
+
+    /**
+     * A seek back while held back at the end is fetched in the next plan, though the old result still waits with the
+     * emitter (it is stale and will be dropped). A seek to or past the end stays held back until that result left.
+     */
+    @Test
+    void aSeekBackWhileHeldBackAtTheEndIsPlannedAtOnce() {
+        PartitionState atEnd = fetchedUpTo(0, 10, 10, 10);
+        assertThat(plan(cluster(1, 1, 0), 0, atEnd).fetches()).isEmpty();
+
+        atEnd.seek(0);
+
+        assertThat(atEnd.pendingFetches()).as("the stale result has not left the emitter yet").isEqualTo(1);
+        assertThat(plan(cluster(1, 1, 0), 0, atEnd).fetches()).singleElement().satisfies(f -> {
+            assertThat(f.targets()).extracting(FetchTarget::fetchOffset).containsExactly(0L);
+            assertThat(f.heldBack()).isFalse();
+        });
+
+        PartitionState seekedPast = fetchedUpTo(0, 10, 10, 10);
+        seekedPast.seek(12);
+        assertThat(plan(cluster(1, 1, 0), 0, seekedPast).fetches()).as("past the known end").isEmpty();
+        seekedPast.fetchConsumed();
+        assertThat(plan(cluster(1, 1, 0), 0, seekedPast).fetches()).singleElement()
+                .satisfies(f -> assertThat(f.targets()).extracting(FetchTarget::fetchOffset).containsExactly(12L));
+    }
+
+    /**
+     * Under read_committed the end is the last stable offset (as for lag): a partition fetched up to it waits for its
+     * emission even though the high watermark (an open transaction) is further on; read_uncommitted prefetches it.
+     */
+    @Test
+    void underReadCommittedTheEndIsTheLastStableOffset() {
+        PartitionState atStable = fetchedUpTo(0, 10, 20, 10);
+
+        assertThat(readCommitted.plan(List.of(atStable), cluster(1, 1, 0), 0, nodes, NOW).fetches()).isEmpty();
+        assertThat(readCommitted.hasHeldBack(1, List.of(atStable), cluster(1, 1, 0), 0, NOW)).isTrue();
+        assertThat(plan(cluster(1, 1, 0), 0, atStable).fetches()).as("read_uncommitted: below the high watermark")
+                .singleElement().satisfies(f -> assertThat(f.heldBack()).isFalse());
+    }
+
+    /**
+     * With no end known (never answered; or a broker before Fetch v4 giving no last stable offset under
+     * read_committed) a waiting result does not hold a partition back: it is prefetched as below the end.
+     */
+    @Test
+    void withoutAKnownEndAPartitionIsNotHeldBackByTheEndRule() {
+        PartitionState neverAnswered = at(0, 0);
+        neverAnswered.fetched(10, 0);
+        assertThat(plan(cluster(1, 1, 0), 0, neverAnswered).fetches()).singleElement()
+                .satisfies(f -> assertThat(f.targets()).extracting(FetchTarget::fetchOffset).containsExactly(10L));
+
+        PartitionState noStableOffset = fetchedUpTo(0, 10, 10, -1);
+        assertThat(readCommitted.plan(List.of(noStableOffset), cluster(1, 1, 0), 0, nodes, NOW).fetches())
+                .singleElement().satisfies(f -> assertThat(f.heldBack()).isFalse());
     }
 
     @Test

@@ -134,6 +134,127 @@ class FetcherTest {
         assertThat(loopErrors).as("no task on the loop failed").isEmpty();
     }
 
+    /**
+     * Issue #17: a partition read to its end (fetch offset = high watermark) is not prefetched while its result waits
+     * with the emitter; once the result is emitted ({@code onConsumed}) its next Fetch goes out at once and may
+     * long-poll.
+     */
+    @Test
+    void aPartitionReadToItsEndIsFetchedAgainOnlyOnceItsResultIsEmitted() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 0, 10))));
+        assertThat(delivered).hasSize(1);
+        advance(10_000);
+        assertThat(io.fetches).as("no prefetch from the end of the log").isEmpty();
+
+        emit(delivered.get(0), 0);
+
+        PendingFetch next = io.takeFetch();
+        assertThat(next.only(0).fetchOffset()).isEqualTo(10L);
+        assertThat(next.request().maxWaitMs()).as("nothing waits: a long poll").isEqualTo(500);
+    }
+
+    /**
+     * Issue #17: a seek made while the partition is held back at its end (the benchmark's seek back to 0 as its last
+     * record is emitted) is fetched in the next Fetch, at once: no long poll at the old end is in flight to wait for.
+     */
+    @Test
+    void aSeekWhileHeldBackAtTheEndIsFetchedAtOnceWithoutWaitingForALongPoll() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 15, batch(0, 0, 10))));
+        emit(delivered.get(0), 0);
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 15, batch(10, 0, 5))));
+        CompletedFetch last = delivered.get(1);
+        PartitionState ps = state(TP0);
+        assertThat(ps.advance(10, 15, 0)).as("the last record emitted, the result not handed back yet").isTrue();
+        assertThat(io.fetches).as("held back at the end: no long poll at 15").isEmpty();
+
+        loop.execute(() -> {
+            ps.seek(0); // as KafkaFluxConsumer.seek does on the loop
+            fetcher.plan();
+        });
+
+        PendingFetch again = io.takeFetch();
+        assertThat(again.only(0).fetchOffset()).isZero();
+        assertThat(time.now(TimeUnit.MILLISECONDS)).as("no time passed").isZero();
+        last.release();
+        loop.execute(() -> fetcher.onConsumed(last)); // the emitter drops the stale result
+        assertThat(io.fetches).as("one Fetch in flight per broker").isEmpty();
+        again.answer(response(0, 7, partition(0, Errors.NONE, 15, batch(0, 0, 10))));
+        assertThat(delivered).hasSize(3);
+        assertThat(delivered.get(2).fetchOffset()).isZero();
+        assertThat(io.fetchesSent).extracting(f -> f.only(0).fetchOffset())
+                .as("never one at the old end (15); after the re-read, below the end: prefetched at 10")
+                .containsExactly(0L, 10L, 0L, 10L);
+    }
+
+    /** Below the end of the log, a waiting result still pipelines the next Fetch with its emission. */
+    @Test
+    void belowItsEndAPartitionIsPrefetchedWhileItsResultWaits() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 20, batch(0, 0, 10))));
+
+        PendingFetch next = io.takeFetch();
+        assertThat(next.only(0).fetchOffset()).isEqualTo(10L);
+        assertThat(next.request().maxWaitMs()).isEqualTo(500);
+        assertThat(delivered.get(0).partition().pendingFetches()).isEqualTo(1);
+    }
+
+    /**
+     * While one partition waits at its end and the other of its broker is at its end too, the broker gets no Fetch: a
+     * no-wait one would bring nothing (an empty round trip per answer with data while tailing), a long poll would keep
+     * the waiting one behind it. Emitting the waiting result plans again, and both are long-polled.
+     */
+    @Test
+    void whileOnePartitionWaitsAtItsEndAndTheOtherIsAtItsEndTheBrokerIsAskedOnceTheResultIsEmitted() {
+        start(cluster(2, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0, TP1);
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 0, 10)),
+                partition(1, Errors.NONE, 0, null)));
+        advance(10_000);
+        assertThat(io.fetches).as("no Fetch while tp0 waits and tp1 is at its end").isEmpty();
+
+        emit(delivered.get(0), 0);
+
+        PendingFetch both = io.takeFetch();
+        assertThat(both.listed()).as("tp1 unchanged in the session").containsExactly(0);
+        assertThat(both.forgotten()).isEmpty();
+        assertThat(both.only(0).fetchOffset()).isEqualTo(10L);
+        assertThat(both.request().maxWaitMs()).isEqualTo(500);
+    }
+
+    /**
+     * While one partition waits at its end, another of its broker below its end is fetched without waiting and, when
+     * that brings nothing, the broker idles; emitting the waiting result wakes it and both are long-polled.
+     */
+    @Test
+    void whileOnePartitionWaitsAtItsEndAnotherBelowItsEndIsFetchedWithoutWaiting() {
+        start(cluster(2, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0, TP1);
+        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 0, 10)),
+                partition(1, Errors.NONE, 8, batch(0, 0, 5))));
+
+        PendingFetch noWait = io.takeFetch();
+        assertThat(noWait.request().maxWaitMs()).isZero();
+        assertThat(noWait.forgotten()).as("tp0 leaves the session while held back").containsExactly(0);
+        assertThat(noWait.only(1).fetchOffset()).isEqualTo(5L);
+        noWait.answer(response(0, 7));
+        advance(499);
+        assertThat(io.fetches).as("idle: tp1 is not asked again and again").isEmpty();
+
+        emit(delivered.get(0), 0);
+
+        PendingFetch both = io.takeFetch();
+        assertThat(both.only(0).fetchOffset()).isEqualTo(10L);
+        assertThat(both.request().maxWaitMs()).as("nothing held back (tp1's result waits below its end)")
+                .isEqualTo(500);
+        assertThat(time.now(TimeUnit.MILLISECONDS)).isEqualTo(499);
+    }
+
     /** KIP-219: from Fetch v8 the broker answers at once and the client holds back until the throttle time passed. */
     @Test
     void noFetchGoesToAThrottledNodeUntilTheThrottleTimeHasPassed() {
@@ -167,7 +288,8 @@ class FetcherTest {
         start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
         assign(0, TP0);
 
-        io.takeFetch().answer(response(250, 7, partition(0, Errors.NONE, 5, batch(0, 0, 5))), (short) 7);
+        // high watermark 10: not at its end, so the next records are prefetched at once
+        io.takeFetch().answer(response(250, 7, partition(0, Errors.NONE, 10, batch(0, 0, 5))), (short) 7);
 
         assertThat(throttles).isEmpty();
         assertThat(io.takeFetch().only(0).fetchOffset()).isEqualTo(5L);
@@ -318,7 +440,7 @@ class FetcherTest {
         assertThat(state(TP0).readReplicaAt(time.now(TimeUnit.NANOSECONDS))).isEqualTo(2);
         advance(300_000);
         assertThat(state(TP0).readReplicaAt(time.now(TimeUnit.NANOSECONDS))).isEqualTo(-1);
-        fromReplica.answer(response(0, 8, partition(0, Errors.NONE, 3, batch(0, 0, 3))));
+        fromReplica.answer(response(0, 8, partition(0, Errors.NONE, 6, batch(0, 0, 3)))); // not at the end: prefetched
 
         PendingFetch backToLeader = io.takeFetch();
         assertThat(backToLeader.node().id()).isEqualTo(1);
@@ -468,7 +590,8 @@ class FetcherTest {
     void aPausedPartitionIsForgottenAndResumedAtItsFetchOffset() {
         start(cluster(2, 1, 0), OffsetResetStrategy.EARLIEST);
         assign(0, TP0, TP1);
-        io.takeFetch().answer(response(0, 42, partition(0, Errors.NONE, 3, batch(0, 0, 3)),
+        // high watermark 6: tp0 is not at its end, so it is prefetched while its result waits
+        io.takeFetch().answer(response(0, 42, partition(0, Errors.NONE, 6, batch(0, 0, 3)),
                 partition(1, Errors.NONE, 0, null)));
         assertThat(delivered).hasSize(1);
         PendingFetch second = io.takeFetch();
