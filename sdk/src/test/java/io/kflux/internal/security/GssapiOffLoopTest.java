@@ -67,7 +67,7 @@ class GssapiOffLoopTest {
         GssapiMechanism gssapi = mechanism(Map.of());
         Throwable error = gssapi.newExchange("localhost").respond(new byte[0]).then(Mono.<Throwable>empty())
                 .onErrorResume(Mono::just).block(Duration.ofSeconds(30));
-        assertThat(LOGIN_THREADS).singleElement().asString().startsWith("boundedElastic");
+        assertThat(LOGIN_THREADS).singleElement().asString().startsWith(io.kflux.network.BlockingScheduler.THREAD_PREFIX);
         assertThat(error).isExactlyInstanceOf(AuthenticationException.class)
                 .hasMessageContaining("GSSAPI exchange with broker localhost")
                 .hasMessageContaining("service principal kafka/localhost");
@@ -87,6 +87,6 @@ class GssapiOffLoopTest {
                     .hasMessageContaining("Kerberos login of principal app@EXAMPLE.COM")
                     .hasMessageContaining("refused by the test module");
         }
-        assertThat(LOGIN_THREADS).hasSize(2).allMatch(t -> t.startsWith("boundedElastic"));
+        assertThat(LOGIN_THREADS).hasSize(2).allMatch(t -> t.startsWith(io.kflux.network.BlockingScheduler.THREAD_PREFIX));
     }
 }
