@@ -570,9 +570,12 @@ public final class ConsumerOptions<K, V> {
      * {@code onNext} and every operator after it up to the next {@code publishOn}. Each {@code receive()} subscription
      * takes one {@link Scheduler.Worker} of it ({@code createWorker()}), emits one record at a time on it and disposes
      * that worker when the subscription ends; kflux never disposes {@code scheduler} itself, so the caller disposes it
-     * once no consumer uses it any more. A scheduler that is disposed when {@code receive()} is subscribed to ends the
-     * subscription at once with an {@link IllegalStateException}; one that refuses the emitter's tasks later (disposed
-     * meanwhile) ends it with an {@link IllegalStateException} as well.
+     * once no consumer uses it any more: close the consumers first. A scheduler that is disposed when
+     * {@code receive()} is subscribed to ends the subscription at once with an {@link IllegalStateException}; one that
+     * refuses a new task of the emitter later ends it with an {@link IllegalStateException} as well. But disposing a
+     * scheduler drops the tasks already queued on it without a word (Reactor's schedulers shut their executors down
+     * at once), and a subscription whose emitting task was queued at that moment is left without emission and without
+     * an end; kflux does not detect that yet.
      *
      * <p>The default is shared by every consumer in the JVM: at most twice as many threads ({@code kflux-emit-N},
      * daemons, ended after 60 s unused) as kflux has I/O loops ({@code kflux-io-*}, the available processors but at

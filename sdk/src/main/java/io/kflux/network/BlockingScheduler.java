@@ -11,7 +11,8 @@ import reactor.core.scheduler.Scheduler;
  * <p><b>Why that cap.</b> These calls are rare (one per connect or login, and the JVM caches lookups), so a thread
  * per I/O loop lets every loop have a lookup in progress. Reactor's {@code boundedElastic}, used before, grew to 10
  * threads per core while 10,000 consumers in one JVM connected (20 on 2 cores, 160 on 16), and kept them for a minute.
- * A resolver that hangs now makes further connects queue behind the lookups in progress instead of adding threads;
+ * A resolver that hangs, or a KDC that answers slowly (the JDK's Kerberos waits up to 30 s per try, 3 tries), now
+ * makes further connects of every consumer in the JVM queue behind the calls in progress instead of adding threads;
  * {@code socket.connection.setup.timeout.ms} does not cover the lookup, as in the official client.
  */
 public final class BlockingScheduler {

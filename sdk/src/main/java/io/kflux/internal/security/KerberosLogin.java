@@ -49,8 +49,8 @@ final class KerberosLogin {
         Object named = entry == null ? null : entry.getOptions().get("principal");
         this.principal = named == null ? "" : " of principal " + named;
         this.renewWindowFactor = renewWindowFactor;
-        this.subject = Mono.fromCallable(this::login)
-                .subscribeOn(BlockingScheduler.shared())
+        // the scheduler is looked up at each login, so a replaced one (SharedScheduler) is used, not a disposed one
+        this.subject = Mono.defer(() -> Mono.fromCallable(this::login).subscribeOn(BlockingScheduler.shared()))
                 .cache(this::validFor, e -> Duration.ZERO, () -> Duration.ZERO);
     }
 
