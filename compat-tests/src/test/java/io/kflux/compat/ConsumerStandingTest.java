@@ -61,8 +61,11 @@ class ConsumerStandingTest {
                 assertThat(ends.get(tp)).as("end of %s while producing", tp).isGreaterThan(position);
                 OptionalLong lag = consumer.currentLag(tp);
                 assertThat(lag).as("lag of %s from the last Fetch answer", tp).isPresent();
-                // the last Fetch answer is older than the ListOffsets answer: its end can only be lower
-                assertThat(lag.getAsLong()).isPositive().isLessThanOrEqualTo(ends.get(tp) - position);
+                // the last Fetch answer is older than the ListOffsets answer: its end can only be lower. It may be
+                // the answer that brought the last records emitted: a partition at its end whose result waits for
+                // demand is not fetched again until that result is emitted (FetchPlanner.isHeldBack), so this lag
+                // may still be 0 while endOffsets shows the end moved on (the official client, not polled, is the same)
+                assertThat(lag.getAsLong()).isNotNegative().isLessThanOrEqualTo(ends.get(tp) - position);
             }
 
             // Paused producer: once everything is read, the position is the end and the lag is 0.
