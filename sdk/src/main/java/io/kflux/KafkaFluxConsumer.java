@@ -251,8 +251,9 @@ public interface KafkaFluxConsumer<K, V> {
      * How many records of {@code tp} this consumer has not emitted yet, as far as it knows without asking a broker
      * (the official consumer's {@code currentLag}): the end of the log reported by the last Fetch answer for the
      * partition (high watermark, or last stable offset under {@code read_committed}) minus {@link #position}.
-     * Records fetched but not yet emitted count as lag. For an exact figure, use {@link #endOffsets} and
-     * {@link #position}.
+     * Records fetched but not yet emitted count as lag. While the subscriber requests nothing, a partition at its end
+     * is not fetched, so the figure is as old as the last answer (so is the official consumer's when not polled).
+     * For an exact figure, use {@link #endOffsets} and {@link #position}.
      *
      * @param tp any partition
      * @return the lag in records ({@code >= 0}); empty when {@code tp} is not assigned to the active subscription,
