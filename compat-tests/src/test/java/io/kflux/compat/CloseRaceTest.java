@@ -168,8 +168,7 @@ class CloseRaceTest {
 
     /** Every thread kflux started, the I/O event loops included. */
     static int allKfluxThreads() {
-        return (int) Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith("kflux")).count();
+        return threads("kflux");
     }
 
     /**
