@@ -3,7 +3,7 @@
  * {@code kafka.Kafka} from the Maven artifacts on the current classpath, so a test can stop,
  * kill or freeze a broker exactly as production faults would.
  *
- * <p>Start with {@link io.kflux.examples.broker.EmbeddedKafkaCluster}; fill topics with
- * {@link io.kflux.examples.broker.SampleData}.
+ * <p>Start with {@link io.kflux.test.broker.EmbeddedKafkaCluster}; fill topics with
+ * {@link io.kflux.test.broker.SampleData}.
  */
-package io.kflux.examples.broker;
+package io.kflux.test.broker;
