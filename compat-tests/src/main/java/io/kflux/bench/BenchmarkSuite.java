@@ -3,7 +3,7 @@ package io.kflux.bench;
 import static io.kflux.bench.runner.JvmCounters.parseArgs;
 
 import io.kflux.bench.runner.DrainHarness;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;

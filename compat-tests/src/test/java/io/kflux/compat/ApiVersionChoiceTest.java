@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.support.BrokerVersion;
 import io.kflux.compat.support.KafkaCluster;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.NetworkOptions;
 import io.kflux.protocol.MessageSpec;

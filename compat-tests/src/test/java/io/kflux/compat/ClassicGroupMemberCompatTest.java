@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.OfficialConsumers;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.group.ClassicGroupMember;
 import io.kflux.group.CoordinatorManager;
 import io.kflux.group.GroupConfig;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.ClassicGroupMemberCompatTest.Member;
 import io.kflux.compat.support.KafkaCluster;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.group.MemberState;
 import java.time.Duration;
 import java.util.List;

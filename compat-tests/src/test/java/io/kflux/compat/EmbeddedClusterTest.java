@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.OfficialConsumers;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
-import io.kflux.examples.broker.SampleData;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.SampleData;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -10,7 +10,7 @@ import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.fetch.FetchRequestListener;
 import io.kflux.internal.DefaultKafkaFluxConsumer;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -8,7 +8,7 @@ import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.FaultProxy;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.StampedMember;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -10,7 +10,7 @@ import io.kflux.compat.support.GroupMember.Blocking;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;

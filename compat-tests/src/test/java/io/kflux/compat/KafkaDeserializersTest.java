@@ -11,7 +11,7 @@ import io.kflux.RecordDeserializationException;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.KafkaCluster;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.kafka.serde.KafkaDeserializerAdapter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

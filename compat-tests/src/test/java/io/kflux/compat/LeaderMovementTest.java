@@ -8,7 +8,7 @@ import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -3,7 +3,7 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.support.KafkaCluster;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.NetworkOptions;
 import io.kflux.network.NodeConnections;

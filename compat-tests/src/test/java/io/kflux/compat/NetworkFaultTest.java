@@ -8,7 +8,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.FaultProxy;
 import io.kflux.compat.support.Kflux;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.Socket;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.examples.OffsetsInDatabase;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
-import io.kflux.examples.broker.SampleData;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.SampleData;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,8 +3,8 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.support.KafkaCluster;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
-import io.kflux.examples.broker.SampleData;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.SampleData;
 import io.kflux.reactor.kafka.receiver.KafkaReceiver;
 import io.kflux.reactor.kafka.receiver.ReceiverOptions;
 import io.kflux.reactor.kafka.receiver.ReceiverPartition;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.reactorapp.ReceiverApp;
 import io.kflux.compat.support.KafkaCluster;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
-import io.kflux.examples.broker.SampleData;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.SampleData;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;

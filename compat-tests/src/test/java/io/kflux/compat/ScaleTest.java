@@ -19,7 +19,7 @@ import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.LogCapture;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.netty.util.ResourceLeakDetector;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;

@@ -19,7 +19,7 @@ import io.kflux.TopicPartition;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.compat.support.SecuredKafka;
 import io.kflux.compat.support.TestCertificates;
-import io.kflux.examples.broker.SampleData;
+import io.kflux.test.broker.SampleData;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -15,7 +15,7 @@ import io.kflux.OAuthBearerToken;
 import io.kflux.compat.support.SecuredKafka;
 import io.kflux.compat.support.TestCertificates;
 import io.kflux.compat.support.TokenEndpoint;
-import io.kflux.examples.broker.SampleData;
+import io.kflux.test.broker.SampleData;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

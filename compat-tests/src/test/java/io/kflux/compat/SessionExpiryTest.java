@@ -9,7 +9,7 @@ import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupMember;
 import io.kflux.compat.support.GroupMember.Emission;
 import io.kflux.compat.support.GroupMember.Event;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

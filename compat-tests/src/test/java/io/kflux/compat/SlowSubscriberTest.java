@@ -11,7 +11,7 @@ import io.kflux.TopicPartition;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.internal.DefaultKafkaFluxConsumer;
 import java.time.Duration;
 import java.util.ArrayList;

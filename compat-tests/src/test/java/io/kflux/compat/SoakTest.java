@@ -6,7 +6,7 @@ import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.FaultProxy;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.kflux.test;
 
 import io.kflux.TopicPartition;
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
-import io.kflux.examples.broker.SampleData;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.SampleData;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

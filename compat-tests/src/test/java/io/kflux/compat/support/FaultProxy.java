@@ -1,6 +1,6 @@
 package io.kflux.compat.support;
 
-import io.kflux.examples.broker.EmbeddedKafkaCluster;
+import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

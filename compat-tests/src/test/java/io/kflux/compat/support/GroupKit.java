@@ -8,7 +8,7 @@ import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
-import io.kflux.examples.broker.SampleData;
+import io.kflux.test.broker.SampleData;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

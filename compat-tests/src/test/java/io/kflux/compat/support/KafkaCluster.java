@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Gives the annotated test class its own real Kafka cluster, started before its first test and
  * stopped after its last. Declare a parameter of type
- * {@link io.kflux.examples.broker.EmbeddedKafkaCluster} on a test method, a {@code @BeforeAll} or
+ * {@link io.kflux.test.broker.EmbeddedKafkaCluster} on a test method, a {@code @BeforeAll} or
  * {@code @BeforeEach} method, or the constructor to receive it.
  *
  * <p>{@code @Nested} classes share the cluster of their enclosing class unless they carry this

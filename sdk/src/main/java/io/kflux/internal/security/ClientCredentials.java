@@ -4,25 +4,24 @@ import io.kflux.AuthenticationException;
 import io.kflux.OAuthBearerToken;
 import io.kflux.OAuthBearerTokenProvider;
 import io.kflux.internal.config.Password;
-import io.kflux.network.IoLoops;
-import io.netty.channel.ChannelOption;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import java.net.URI;
 import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import reactor.core.publisher.Mono;
-import reactor.netty.ByteBufFlux;
-import reactor.netty.http.client.HttpClient;
 
 /**
  * OAuth 2 client credentials grant (RFC 6749 section 4.4) for OAUTHBEARER, as KIP-768 configures it: a POST of
  * {@code grant_type=client_credentials} (and {@code scope}) to {@code sasl.oauthbearer.token.endpoint.url} with
  * the client id and secret in HTTP Basic authentication; the answer's {@code access_token} is the token, its
  * subject claim ({@code sasl.oauthbearer.sub.claim.name}, {@code sub}) the principal, its {@code exp} claim (or
- * {@code expires_in}) the expiry. Runs on reactor-netty's HTTP client on kflux's event loops: nothing blocks.
+ * {@code expires_in}) the expiry. Runs on the JDK's {@link HttpClient} ({@code sendAsync}): nothing blocks, and kflux
+ * needs no HTTP library for one POST per token lifetime.
  *
  * <p>A 4xx answer (e.g. a wrong secret) is an {@link AuthenticationException}; an unreachable endpoint or a
  * 5xx answer is an {@link IllegalStateException}, which the connection treats as retriable. Neither message
@@ -34,6 +33,7 @@ final class ClientCredentials implements OAuthBearerTokenProvider {
     private final Password clientSecret;
     private final String scope;
     private final String subClaim;
+    private final Duration readTimeout;
     private final HttpClient http;
 
     ClientCredentials(URI endpoint, String clientId, Password clientSecret, String scope, String subClaim,
@@ -43,10 +43,9 @@ final class ClientCredentials implements OAuthBearerTokenProvider {
         this.clientSecret = clientSecret;
         this.scope = scope;
         this.subClaim = subClaim;
-        this.http = HttpClient.create()
-                .runOn(IoLoops.shared())
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
-                .responseTimeout(readTimeout);
+        this.readTimeout = readTimeout;
+        // one client per provider: its connection pool and selector thread live as long as the consumer holds it
+        this.http = HttpClient.newBuilder().connectTimeout(connectTimeout).build();
     }
 
     @Override
@@ -54,14 +53,16 @@ final class ClientCredentials implements OAuthBearerTokenProvider {
         String basic = Base64.getEncoder().encodeToString((form(clientId) + ":" + form(clientSecret.value()))
                 .getBytes(StandardCharsets.UTF_8));
         String body = "grant_type=client_credentials" + (scope == null || scope.isEmpty() ? "" : "&scope=" + form(scope));
-        return http.headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Basic " + basic)
-                        .set(HttpHeaderNames.CONTENT_TYPE, "application/x-www-form-urlencoded")
-                        .set(HttpHeaderNames.ACCEPT, "application/json"))
-                .post()
-                .uri(endpoint)
-                .send(ByteBufFlux.fromString(Mono.just(body)))
-                .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0])
-                        .map(bytes -> parse(response.status().code(), bytes)))
+        HttpRequest request = HttpRequest.newBuilder(endpoint)
+                .timeout(readTimeout)
+                .header("Authorization", "Basic " + basic)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Accept", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                .build();
+        // fromFuture with a supplier: each subscription (each refresh) sends its own request
+        return Mono.fromFuture(() -> http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()))
+                .map(response -> parse(response.statusCode(), response.body() == null ? new byte[0] : response.body()))
                 .onErrorMap(e -> !(e instanceof AuthenticationException) && !(e instanceof IllegalStateException),
                         e -> new IllegalStateException("the OAuth token endpoint " + endpoint + " could not be reached: "
                                 + e.getClass().getSimpleName(), e));

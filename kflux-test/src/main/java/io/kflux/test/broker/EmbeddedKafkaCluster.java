@@ -1,4 +1,4 @@
-package io.kflux.examples.broker;
+package io.kflux.test.broker;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -70,8 +70,8 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         this.stopTimeout = builder.stopTimeout;
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.formatArgs = List.copyOf(builder.formatArgs);
-        String classpath = builder.classpath != null ? builder.classpath : KafkaClasspath.resolve();
         this.root = Files.createTempDirectory("kflux-kafka-");
+        String classpath = builder.classpath != null ? builder.classpath : KafkaClasspath.resolve(root.resolve("logging"));
         this.launcher = new JavaLauncher(classpath, root);
         int perNode = 2 + builder.listeners.size();
         List<Integer> ports = FreePorts.pick(perNode * builder.nodes);

@@ -1,11 +1,12 @@
-package io.kflux.test;
+package io.kflux.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.examples.OrderPaymentJoin;
 import io.kflux.examples.join.SampleOrders;
+import io.kflux.test.KafkaTest;
+import io.kflux.test.KafkaTestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

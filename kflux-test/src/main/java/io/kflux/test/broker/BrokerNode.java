@@ -1,4 +1,4 @@
-package io.kflux.examples.broker;
+package io.kflux.test.broker;
 
 import java.io.File;
 import java.io.IOException;

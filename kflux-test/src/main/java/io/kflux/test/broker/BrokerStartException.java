@@ -1,4 +1,4 @@
-package io.kflux.examples.broker;
+package io.kflux.test.broker;
 
 /**
  * A broker node could not be formatted or did not become ready in time. The message carries the

@@ -1,4 +1,4 @@
-package io.kflux.examples.broker;
+package io.kflux.test.broker;
 
 import java.io.File;
 import java.io.IOException;
@@ -11,7 +11,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-/** Finds a classpath on which a forked JVM can run {@code kafka.Kafka}. */
+/**
+ * Finds a classpath on which a forked JVM can run {@code kafka.Kafka}: this JVM's, behind the log4j2 jars the kit
+ * carries ({@link BrokerLogging}).
+ */
 final class KafkaClasspath {
 
     static final String BROKER_MAIN = "kafka.Kafka";
@@ -25,18 +28,18 @@ final class KafkaClasspath {
      * and IDE runners may instead load the broker jars through a child class loader, whose URLs
      * are then the only place to find them.
      */
-    static String resolve() {
+    static String resolve(Path loggingDir) {
         String systemPath = System.getProperty("java.class.path", "");
-        if (containsBroker(systemPath)) {
-            return systemPath;
+        String found = containsBroker(systemPath) ? systemPath : fromLoaders(Thread.currentThread().getContextClassLoader());
+        if (!containsBroker(found)) {
+            throw new IllegalStateException(BROKER_MAIN + " is not reachable from java.class.path nor from the"
+                    + " context class loader; add org.apache.kafka:kafka_2.13 to the runtime classpath");
         }
-        String loaderPath = fromLoaders(Thread.currentThread().getContextClassLoader());
-        if (containsBroker(loaderPath)) {
-            return loaderPath;
-        }
-        throw new IllegalStateException(BROKER_MAIN + " is not reachable from java.class.path nor from the"
-                + " context class loader; add org.apache.kafka:kafka_2.13 (and log4j-slf4j2-impl for its logs)"
-                + " to the runtime classpath");
+        List<String> entries = new ArrayList<>();
+        // first, so that the broker's SLF4J binds to them whatever binding the application has
+        BrokerLogging.extractTo(loggingDir).forEach(jar -> entries.add(jar.toString()));
+        entries.add(found);
+        return String.join(File.pathSeparator, entries);
     }
 
     /** Checks a classpath in isolation from this JVM's own loaders, as the forked JVM will see it. */

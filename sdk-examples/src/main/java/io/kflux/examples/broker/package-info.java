@@ -1,9 +1,0 @@
-/**
- * A real Apache Kafka KRaft cluster for examples and tests: every node is a forked JVM running
- * {@code kafka.Kafka} from the Maven artifacts on the current classpath, so a test can stop,
- * kill or freeze a broker exactly as production faults would.
- *
- * <p>Start with {@link io.kflux.examples.broker.EmbeddedKafkaCluster}; fill topics with
- * {@link io.kflux.examples.broker.SampleData}.
- */
-package io.kflux.examples.broker;
