@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -33,8 +32,8 @@ import io.kflux.reactor.kafka.receiver.ReceiverOptions;
  *   <li>{@code -auto}: {@code receiveAutoAck()} until 300 records were seen, whole batches at a time;</li>
  *   <li>{@code -batch}: {@code receiveBatch()} until 300 records were seen, each record acknowledged, printing
  *       whether its headers equal the ones sent (one header {@code h} = {@code v-<offset>}) and the last one;</li>
- *   <li>{@code -consumer}: {@code receive()} of 10 records, then {@code doOnConsumer} to commit, pause, resume and
- *       read the assignment, committed and end offsets;</li>
+ *   <li>{@code -consumer}: {@code receive()} of 10 records, the last one committed, then {@code doOnConsumer} to
+ *       pause, resume and read the assignment, committed and end offsets;</li>
  *   <li>{@code -manual}: a manual assignment of partition 0, 10 records, with a revoke listener that prints when
  *       the flux ends.</li>
  * </ol>
@@ -121,22 +120,22 @@ public final class ReceiverApp {
         KafkaReceiver<String, String> receiver = KafkaReceiver.create(viaConsumer);
         TopicPartition tp = new TopicPartition(topic, 0);
         receiver.receive()
-                .take(10)
                 .concatMap(r -> {
-                    r.receiverOffset().acknowledge();
                     if (r.offset() < 9) {
+                        r.receiverOffset().acknowledge();
                         return Mono.just(r);
                     }
-                    return receiver.doOnConsumer(c -> {
-                        c.commitSync(Map.of(tp, new OffsetAndMetadata(10)));
+                    // reactor-kafka's doOnConsumer refuses commits: they go through the record's offset
+                    return r.receiverOffset().commit().then(receiver.doOnConsumer(c -> {
                         c.pause(List.of(tp));
                         String paused = String.valueOf(c.paused());
                         c.resume(List.of(tp));
                         return "assignment=" + c.assignment() + " paused=" + paused + " resumed=" + c.paused()
                                + " committed=" + c.committed(Set.of(tp)).get(tp).offset() + " end="
                                + c.endOffsets(List.of(tp)).get(tp);
-                    }).doOnNext(line -> System.out.println("RECORD consumer " + line)).thenReturn(r);
+                    })).doOnNext(line -> System.out.println("RECORD consumer " + line)).thenReturn(r);
                 })
+                .take(10) // after the work on the 10th record: taking it ends the flux and closes the consumer
                 .blockLast(Duration.ofSeconds(60));
 
         ReceiverOptions<String, String> manual = ReceiverOptions.<String, String>create(props(bootstrapServers, prefix + "-manual"))
