@@ -55,7 +55,9 @@ class ReactorKafkaSideBySideTest {
         kafka.createTopic("side-by-side", 1, 1);
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
-            records.add(new ProducerRecord<>("side-by-side", 0, "key-" + i, "value-" + i));
+            ProducerRecord<String, String> r = new ProducerRecord<>("side-by-side", 0, "key-" + i, "value-" + i);
+            r.headers().add("h", ("v-" + i).getBytes(StandardCharsets.UTF_8));
+            records.add(r);
         }
         SampleData.produce(kafka.bootstrapServers(), records);
 
@@ -69,13 +71,24 @@ class ReactorKafkaSideBySideTest {
         assertThat(phase(kflux, "ack")).containsExactlyElementsOf(expected(20, 200));
         assertThat(phase(kflux, "amo")).containsExactlyElementsOf(expected(0, 300));
         assertThat(phase(kflux, "auto")).containsExactlyElementsOf(expected(0, 300));
+        // headers compare equal to kafka-clients' RecordHeaders of what was sent, and print as kafka-clients' do
+        assertThat(phase(kflux, "batch")).containsExactlyElementsOf(IntStream.range(0, 300).mapToObj(
+                i -> "0@" + i + " value-" + i + " headers-equal=true last=RecordHeader(key = h, value = "
+                     + java.util.Arrays.toString(("v-" + i).getBytes(StandardCharsets.UTF_8)) + ")").toList());
+        assertThat(phase(kflux, "consumer")).containsExactly("assignment=[side-by-side-0] paused=[side-by-side-0]"
+                                                             + " resumed=[] committed=10 end=300");
+        // a manual assignment's revoke listeners run when the flux ends, after its records
+        assertThat(phase(kflux, "manual")).containsExactlyElementsOf(java.util.stream.Stream.concat(
+                expected(0, 10).stream(), java.util.stream.Stream.of("revoked side-by-side-0")).toList());
 
         // receive: everything acknowledged (up to 199); auto-ack: every batch. At most once with a commit-ahead of 7
         // the last commit went ahead past 300; both take it back when the flux ends, kflux to the offset after the
         // last record delivered (300), reactor-kafka 1.3.25 one further (301): had the topic a record 300, it would
         // be lost with reactor-kafka and delivered next time with kflux (docs/migrating-from-reactor-kafka.md).
-        assertThat(committed(kafka, "rk")).isEqualTo(Map.of("ack", 200L, "amo", 301L, "auto", 300L));
-        assertThat(committed(kafka, "kflux")).isEqualTo(Map.of("ack", 200L, "amo", 300L, "auto", 300L));
+        assertThat(committed(kafka, "rk")).isEqualTo(Map.of("ack", 200L, "amo", 301L, "auto", 300L, "batch", 300L,
+                                                            "consumer", 10L));
+        assertThat(committed(kafka, "kflux")).isEqualTo(Map.of("ack", 200L, "amo", 300L, "auto", 300L, "batch", 300L,
+                                                               "consumer", 10L));
     }
 
     private static List<String> expected(int from, int to) {
@@ -88,7 +101,7 @@ class ReactorKafkaSideBySideTest {
 
     private static Map<String, Long> committed(EmbeddedKafkaCluster kafka, String prefix) throws Exception {
         Map<String, Long> out = new TreeMap<>();
-        for (String phase : List.of("ack", "amo", "auto")) {
+        for (String phase : List.of("ack", "amo", "auto", "batch", "consumer")) {
             Map<TopicPartition, OffsetAndMetadata> offsets = kafka.admin().listConsumerGroupOffsets(prefix + "-" + phase)
                     .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
             OffsetAndMetadata c = offsets.get(new TopicPartition("side-by-side", 0));

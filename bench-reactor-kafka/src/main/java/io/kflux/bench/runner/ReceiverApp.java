@@ -1,13 +1,19 @@
 package io.kflux.bench.runner;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import reactor.core.publisher.Mono;
 import reactor.kafka.receiver.KafkaReceiver;
@@ -23,7 +29,13 @@ import reactor.kafka.receiver.ReceiverOptions;
  *       record, committing every 50 acknowledgements, {@code commit()} at offset 119, stopping after offset 199;</li>
  *   <li>{@code -amo}: {@code receiveAtmostOnce()} with a commit-ahead of 7, the whole topic (its last commit, made
  *       ahead to 304, is taken back to 300 when the flux ends);</li>
- *   <li>{@code -auto}: {@code receiveAutoAck()} until 300 records were seen, whole batches at a time.</li>
+ *   <li>{@code -auto}: {@code receiveAutoAck()} until 300 records were seen, whole batches at a time;</li>
+ *   <li>{@code -batch}: {@code receiveBatch()} until 300 records were seen, each record acknowledged, printing
+ *       whether its headers equal the ones sent (one header {@code h} = {@code v-<offset>}) and the last one;</li>
+ *   <li>{@code -consumer}: {@code receive()} of 10 records, the last one committed, then {@code doOnConsumer} to
+ *       pause, resume and read the assignment, committed and end offsets;</li>
+ *   <li>{@code -manual}: a manual assignment of partition 0, 10 records, with a revoke listener that prints when
+ *       the flux ends.</li>
  * </ol>
  * It prints {@code RECORD <phase> <partition>@<offset> <value>} per record and waits, at the end, until its groups
  * have no members left (their consumers closed, after committing).
@@ -87,8 +99,57 @@ public final class ReceiverApp {
                 .takeUntil(n -> seen.get() >= 300)
                 .blockLast(Duration.ofSeconds(60));
 
+        ReceiverOptions<String, String> batch = ReceiverOptions.<String, String>create(props(bootstrapServers, prefix + "-batch"))
+                .subscription(List.of(topic));
+        AtomicInteger batched = new AtomicInteger();
+        KafkaReceiver.create(batch).receiveBatch()
+                .concatMap(records -> records.doOnNext(r -> {
+                    RecordHeaders sent = new RecordHeaders(new Header[] {
+                            new RecordHeader("h", ("v-" + r.offset()).getBytes(StandardCharsets.UTF_8))});
+                    System.out.println("RECORD batch " + r.partition() + "@" + r.offset() + " " + r.value()
+                                       + " headers-equal=" + r.headers().equals(sent) + " last="
+                                       + r.headers().lastHeader("h"));
+                    r.receiverOffset().acknowledge();
+                    batched.incrementAndGet();
+                }).count())
+                .takeUntil(n -> batched.get() >= 300)
+                .blockLast(Duration.ofSeconds(60));
+
+        ReceiverOptions<String, String> viaConsumer = ReceiverOptions.<String, String>create(props(bootstrapServers, prefix + "-consumer"))
+                .subscription(List.of(topic));
+        KafkaReceiver<String, String> receiver = KafkaReceiver.create(viaConsumer);
+        TopicPartition tp = new TopicPartition(topic, 0);
+        receiver.receive()
+                .concatMap(r -> {
+                    if (r.offset() < 9) {
+                        r.receiverOffset().acknowledge();
+                        return Mono.just(r);
+                    }
+                    // reactor-kafka's doOnConsumer refuses commits: they go through the record's offset
+                    return r.receiverOffset().commit().then(receiver.doOnConsumer(c -> {
+                        c.pause(List.of(tp));
+                        String paused = String.valueOf(c.paused());
+                        c.resume(List.of(tp));
+                        return "assignment=" + c.assignment() + " paused=" + paused + " resumed=" + c.paused()
+                               + " committed=" + c.committed(Set.of(tp)).get(tp).offset() + " end="
+                               + c.endOffsets(List.of(tp)).get(tp);
+                    })).doOnNext(line -> System.out.println("RECORD consumer " + line)).thenReturn(r);
+                })
+                .take(10) // after the work on the 10th record: taking it ends the flux and closes the consumer
+                .blockLast(Duration.ofSeconds(60));
+
+        ReceiverOptions<String, String> manual = ReceiverOptions.<String, String>create(props(bootstrapServers, prefix + "-manual"))
+                .addRevokeListener(partitions -> partitions.forEach(p -> System.out.println("RECORD manual revoked "
+                                                                                            + p.topicPartition())))
+                .assignment(List.of(tp));
+        KafkaReceiver.create(manual).receive()
+                .doOnNext(r -> print("manual", r))
+                .take(10)
+                .blockLast(Duration.ofSeconds(60));
+
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
-            List<String> groups = List.of(prefix + "-ack", prefix + "-amo", prefix + "-auto");
+            List<String> groups = List.of(prefix + "-ack", prefix + "-amo", prefix + "-auto", prefix + "-batch",
+                                          prefix + "-consumer");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (admin.describeConsumerGroups(groups).all().get(30, TimeUnit.SECONDS).values().stream()
                     .anyMatch(g -> !g.members().isEmpty())) {

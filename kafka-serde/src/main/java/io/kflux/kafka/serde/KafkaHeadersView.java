@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
@@ -18,10 +19,6 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * {@code kflux-reactor-kafka-compat} for the headers of the Kafka {@code ConsumerRecord}s it hands out.
  */
 public final class KafkaHeadersView implements Headers {
-
-    /** A kflux header as a Kafka one; the value array is shared, as kflux's {@code Header} shares it. */
-    private record KafkaHeader(String key, byte[] value) implements Header {
-    }
 
     private final io.kflux.Headers source;
     private RecordHeaders copy;
@@ -36,8 +33,12 @@ public final class KafkaHeadersView implements Headers {
         this.source = Objects.requireNonNull(source, "source");
     }
 
+    /**
+     * A kflux header as kafka-clients' own {@link RecordHeader} (the value array shared, as kflux's {@code Header}
+     * shares it), so it compares and prints as any Kafka header does.
+     */
     private static Header kafka(io.kflux.Header h) {
-        return h == null ? null : new KafkaHeader(h.key(), h.value());
+        return h == null ? null : new RecordHeader(h.key(), h.value());
     }
 
     private RecordHeaders writable() {

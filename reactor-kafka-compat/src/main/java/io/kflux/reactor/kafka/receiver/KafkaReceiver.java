@@ -1,15 +1,18 @@
 package io.kflux.reactor.kafka.receiver;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import java.util.function.Function;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * reactor-kafka 1.3's receiver, running on kflux. Each subscription to one of the {@code receive} methods creates
  * a kflux consumer from the {@link ReceiverOptions}; it joins the group (or takes the assignment) on subscribe and
  * is closed, after committing acknowledged offsets, when the flux terminates or is cancelled.
  *
- * <p>Not offered: {@code receiveExactlyOnce} (kflux has no producer), {@code receiveBatch} and
- * {@code doOnConsumer} (there is no {@code KafkaConsumer} underneath); see docs/migrating-from-reactor-kafka.md.
+ * <p>Not offered: {@code receiveExactlyOnce} (kflux has no transactional producer; see
+ * docs/migrating-from-reactor-kafka.md for what to do instead). {@link #doOnConsumer} hands a kafka-clients
+ * {@code Consumer} that answers what kflux can and refuses the rest by name.
  *
  * @param <K> key type
  * @param <V> value type
@@ -69,6 +72,42 @@ public interface KafkaReceiver<K, V> {
     default Flux<Flux<ConsumerRecord<K, V>>> receiveAutoAck() {
         return receiveAutoAck(null);
     }
+
+    /**
+     * Records in batches, each record acknowledged (or committed) by the application through its
+     * {@link ReceiverRecord#receiverOffset()}, as with {@link #receive(Integer)}. A batch is what arrived within
+     * {@link ReceiverOptions#pollTimeout()} of its first record, at most {@code max.poll.records} (default 500)
+     * records: kflux has no poll, so this stands for "the records of one poll". Acknowledged offsets are committed as
+     * for {@link #receive()}.
+     *
+     * @param prefetch how many batches to request ahead, or {@code null} for the default
+     * @return the batches; errors as {@link #receive(Integer)}
+     */
+    Flux<Flux<ReceiverRecord<K, V>>> receiveBatch(Integer prefetch);
+
+    /**
+     * {@link #receiveBatch(Integer)} with the default prefetch.
+     *
+     * @return the batches
+     */
+    default Flux<Flux<ReceiverRecord<K, V>>> receiveBatch() {
+        return receiveBatch(null);
+    }
+
+    /**
+     * Runs {@code function} with a kafka-clients {@code Consumer} view of the consumer of the receive flux that is
+     * subscribed now, on {@code Schedulers.boundedElastic()} (the view's calls block). The view answers assignment,
+     * subscription, pause, resume, paused, seeks, position, committed offsets, commits, beginning, end and timestamp
+     * offsets and lag from kflux; every other method throws {@link UnsupportedOperationException} naming what to
+     * use instead (poll, subscribe, assign and close belong to the receiver; metrics are kflux's Micrometer meters).
+     *
+     * @param function what to do with the consumer; its result is the Mono's value ({@code null}: empty)
+     * @param <T>      the result type
+     * @return the result; an {@link IllegalStateException} when no receive flux of this receiver is subscribed, and
+     *         whatever the function throws
+     * @throws NullPointerException if {@code function} is {@code null}
+     */
+    <T> Mono<T> doOnConsumer(Function<org.apache.kafka.clients.consumer.Consumer<K, V>, ? extends T> function);
 
     /**
      * Records committed <em>before</em> they are delivered: a record is lost, never redelivered, if the application

@@ -1,11 +1,13 @@
 package io.kflux.reactor.kafka.receiver;
 
-import io.kflux.kafka.serde.KafkaHeadersView;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 
 /** kflux's types as the kafka-clients types reactor-kafka's API speaks. */
@@ -36,10 +38,27 @@ final class KafkaTypes {
         };
     }
 
-    /** The headers are a view (copied only if the application changes them). */
+    /**
+     * The record as kafka-clients' type. Its headers are kafka-clients' own {@link RecordHeaders} of
+     * {@link RecordHeader}s, as reactor-kafka hands out: applications compare them with {@code equals} to the
+     * headers they sent (both classes compare by class and content) and print them. The value arrays are shared with
+     * kflux's record, not copied.
+     */
     static <K, V> ConsumerRecord<K, V> kafka(io.kflux.ConsumerRecord<K, V> r) {
         return new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), r.timestamp(), kafka(r.timestampType()),
                                     r.serializedKeySize(), r.serializedValueSize(), r.key(), r.value(),
-                                    new KafkaHeadersView(r.headers()), r.leaderEpoch());
+                                    kafka(r.headers()), r.leaderEpoch());
+    }
+
+    static RecordHeaders kafka(io.kflux.Headers headers) {
+        if (headers.size() == 0) {
+            return new RecordHeaders();
+        }
+        Header[] out = new Header[headers.size()];
+        int i = 0;
+        for (io.kflux.Header h : headers) {
+            out[i++] = new RecordHeader(h.key(), h.value());
+        }
+        return new RecordHeaders(out);
     }
 }

@@ -63,6 +63,15 @@ final class ListenerBridge implements RebalanceListener {
         return call(onAssign, partitions, PartitionHandle.Seeker.of(session.consumer()));
     }
 
+    /**
+     * When the flux of a manual assignment ends: reactor-kafka calls the revoke listeners then, before its final
+     * commit, and applications rely on it to flush or log per partition. Seeks then go to the consumer, which has
+     * stopped fetching, so they only matter to what a later commit of the application covers.
+     */
+    Mono<Void> revokedManually(Collection<TopicPartition> partitions) {
+        return call(onRevoke, partitions, PartitionHandle.Seeker.of(session.consumer()));
+    }
+
     private Mono<Void> call(List<Consumer<Collection<ReceiverPartition>>> listeners,
                             Collection<TopicPartition> partitions, PartitionHandle.Seeker seeker) {
         List<TopicPartition> moved = List.copyOf(partitions);

@@ -1,11 +1,8 @@
 package io.kflux.reactor.kafka.receiver;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -13,13 +10,16 @@ import java.util.Properties;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * What a {@link KafkaReceiver} consumes and how it commits: reactor-kafka 1.3's receiver options, on kflux.
- * Immutable: every setter returns a changed copy.
+ * What a {@link KafkaReceiver} consumes and how it commits: reactor-kafka 1.3's receiver options, on kflux. An
+ * interface, as in reactor-kafka, so code that implements, wraps or mocks it compiles; {@link #create()} returns an
+ * immutable implementation whose setters return changed copies (reactor-kafka's mutate in place and return
+ * {@code this}: code that keeps using the returned value, as reactor-kafka's documentation shows, behaves the same).
  *
  * <p>Properties are the official consumer's names; kflux reads them (see its {@code ConsumerOptions}) when a
  * receive method is subscribed to, so a bad value surfaces there as {@link io.kflux.ConfigException}.
@@ -39,50 +39,7 @@ import reactor.core.scheduler.Scheduler;
  * @param <K> key type
  * @param <V> value type
  */
-public final class ReceiverOptions<K, V> {
-
-    private Map<String, Object> properties = Map.of();
-    private Deserializer<K> keyDeserializer;
-    private Deserializer<V> valueDeserializer;
-    private Duration pollTimeout = Duration.ofMillis(100);
-    private Duration closeTimeout;
-    private List<Consumer<Collection<ReceiverPartition>>> assignListeners = List.of();
-    private List<Consumer<Collection<ReceiverPartition>>> revokeListeners = List.of();
-    private Collection<TopicPartition> assignment;
-    private Collection<String> topics;
-    private Pattern pattern;
-    private Duration commitInterval = Duration.ofSeconds(5);
-    private int commitBatchSize;
-    private int atmostOnceCommitAheadSize;
-    private int maxCommitAttempts = 100;
-    private Duration commitRetryInterval = Duration.ofMillis(500);
-    private int maxDeferredCommits;
-    private Supplier<Scheduler> schedulerSupplier;
-
-    private ReceiverOptions() {
-    }
-
-    private ReceiverOptions<K, V> copy() {
-        ReceiverOptions<K, V> c = new ReceiverOptions<>();
-        c.properties = properties;
-        c.keyDeserializer = keyDeserializer;
-        c.valueDeserializer = valueDeserializer;
-        c.pollTimeout = pollTimeout;
-        c.closeTimeout = closeTimeout;
-        c.assignListeners = assignListeners;
-        c.revokeListeners = revokeListeners;
-        c.assignment = assignment;
-        c.topics = topics;
-        c.pattern = pattern;
-        c.commitInterval = commitInterval;
-        c.commitBatchSize = commitBatchSize;
-        c.atmostOnceCommitAheadSize = atmostOnceCommitAheadSize;
-        c.maxCommitAttempts = maxCommitAttempts;
-        c.commitRetryInterval = commitRetryInterval;
-        c.maxDeferredCommits = maxDeferredCommits;
-        c.schedulerSupplier = schedulerSupplier;
-        return c;
-    }
+public interface ReceiverOptions<K, V> {
 
     // ---------------------------------------------------------------- factories
 
@@ -93,8 +50,8 @@ public final class ReceiverOptions<K, V> {
      * @param <V> value type
      * @return empty options
      */
-    public static <K, V> ReceiverOptions<K, V> create() {
-        return new ReceiverOptions<>();
+    static <K, V> ReceiverOptions<K, V> create() {
+        return new ImmutableReceiverOptions<>();
     }
 
     /**
@@ -106,12 +63,8 @@ public final class ReceiverOptions<K, V> {
      * @return the options
      * @throws NullPointerException if {@code configProperties} or a key in it is {@code null}
      */
-    public static <K, V> ReceiverOptions<K, V> create(Map<String, Object> configProperties) {
-        ReceiverOptions<K, V> o = new ReceiverOptions<>();
-        Map<String, Object> m = new HashMap<>();
-        configProperties.forEach((k, v) -> m.put(Objects.requireNonNull(k, "property name"), v));
-        o.properties = Collections.unmodifiableMap(m);
-        return o;
+    static <K, V> ReceiverOptions<K, V> create(Map<String, Object> configProperties) {
+        return ImmutableReceiverOptions.of(configProperties);
     }
 
     /**
@@ -123,7 +76,7 @@ public final class ReceiverOptions<K, V> {
      * @return the options
      * @throws NullPointerException if {@code configProperties} is {@code null}
      */
-    public static <K, V> ReceiverOptions<K, V> create(Properties configProperties) {
+    static <K, V> ReceiverOptions<K, V> create(Properties configProperties) {
         Map<String, Object> m = new HashMap<>();
         configProperties.forEach((k, v) -> m.put(k.toString(), v));
         return create(m);
@@ -134,67 +87,49 @@ public final class ReceiverOptions<K, V> {
     /**
      * Sets one consumer property.
      *
-     * @param name  property name
+     * @param name     property name
      * @param newValue value, string or typed
      * @return a copy
+     * @throws NullPointerException if {@code name} is {@code null}
      */
-    public ReceiverOptions<K, V> consumerProperty(String name, Object newValue) {
-        ReceiverOptions<K, V> c = copy();
-        Map<String, Object> m = new HashMap<>(properties);
-        m.put(Objects.requireNonNull(name, "name"), newValue);
-        c.properties = Collections.unmodifiableMap(m);
-        return c;
-    }
+    ReceiverOptions<K, V> consumerProperty(String name, Object newValue);
 
     /**
      * Uses this key deserializer instance (not configured by the receiver).
      *
      * @param keyDeserializer a kafka-clients deserializer
      * @return a copy
+     * @throws NullPointerException if {@code keyDeserializer} is {@code null}
      */
-    public ReceiverOptions<K, V> withKeyDeserializer(Deserializer<K> keyDeserializer) {
-        ReceiverOptions<K, V> c = copy();
-        c.keyDeserializer = Objects.requireNonNull(keyDeserializer, "keyDeserializer");
-        return c;
-    }
+    ReceiverOptions<K, V> withKeyDeserializer(Deserializer<K> keyDeserializer);
 
     /**
      * Uses this value deserializer instance (not configured by the receiver).
      *
      * @param valueDeserializer a kafka-clients deserializer
      * @return a copy
+     * @throws NullPointerException if {@code valueDeserializer} is {@code null}
      */
-    public ReceiverOptions<K, V> withValueDeserializer(Deserializer<V> valueDeserializer) {
-        ReceiverOptions<K, V> c = copy();
-        c.valueDeserializer = Objects.requireNonNull(valueDeserializer, "valueDeserializer");
-        return c;
-    }
+    ReceiverOptions<K, V> withValueDeserializer(Deserializer<V> valueDeserializer);
 
     /**
-     * How long {@link KafkaReceiver#receiveAutoAck()} waits to fill a batch after its first record (kflux has no
-     * poll loop; this plays the part of the poll timeout). Default 100 ms.
+     * How long {@link KafkaReceiver#receiveAutoAck()} and {@link KafkaReceiver#receiveBatch()} wait to fill a batch
+     * after its first record (kflux has no poll loop; this plays the part of the poll timeout). Default 100 ms.
      *
      * @param timeout a positive duration
      * @return a copy
      * @throws IllegalArgumentException if {@code timeout} is not positive
      */
-    public ReceiverOptions<K, V> pollTimeout(Duration timeout) {
-        ReceiverOptions<K, V> c = copy();
-        c.pollTimeout = positive(timeout, "pollTimeout");
-        return c;
-    }
+    ReceiverOptions<K, V> pollTimeout(Duration timeout);
 
     /**
      * Bounds how long closing the consumer may take (commit, LeaveGroup). Default: {@code default.api.timeout.ms}.
      *
      * @param timeout a positive duration
      * @return a copy
+     * @throws IllegalArgumentException if {@code timeout} is not positive
      */
-    public ReceiverOptions<K, V> closeTimeout(Duration timeout) {
-        ReceiverOptions<K, V> c = copy();
-        c.closeTimeout = positive(timeout, "closeTimeout");
-        return c;
-    }
+    ReceiverOptions<K, V> closeTimeout(Duration timeout);
 
     /**
      * Adds a listener called with the partitions assigned, before any of their records is delivered (also for a
@@ -204,46 +139,31 @@ public final class ReceiverOptions<K, V> {
      * @param onAssign the listener
      * @return a copy
      */
-    public ReceiverOptions<K, V> addAssignListener(Consumer<Collection<ReceiverPartition>> onAssign) {
-        ReceiverOptions<K, V> c = copy();
-        c.assignListeners = append(assignListeners, onAssign);
-        return c;
-    }
+    ReceiverOptions<K, V> addAssignListener(Consumer<Collection<ReceiverPartition>> onAssign);
 
     /**
      * Adds a listener called with the partitions about to be revoked (or lost), after acknowledged offsets of
-     * revoked partitions were committed.
+     * revoked partitions were committed. With a manual {@link #assignment(Collection)} it is called once when the
+     * receive flux terminates, before the final commit of acknowledged offsets, as in reactor-kafka.
      *
      * @param onRevoke the listener
      * @return a copy
      */
-    public ReceiverOptions<K, V> addRevokeListener(Consumer<Collection<ReceiverPartition>> onRevoke) {
-        ReceiverOptions<K, V> c = copy();
-        c.revokeListeners = append(revokeListeners, onRevoke);
-        return c;
-    }
+    ReceiverOptions<K, V> addRevokeListener(Consumer<Collection<ReceiverPartition>> onRevoke);
 
     /**
      * Removes every assignment listener.
      *
      * @return a copy
      */
-    public ReceiverOptions<K, V> clearAssignListeners() {
-        ReceiverOptions<K, V> c = copy();
-        c.assignListeners = List.of();
-        return c;
-    }
+    ReceiverOptions<K, V> clearAssignListeners();
 
     /**
      * Removes every revocation listener.
      *
      * @return a copy
      */
-    public ReceiverOptions<K, V> clearRevokeListeners() {
-        ReceiverOptions<K, V> c = copy();
-        c.revokeListeners = List.of();
-        return c;
-    }
+    ReceiverOptions<K, V> clearRevokeListeners();
 
     /**
      * Consumes exactly these partitions, without group management; replaces a subscription.
@@ -251,13 +171,7 @@ public final class ReceiverOptions<K, V> {
      * @param partitions the partitions
      * @return a copy
      */
-    public ReceiverOptions<K, V> assignment(Collection<TopicPartition> partitions) {
-        ReceiverOptions<K, V> c = copy();
-        c.assignment = List.copyOf(new LinkedHashSet<>(partitions));
-        c.topics = null;
-        c.pattern = null;
-        return c;
-    }
+    ReceiverOptions<K, V> assignment(Collection<TopicPartition> partitions);
 
     /**
      * Consumes these topics as a member of {@code group.id}; replaces an assignment or pattern.
@@ -265,13 +179,7 @@ public final class ReceiverOptions<K, V> {
      * @param topics topic names
      * @return a copy
      */
-    public ReceiverOptions<K, V> subscription(Collection<String> topics) {
-        ReceiverOptions<K, V> c = copy();
-        c.topics = List.copyOf(new LinkedHashSet<>(topics));
-        c.assignment = null;
-        c.pattern = null;
-        return c;
-    }
+    ReceiverOptions<K, V> subscription(Collection<String> topics);
 
     /**
      * Consumes every topic whose whole name matches, as a member of {@code group.id}; replaces an assignment or
@@ -279,14 +187,9 @@ public final class ReceiverOptions<K, V> {
      *
      * @param pattern regular expression
      * @return a copy
+     * @throws NullPointerException if {@code pattern} is {@code null}
      */
-    public ReceiverOptions<K, V> subscription(Pattern pattern) {
-        ReceiverOptions<K, V> c = copy();
-        c.pattern = Objects.requireNonNull(pattern, "pattern");
-        c.assignment = null;
-        c.topics = null;
-        return c;
-    }
+    ReceiverOptions<K, V> subscription(Pattern pattern);
 
     /**
      * How often acknowledged offsets are committed ({@code auto.commit.interval.ms} of the kflux consumer).
@@ -296,15 +199,7 @@ public final class ReceiverOptions<K, V> {
      * @return a copy
      * @throws IllegalArgumentException if negative
      */
-    public ReceiverOptions<K, V> commitInterval(Duration commitInterval) {
-        Objects.requireNonNull(commitInterval, "commitInterval");
-        if (commitInterval.isNegative()) {
-            throw new IllegalArgumentException("commitInterval must not be negative, was " + commitInterval);
-        }
-        ReceiverOptions<K, V> c = copy();
-        c.commitInterval = commitInterval;
-        return c;
-    }
+    ReceiverOptions<K, V> commitInterval(Duration commitInterval);
 
     /**
      * Commits acknowledged offsets after every {@code commitBatchSize} acknowledgements (counted by the receiver),
@@ -314,11 +209,7 @@ public final class ReceiverOptions<K, V> {
      * @return a copy
      * @throws IllegalArgumentException if negative
      */
-    public ReceiverOptions<K, V> commitBatchSize(int commitBatchSize) {
-        ReceiverOptions<K, V> c = copy();
-        c.commitBatchSize = notNegative(commitBatchSize, "commitBatchSize");
-        return c;
-    }
+    ReceiverOptions<K, V> commitBatchSize(int commitBatchSize);
 
     /**
      * For {@link KafkaReceiver#receiveAtmostOnce()}: how many records past the one being delivered a commit covers.
@@ -328,35 +219,25 @@ public final class ReceiverOptions<K, V> {
      * @return a copy
      * @throws IllegalArgumentException if negative
      */
-    public ReceiverOptions<K, V> atmostOnceCommitAheadSize(int commitAheadSize) {
-        ReceiverOptions<K, V> c = copy();
-        c.atmostOnceCommitAheadSize = notNegative(commitAheadSize, "atmostOnceCommitAheadSize");
-        return c;
-    }
+    ReceiverOptions<K, V> atmostOnceCommitAheadSize(int commitAheadSize);
 
     /**
      * Accepted for compatibility; kflux bounds commit retries by {@code default.api.timeout.ms}.
      *
      * @param maxAttempts zero or positive
      * @return a copy
+     * @throws IllegalArgumentException if negative
      */
-    public ReceiverOptions<K, V> maxCommitAttempts(int maxAttempts) {
-        ReceiverOptions<K, V> c = copy();
-        c.maxCommitAttempts = notNegative(maxAttempts, "maxCommitAttempts");
-        return c;
-    }
+    ReceiverOptions<K, V> maxCommitAttempts(int maxAttempts);
 
     /**
      * Accepted for compatibility; kflux backs off commit retries by {@code retry.backoff.ms}.
      *
      * @param commitRetryInterval a positive duration
      * @return a copy
+     * @throws IllegalArgumentException if not positive
      */
-    public ReceiverOptions<K, V> commitRetryInterval(Duration commitRetryInterval) {
-        ReceiverOptions<K, V> c = copy();
-        c.commitRetryInterval = positive(commitRetryInterval, "commitRetryInterval");
-        return c;
-    }
+    ReceiverOptions<K, V> commitRetryInterval(Duration commitRetryInterval);
 
     /**
      * Accepted for compatibility: kflux always commits only the contiguous acknowledged prefix of a partition
@@ -364,12 +245,9 @@ public final class ReceiverOptions<K, V> {
      *
      * @param maxDeferred zero or positive
      * @return a copy
+     * @throws IllegalArgumentException if negative
      */
-    public ReceiverOptions<K, V> maxDeferredCommits(int maxDeferred) {
-        ReceiverOptions<K, V> c = copy();
-        c.maxDeferredCommits = notNegative(maxDeferred, "maxDeferredCommits");
-        return c;
-    }
+    ReceiverOptions<K, V> maxDeferredCommits(int maxDeferred);
 
     /**
      * Delivers records on a scheduler made by this supplier (one per subscription). Without it records arrive on
@@ -378,12 +256,9 @@ public final class ReceiverOptions<K, V> {
      *
      * @param schedulerSupplier the supplier
      * @return a copy
+     * @throws NullPointerException if {@code schedulerSupplier} is {@code null}
      */
-    public ReceiverOptions<K, V> schedulerSupplier(Supplier<Scheduler> schedulerSupplier) {
-        ReceiverOptions<K, V> c = copy();
-        c.schedulerSupplier = Objects.requireNonNull(schedulerSupplier, "schedulerSupplier");
-        return c;
-    }
+    ReceiverOptions<K, V> schedulerSupplier(Supplier<Scheduler> schedulerSupplier);
 
     // ---------------------------------------------------------------- getters
 
@@ -392,9 +267,7 @@ public final class ReceiverOptions<K, V> {
      *
      * @return an unmodifiable map
      */
-    public Map<String, Object> consumerProperties() {
-        return properties;
-    }
+    Map<String, Object> consumerProperties();
 
     /**
      * One consumer property.
@@ -402,137 +275,134 @@ public final class ReceiverOptions<K, V> {
      * @param name property name
      * @return its value, or {@code null}
      */
-    public Object consumerProperty(String name) {
-        return properties.get(name);
-    }
+    Object consumerProperty(String name);
 
     /**
      * The key deserializer instance.
      *
      * @return the instance, or {@code null} when {@code key.deserializer} is used
      */
-    public Deserializer<K> keyDeserializer() {
-        return keyDeserializer;
-    }
+    Deserializer<K> keyDeserializer();
 
     /**
      * The value deserializer instance.
      *
      * @return the instance, or {@code null} when {@code value.deserializer} is used
      */
-    public Deserializer<V> valueDeserializer() {
-        return valueDeserializer;
-    }
+    Deserializer<V> valueDeserializer();
 
-    /** @return the batch wait of {@link KafkaReceiver#receiveAutoAck()} */
-    public Duration pollTimeout() {
-        return pollTimeout;
-    }
+    /** @return the batch wait of {@link KafkaReceiver#receiveAutoAck()} and {@link KafkaReceiver#receiveBatch()} */
+    Duration pollTimeout();
 
     /** @return the close bound, or {@code null} for {@code default.api.timeout.ms} */
-    public Duration closeTimeout() {
-        return closeTimeout;
-    }
+    Duration closeTimeout();
 
     /** @return the assignment listeners, unmodifiable */
-    public List<Consumer<Collection<ReceiverPartition>>> assignListeners() {
-        return assignListeners;
-    }
+    List<Consumer<Collection<ReceiverPartition>>> assignListeners();
 
     /** @return the revocation listeners, unmodifiable */
-    public List<Consumer<Collection<ReceiverPartition>>> revokeListeners() {
-        return revokeListeners;
-    }
+    List<Consumer<Collection<ReceiverPartition>>> revokeListeners();
 
     /** @return the manually assigned partitions, or {@code null} */
-    public Collection<TopicPartition> assignment() {
-        return assignment;
-    }
+    Collection<TopicPartition> assignment();
 
     /** @return the subscribed topics, or {@code null} */
-    public Collection<String> subscriptionTopics() {
-        return topics;
-    }
+    Collection<String> subscriptionTopics();
 
     /** @return the subscription pattern, or {@code null} */
-    public Pattern subscriptionPattern() {
-        return pattern;
-    }
+    Pattern subscriptionPattern();
+
+    /** @return the periodic commit interval; zero when off */
+    Duration commitInterval();
+
+    /** @return acknowledgements per commit; zero when off */
+    int commitBatchSize();
+
+    /** @return the at-most-once commit-ahead size */
+    int atmostOnceCommitAheadSize();
+
+    /** @return the accepted, unused maximum of commit attempts */
+    int maxCommitAttempts();
+
+    /** @return the accepted, unused commit retry interval */
+    Duration commitRetryInterval();
+
+    /** @return the accepted maximum of deferred commits */
+    int maxDeferredCommits();
+
+    /** @return the delivery scheduler supplier, or {@code null} */
+    Supplier<Scheduler> schedulerSupplier();
+
+    // ---------------------------------------------------------------- derived from the properties
 
     /** @return {@code group.id}, or {@code null} */
-    public String groupId() {
-        Object v = properties.get("group.id");
+    default String groupId() {
+        Object v = consumerProperty("group.id");
+        return v == null ? null : v.toString();
+    }
+
+    /** @return {@code client.id} as given, or {@code null} when kflux will choose one */
+    default String clientId() {
+        Object v = consumerProperty("client.id");
         return v == null ? null : v.toString();
     }
 
     /** @return {@code bootstrap.servers} as given, or {@code null} */
-    public String bootstrapServers() {
-        Object v = properties.get("bootstrap.servers");
+    default String bootstrapServers() {
+        Object v = consumerProperty("bootstrap.servers");
         return v == null ? null : v instanceof Collection<?> c ? String.join(",", c.stream().map(String::valueOf).toList())
                 : v.toString();
     }
 
-    /** @return the periodic commit interval; zero when off */
-    public Duration commitInterval() {
-        return commitInterval;
-    }
-
-    /** @return acknowledgements per commit; zero when off */
-    public int commitBatchSize() {
-        return commitBatchSize;
-    }
-
-    /** @return the at-most-once commit-ahead size */
-    public int atmostOnceCommitAheadSize() {
-        return atmostOnceCommitAheadSize;
-    }
-
-    /** @return the accepted, unused maximum of commit attempts */
-    public int maxCommitAttempts() {
-        return maxCommitAttempts;
-    }
-
-    /** @return the accepted, unused commit retry interval */
-    public Duration commitRetryInterval() {
-        return commitRetryInterval;
-    }
-
-    /** @return the accepted maximum of deferred commits */
-    public int maxDeferredCommits() {
-        return maxDeferredCommits;
-    }
-
-    /** @return the delivery scheduler supplier, or {@code null} */
-    public Supplier<Scheduler> schedulerSupplier() {
-        return schedulerSupplier;
-    }
-
-    private static <T> List<T> append(List<T> list, T element) {
-        List<T> out = new ArrayList<>(list);
-        out.add(Objects.requireNonNull(element, "listener"));
-        return List.copyOf(out);
-    }
-
-    private static Duration positive(Duration d, String name) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, was " + d);
+    /**
+     * {@code heartbeat.interval.ms} as a duration: the property if set (a number, or a string of digits), else the
+     * official consumer's default of 3 s. Under {@code group.protocol=consumer} the broker decides the interval
+     * (KIP-848) and this value is not used by the consumer.
+     *
+     * @return the heartbeat interval
+     * @throws io.kflux.ConfigException if the property is set but is not a whole number of milliseconds
+     */
+    default Duration heartbeatInterval() {
+        Object v = consumerProperty("heartbeat.interval.ms");
+        if (v == null) {
+            return Duration.ofMillis(3000);
         }
-        return d;
-    }
-
-    private static int notNegative(int n, String name) {
-        if (n < 0) {
-            throw new IllegalArgumentException(name + " must not be negative, was " + n);
+        try {
+            return Duration.ofMillis(v instanceof Number n ? n.longValue() : Long.parseLong(v.toString().trim()));
+        } catch (NumberFormatException e) {
+            throw new io.kflux.ConfigException("heartbeat.interval.ms", v, "a whole number of milliseconds");
         }
-        return n;
     }
 
-    @Override
-    public String toString() {
-        String subscription = assignment != null ? "assignment=" + assignment
-                : topics != null ? "topics=" + topics : pattern != null ? "pattern=" + pattern : "none";
-        return "ReceiverOptions[" + subscription + ", commitInterval=" + commitInterval + ", commitBatchSize="
-               + commitBatchSize + ", atmostOnceCommitAheadSize=" + atmostOnceCommitAheadSize + "]";
+    /**
+     * What subscribes (or assigns) a kafka-clients {@code Consumer} as these options say, calling {@code listener}
+     * on its rebalances; for a manual assignment the listener is told the assignment at once, as reactor-kafka
+     * does. For applications that drive a kafka-clients consumer of their own with these options: the consumer of
+     * {@link KafkaReceiver#doOnConsumer} does not accept it (kflux subscribes when a receive method is subscribed).
+     *
+     * @param listener the rebalance listener
+     * @return the subscribing action
+     * @throws NullPointerException  if {@code listener} is {@code null}
+     * @throws IllegalStateException if the options have neither a subscription nor an assignment
+     */
+    default Consumer<org.apache.kafka.clients.consumer.Consumer<K, V>> subscriber(ConsumerRebalanceListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        Collection<String> topics = subscriptionTopics();
+        Pattern pattern = subscriptionPattern();
+        Collection<TopicPartition> partitions = assignment();
+        if (topics != null) {
+            return c -> c.subscribe(topics, listener);
+        }
+        if (pattern != null) {
+            return c -> c.subscribe(pattern, listener);
+        }
+        if (partitions != null) {
+            return c -> {
+                c.assign(partitions);
+                listener.onPartitionsAssigned(partitions);
+            };
+        }
+        throw new IllegalStateException("no subscription or assignment in the ReceiverOptions: call subscription(...)"
+                                        + " or assignment(...)");
     }
 }

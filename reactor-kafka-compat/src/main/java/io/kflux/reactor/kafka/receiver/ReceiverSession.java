@@ -64,12 +64,14 @@ final class ReceiverSession<K, V> {
     /** Makes "not closed, so start a commit-ahead and register it" one step against the take-back's "close". */
     private final Object aheadLock = new Object();
     private final Scheduler scheduler;
+    private final ConsumerFacade<K, V> facade;
 
     ReceiverSession(ReceiverOptions<K, V> options, Mode mode) {
         this.options = options;
         this.listeners = new ListenerBridge(options.assignListeners(), options.revokeListeners(), this);
         this.consumer = KafkaFluxConsumer.create(kfluxOptions(options, mode).rebalanceListener(listeners));
         this.scheduler = options.schedulerSupplier() == null ? null : options.schedulerSupplier().get();
+        this.facade = new ConsumerFacade<>(consumer, options);
     }
 
     private static <K, V> ConsumerOptions<K, V> kfluxOptions(ReceiverOptions<K, V> options, Mode mode) {
@@ -171,13 +173,28 @@ final class ReceiverSession<K, V> {
         return deliver(consumer.receive().map(r -> new ReceiverRecord<>(KafkaTypes.kafka(r), new Offset(r))), prefetch);
     }
 
-    Flux<Flux<ConsumerRecord<K, V>>> autoAckBatches(Integer prefetch) {
+    /** What stands for the records of one poll: what arrived within the poll timeout, at most max.poll.records. */
+    private Flux<List<io.kflux.ConsumerRecord<K, V>>> polls() {
         int maxBatch = maxPollRecords(options.consumerProperty("max.poll.records"));
-        return deliver(consumer.receive().bufferTimeout(maxBatch, options.pollTimeout(), true).map(batch ->
+        return consumer.receive().bufferTimeout(maxBatch, options.pollTimeout(), true);
+    }
+
+    Flux<Flux<ConsumerRecord<K, V>>> autoAckBatches(Integer prefetch) {
+        return deliver(polls().map(batch ->
                 // acknowledged as the batch terminates, before its end is signalled downstream: a pipeline that
                 // stops right after a batch (take, takeUntil) then commits the batch when it stops
                 Flux.fromIterable(batch).map(KafkaTypes::kafka)
                         .doOnTerminate(() -> batch.forEach(this::acknowledge))), prefetch);
+    }
+
+    Flux<Flux<ReceiverRecord<K, V>>> batches(Integer prefetch) {
+        return deliver(polls().map(batch -> Flux.fromIterable(batch)
+                .map(r -> new ReceiverRecord<>(KafkaTypes.kafka(r), new Offset(r)))), prefetch);
+    }
+
+    /** The kafka-clients view {@link KafkaReceiver#doOnConsumer} hands out. */
+    org.apache.kafka.clients.consumer.Consumer<K, V> consumerFacade() {
+        return facade;
     }
 
     Flux<ConsumerRecord<K, V>> atmostOnce(Integer prefetch) {
@@ -225,7 +242,9 @@ final class ReceiverSession<K, V> {
      * A group member's commit-ahead is taken back by its revocation, which the consumer runs while it stops and
      * still owns the partitions; close() must not race it (it did: when close() took the offsets first, its commit
      * came after the member had left and failed, leaving the commit ahead of undelivered records). A manual
-     * assignment has no revocation, so close() takes back before the consumer closes.
+     * assignment has no revocation, so close() takes back before the consumer closes, and calls the revoke listeners
+     * as reactor-kafka does when the flux ends, before the consumer's final commit of acknowledged offsets (a
+     * listener that fails is logged; the close goes on).
      */
     Mono<Void> close() {
         Duration timeout = options.closeTimeout();
@@ -240,7 +259,11 @@ final class ReceiverSession<K, V> {
                     log.warn("taking back the at-most-once commit-ahead {} failed: {}", undo, e.toString());
                     return Mono.empty();
                 }));
-        Mono<Void> close = takeBack.then(closeConsumer);
+        Mono<Void> revoked = listeners.revokedManually(KafkaTypes.kflux(options.assignment())).onErrorResume(e -> {
+            log.warn("a revoke listener failed as the receiver stopped: {}", e.toString());
+            return Mono.empty();
+        });
+        Mono<Void> close = takeBack.then(revoked).then(closeConsumer);
         return scheduler == null ? close : close.doFinally(s -> scheduler.dispose());
     }
 

@@ -12,8 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
 
@@ -84,5 +88,84 @@ class ReceiverOptionsTest {
         assertThat(k.leaderEpoch()).contains(7);
         assertThat(new String(k.headers().lastHeader("h").value(), StandardCharsets.UTF_8)).isEqualTo("y");
         assertThat(KafkaTypes.kflux(new TopicPartition("t", 3))).isEqualTo(new io.kflux.TopicPartition("t", 3));
+    }
+
+    @Test
+    void recordHeadersAreKafkaClientsOwnAndCompareAndPrintByContent() {
+        io.kflux.ConsumerRecord<String, String> r = new io.kflux.ConsumerRecord<>(
+                new io.kflux.TopicPartition("t", 0), 1L, 0L, io.kflux.TimestampType.CREATE_TIME, "k", "v",
+                Headers.of(Header.of("a", "1"), Header.of("b", "2")), 0, 1, 1);
+        RecordHeaders sent = new RecordHeaders();
+        sent.add("a", "1".getBytes(StandardCharsets.UTF_8));
+        sent.add("b", "2".getBytes(StandardCharsets.UTF_8));
+        ConsumerRecord<String, String> k = KafkaTypes.kafka(r);
+        assertThat(k.headers()).isEqualTo(sent);
+        assertThat(k.headers().lastHeader("a")).isEqualTo(new RecordHeader("a", "1".getBytes(StandardCharsets.UTF_8)));
+        assertThat(k.headers().lastHeader("a").toString()).isEqualTo("RecordHeader(key = a, value = [49])");
+        assertThat(new ReceiverRecord<>(k, null).headers()).isEqualTo(sent);
+        assertThat(KafkaTypes.kafka(new io.kflux.ConsumerRecord<>(new io.kflux.TopicPartition("t", 0), 1L, 0L,
+                io.kflux.TimestampType.CREATE_TIME, "k", "v", Headers.empty(), 0, 1, 1)).headers())
+                .isEqualTo(new RecordHeaders());
+    }
+
+    @Test
+    void clientIdHeartbeatIntervalAndSubscriberAreDerivedFromTheOptions() {
+        ReceiverOptions<String, String> o = ReceiverOptions.create(Map.of("client.id", "c-1"));
+        assertThat(o.clientId()).isEqualTo("c-1");
+        assertThat(ReceiverOptions.create().clientId()).isNull();
+        assertThat(o.heartbeatInterval()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(o.consumerProperty("heartbeat.interval.ms", "1500").heartbeatInterval())
+                .isEqualTo(Duration.ofMillis(1500));
+        assertThat(o.consumerProperty("heartbeat.interval.ms", 700).heartbeatInterval())
+                .isEqualTo(Duration.ofMillis(700));
+        assertThatThrownBy(() -> o.consumerProperty("heartbeat.interval.ms", "soon").heartbeatInterval())
+                .isInstanceOf(io.kflux.ConfigException.class).hasMessageContaining("heartbeat.interval.ms");
+
+        // the subscriber drives a kafka-clients consumer of the application's own as the options say
+        TopicPartition tp = new TopicPartition("t", 0);
+        List<Collection<TopicPartition>> assigned = new java.util.ArrayList<>();
+        ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                assigned.add(partitions);
+            }
+        };
+        try (MockConsumer<String, String> mock = new MockConsumer<>("earliest")) {
+            o.assignment(List.of(tp)).subscriber(listener).accept(mock);
+            assertThat(mock.assignment()).containsExactly(tp);
+            assertThat(assigned).containsExactly(List.of(tp));
+        }
+        try (MockConsumer<String, String> mock = new MockConsumer<>("earliest")) {
+            o.subscription(List.of("t")).subscriber(listener).accept(mock);
+            assertThat(mock.subscription()).containsExactly("t");
+        }
+        assertThatThrownBy(() -> o.subscriber(listener)).isInstanceOf(IllegalStateException.class);
+    }
+
+    /** reactor-kafka's ReceiverOptions is an interface: applications wrap or mock it, so must this one be. */
+    @Test
+    void anApplicationCanImplementTheOptionsByDelegation() {
+        ReceiverOptions<String, String> real = ReceiverOptions.<String, String>create(Map.of("group.id", "g"))
+                .subscription(List.of("t"));
+        ReceiverOptions<String, String> wrapped = (ReceiverOptions<String, String>) java.lang.reflect.Proxy
+                .newProxyInstance(ReceiverOptions.class.getClassLoader(), new Class<?>[] {ReceiverOptions.class},
+                                  (proxy, method, args) -> method.isDefault()
+                                          ? java.lang.reflect.InvocationHandler.invokeDefault(proxy, method, args)
+                                          : method.invoke(real, args));
+        assertThat(wrapped.groupId()).isEqualTo("g");
+        assertThat(wrapped.subscriptionTopics()).containsExactly("t");
+        assertThat(wrapped.commitInterval()).isEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void doOnConsumerWithoutASubscribedReceiveFluxFailsNamingWhy() {
+        KafkaReceiver<String, String> receiver = KafkaReceiver.create(ReceiverOptions.<String, String>create(Map.of(
+                "bootstrap.servers", "localhost:9092")).subscription(List.of("t")));
+        assertThatThrownBy(() -> receiver.doOnConsumer(c -> c.assignment()).block(Duration.ofSeconds(5)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("subscribed receive flux");
     }
 }
