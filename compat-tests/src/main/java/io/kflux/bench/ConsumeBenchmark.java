@@ -47,7 +47,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * the embedded broker's CPU per drain (its process's CPU time, from {@link ProcessHandle}).
  *
  * <p>{@code --work-ns} makes the subscriber the bottleneck (issue #32): each record costs that much busy CPU in the
- * record callback, the same for both clients; {@code --pin} puts the broker on CPU 0 and this JVM on CPU 1 (Linux
+ * record callback, the same for both clients; {@code --pin true} puts the broker on CPU 0 and this JVM on CPU 1 (Linux
  * {@code taskset}), so that neither lends the other a core.
  *
  * <pre>
@@ -60,7 +60,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                           holding exactly the workload's record count is reused as it is
  * --records N               records instead of the workload's count (the default topic name then ends in -N)
  * --work-ns N               busy CPU per record in the subscriber, ns (default 0)
- * --pin                     the embedded broker on CPU 0, this JVM on CPU 1 (taskset)
+ * --pin true                the embedded broker on CPU 0, this JVM on CPU 1 (taskset)
  * </pre>
  */
 public final class ConsumeBenchmark {
@@ -159,7 +159,7 @@ public final class ConsumeBenchmark {
         Workload workload = opts.containsKey("--records")
                 ? named.withRecords(Integer.parseInt(opts.get("--records"))) : named;
         long workNanos = Long.parseLong(opts.getOrDefault("--work-ns", "0"));
-        boolean pin = opts.containsKey("--pin");
+        boolean pin = Boolean.parseBoolean(opts.getOrDefault("--pin", "false"));
         String topic = opts.getOrDefault("--topic", "bench-" + workload.name()
                 + (opts.containsKey("--records") ? "-" + workload.records() : ""));
         Map<String, Client> clients = new LinkedHashMap<>();

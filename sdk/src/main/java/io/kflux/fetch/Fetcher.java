@@ -110,6 +110,8 @@ public final class Fetcher {
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
     private long bufferedBytes;
     private volatile long bufferedBytesGauge;
+    /** When the timer set for a gathering deadline fires ({@link FetchPlan#wakeAtNanos}); NO_WAKE when none is set. */
+    private long wakeTimerAt = FetchPlan.NO_WAKE;
 
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
@@ -260,6 +262,7 @@ public final class Fetcher {
             return;
         }
         plan.fetches().forEach(f -> send(f.node(), f.targets(), f.heldBack(), cluster));
+        wakeForGathering(plan.wakeAtNanos());
         if (plan.needMetadata()) {
             refreshMetadata();
         }
@@ -269,6 +272,25 @@ public final class Fetcher {
         if (plan.needValidation()) {
             validation.validatePositions(cluster);
         }
+    }
+
+    /**
+     * Plans again at {@code wakeAtNanos}, when a broker's Fetch held back for gathering is due (issue #32): one timer
+     * at a time, the earliest deadline; a timer that fires early for a later deadline plans, and sets the next.
+     */
+    private void wakeForGathering(long wakeAtNanos) {
+        if (wakeAtNanos == FetchPlan.NO_WAKE
+                || wakeTimerAt != FetchPlan.NO_WAKE && wakeTimerAt - wakeAtNanos <= 0) {
+            return;
+        }
+        wakeTimerAt = wakeAtNanos;
+        long delayMs = Math.max(1, (wakeAtNanos - nowNanos() + 999_999) / 1_000_000);
+        schedule(delayMs, () -> {
+            if (wakeTimerAt == wakeAtNanos) {
+                wakeTimerAt = FetchPlan.NO_WAKE;
+            }
+            plan();
+        });
     }
 
     private void send(Node node, List<FetchTarget> targets, boolean heldBack, Cluster cluster) {
