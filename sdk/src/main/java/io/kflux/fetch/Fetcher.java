@@ -41,7 +41,9 @@ import reactor.core.scheduler.Scheduler;
  * resumes. Allowing one result in waiting besides the one being emitted is what pipelines the
  * next Fetch with the emission of the previous one; a partition whose fetch offset is at the end of its log is
  * not pipelined (its Fetch would only long-poll and keep a seek waiting), it is fetched once its result is emitted
- * ({@code FetchPlanner.isHeldBack}, issue #17).
+ * ({@code FetchPlanner.isHeldBack}, issue #17). A broker's fetchable partitions are gathered into one Fetch: it goes
+ * out once none of them holds two results, half or more have none waiting, or one has had none for a few ms
+ * ({@code FetchPlanner.isDue}, issue #32; {@link FetchPlan#wakeAtNanos} sets the timer for that bound).
  *
  * <p>When a broker's partitions are held back (their results wait to be emitted), its Fetch asks
  * for no wait ({@code maxWaitMs} 0): a long poll on the other, idle partitions would otherwise
