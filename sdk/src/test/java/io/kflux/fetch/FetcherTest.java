@@ -770,22 +770,4 @@ class FetcherTest {
 
         assertThat(io.takeFetch().only(3).fetchOffset()).isEqualTo(5L);
     }
-
-    /**
-     * Issue #32 (d), the end-of-log hold-back: a partition read to its end with a result waiting stays out of the
-     * Fetch that carries its broker's drained round (issue #17), which asks for no wait.
-     */
-    @Test
-    void aPartitionHeldBackAtItsEndStaysOutOfItsBrokersRound() {
-        start(cluster(2, 1, 0), OffsetResetStrategy.EARLIEST);
-        assign(0, TP0, TP1);
-        io.takeFetch().answer(response(0, 7, partition(0, Errors.NONE, 10, batch(0, 0, 10)),
-                partition(1, Errors.NONE, 1_000, batch(0, 0, 10))));
-
-        PendingFetch next = io.takeFetch();
-
-        assertThat(next.request().maxWaitMs()).isZero();
-        assertThat(requests.get(1).sessionPartitions()).as("only tp1: tp0 is at its end").isEqualTo(1);
-        assertThat(next.forgotten()).containsExactly(0);
-    }
 }
