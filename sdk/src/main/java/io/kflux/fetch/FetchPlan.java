@@ -12,13 +12,19 @@ import java.util.List;
  * @param needReset      a partition awaits {@code auto.offset.reset} (ListOffsets)
  * @param needValidation a partition awaits OffsetForLeaderEpoch after a leader epoch change (KIP-320)
  * @param failure        non-null when the consumer must fail (then nothing else is planned)
+ * @param wakeAtNanos    when, on the fetcher's clock, a broker's Fetch held back for gathering is due
+ *                       ({@code FetchPlanner.GATHER_BOUND_NANOS} after a partition was first left without a result):
+ *                       the fetcher must plan again then; {@link #NO_WAKE} when nothing waits for a deadline
  */
 record FetchPlan(List<NodeFetch> fetches, boolean needMetadata, boolean needReset, boolean needValidation,
-                 Throwable failure) {
+                 Throwable failure, long wakeAtNanos) {
+
+    /** {@link #wakeAtNanos} when no Fetch waits for a gathering deadline. */
+    static final long NO_WAKE = Long.MIN_VALUE;
 
     /** A plan that fails the consumer with {@code failure} and does nothing else. */
     static FetchPlan failed(Throwable failure) {
-        return new FetchPlan(List.of(), false, false, false, failure);
+        return new FetchPlan(List.of(), false, false, false, failure, NO_WAKE);
     }
 
     /**

@@ -9,6 +9,7 @@ import io.kflux.metadata.TopicInfo;
 import io.kflux.protocol.Errors;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +30,16 @@ import org.slf4j.LoggerFactory;
  * holding partitions back: its Fetch asks for no wait, and it gets none at all while its other partitions are all at
  * their end (a drained result plans again). Partitions without a leader or missing from metadata ask for metadata
  * and are reported when the wait lasts.
+ *
+ * <p><b>Gathering (issue #32).</b> A broker's Fetch is not sent as soon as one partition may be fetched: while a
+ * subscriber is slower than the broker, its partitions' results drain one at a time, and a Fetch per drained result
+ * carries one partition (seven times the official client's Fetches, twice the broker's CPU). A broker ready for a
+ * Fetch gets it ({@link #isDue}) when none of its partitions holds {@value #MAX_PENDING_FETCHES} results (the
+ * previous round drained: the Fetch carries every partition, and the next round is still pipelined with the
+ * emission of the last one), or when half or more of its fetchable partitions have no result waiting, or when one
+ * of them has had none for {@link #GATHER_BOUND_NANOS} (the fetcher is woken then: {@link FetchPlan#wakeAtNanos}).
+ * So a partition that is not fetched while others still hold results always has data of its own waiting, or waits
+ * at most that bound; a broker with one partition, or with half its partitions empty, is asked at once.
  */
 final class FetchPlanner {
     /** The fetcher's log category, kept for these lines (log configurations name it). */
@@ -38,6 +49,12 @@ final class FetchPlanner {
      * next Fetch with the emission of the previous one.
      */
     static final int MAX_PENDING_FETCHES = 2;
+    /**
+     * The longest a fetchable partition with no result waiting is kept out of a Fetch while its broker's other
+     * partitions still hold results (gathering, issue #32): a few ms, against the tens of ms a slow subscriber takes
+     * to drain a round of results and the 500 ms of {@code fetch.max.wait.ms}.
+     */
+    static final long GATHER_BOUND_NANOS = 5_000_000L;
     /** An assigned partition without a leader for this long gets a WARN. */
     static final long LEADERLESS_WARN_AFTER_NANOS = 2_000_000_000L;
     /** The longest time between two WARNs for the same partition still without a leader or metadata. */
@@ -66,6 +83,7 @@ final class FetchPlanner {
         Set<Integer> heldBack = new HashSet<>();
         // brokers with a partition to fetch below its known end (or with no end known yet)
         Set<Integer> belowEnd = new HashSet<>();
+        Map<Integer, Demand> demand = new HashMap<>();
         boolean needMetadata = false;
         boolean needReset = false;
         boolean needValidation = false;
@@ -136,6 +154,7 @@ final class FetchPlanner {
                 continue;
             }
             Node source = ReadReplicas.source(ps, cluster, leader, nowNanos);
+            demand.computeIfAbsent(source.id(), id -> new Demand()).count(ps);
             if (isHeldBack(ps, bufferedBytes)) {
                 heldBack.add(source.id());
                 continue;
@@ -146,17 +165,67 @@ final class FetchPlanner {
             }
         }
         List<FetchPlan.NodeFetch> fetches = new ArrayList<>(byNode.size());
+        long wakeAt = FetchPlan.NO_WAKE;
         for (Map.Entry<Node, List<FetchTarget>> e : byNode.entrySet()) {
             Node node = e.getKey();
             boolean holding = heldBack.contains(node.id());
+            Demand d = demand.get(node.id());
+            long gatherDeadline = d.starved == 0 ? FetchPlan.NO_WAKE
+                    : nodes.gatheringSince(node.id(), nowNanos) + GATHER_BOUND_NANOS;
             // Holding partitions back and the rest at their end: a no-wait Fetch would most likely bring nothing (an
             // empty round trip per answer with data while tailing) and a long poll would keep the held-back ones
             // waiting. The broker is asked once a held-back result drains (Fetcher.onConsumed plans again).
-            if (nodes.isReady(node.id(), nowNanos) && !(holding && !belowEnd.contains(node.id()))) {
+            if (!nodes.isReady(node.id(), nowNanos) || holding && !belowEnd.contains(node.id())) {
+                continue;
+            }
+            if (isDue(d, gatherDeadline, nowNanos)) {
                 fetches.add(new FetchPlan.NodeFetch(node, e.getValue(), holding));
+            } else if (gatherDeadline != FetchPlan.NO_WAKE
+                    && (wakeAt == FetchPlan.NO_WAKE || gatherDeadline - wakeAt < 0)) {
+                wakeAt = gatherDeadline;
             }
         }
-        return new FetchPlan(fetches, needMetadata, needReset, needValidation, null);
+        // a broker with no partition starved (or none to fetch) is not gathering: a later one starts its bound afresh
+        demand.forEach((nodeId, d) -> {
+            if (d.starved == 0) {
+                nodes.stopGathering(nodeId);
+            }
+        });
+        return new FetchPlan(fetches, needMetadata, needReset, needValidation, null, wakeAt);
+    }
+
+    /**
+     * Whether a ready broker with partitions to fetch gets its Fetch now (gathering, issue #32): none of its
+     * partitions holds {@value #MAX_PENDING_FETCHES} results (the Fetch carries all of them that may be fetched), half
+     * or more of its fetchable partitions have no result waiting, or one has had none since the broker started
+     * gathering {@link #GATHER_BOUND_NANOS} ago ({@code gatherDeadline}, {@link FetchPlan#NO_WAKE} when none is
+     * starved). Otherwise its partitions that may be fetched all still have a result waiting, or wait for the bound.
+     */
+    private static boolean isDue(Demand d, long gatherDeadline, long nowNanos) {
+        return d.full == 0
+                || 2 * d.starved >= d.fetchable
+                || gatherDeadline != FetchPlan.NO_WAKE && nowNanos - gatherDeadline >= 0;
+    }
+
+    /**
+     * One broker's fetchable partitions (held back or not) in one plan: how many, how many hold
+     * {@value #MAX_PENDING_FETCHES} results, how many have none waiting (an empty one is never held back unless the
+     * buffer is full).
+     */
+    private static final class Demand {
+        int fetchable;
+        int full;
+        int starved;
+
+        void count(PartitionState ps) {
+            fetchable++;
+            int pending = ps.pendingFetches();
+            if (pending >= MAX_PENDING_FETCHES) {
+                full++;
+            } else if (pending == 0) {
+                starved++;
+            }
+        }
     }
 
     /**

@@ -41,7 +41,9 @@ import reactor.core.scheduler.Scheduler;
  * resumes. Allowing one result in waiting besides the one being emitted is what pipelines the
  * next Fetch with the emission of the previous one; a partition whose fetch offset is at the end of its log is
  * not pipelined (its Fetch would only long-poll and keep a seek waiting), it is fetched once its result is emitted
- * ({@code FetchPlanner.isHeldBack}, issue #17).
+ * ({@code FetchPlanner.isHeldBack}, issue #17). A broker's fetchable partitions are gathered into one Fetch: it goes
+ * out once none of them holds two results, half or more have none waiting, or one has had none for a few ms
+ * ({@code FetchPlanner.isDue}, issue #32; {@link FetchPlan#wakeAtNanos} sets the timer for that bound).
  *
  * <p>When a broker's partitions are held back (their results wait to be emitted), its Fetch asks
  * for no wait ({@code maxWaitMs} 0): a long poll on the other, idle partitions would otherwise
@@ -110,6 +112,8 @@ public final class Fetcher {
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
     private long bufferedBytes;
     private volatile long bufferedBytesGauge;
+    /** When the timer set for a gathering deadline fires ({@link FetchPlan#wakeAtNanos}); NO_WAKE when none is set. */
+    private long wakeTimerAt = FetchPlan.NO_WAKE;
 
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
@@ -260,6 +264,7 @@ public final class Fetcher {
             return;
         }
         plan.fetches().forEach(f -> send(f.node(), f.targets(), f.heldBack(), cluster));
+        wakeForGathering(plan.wakeAtNanos());
         if (plan.needMetadata()) {
             refreshMetadata();
         }
@@ -269,6 +274,25 @@ public final class Fetcher {
         if (plan.needValidation()) {
             validation.validatePositions(cluster);
         }
+    }
+
+    /**
+     * Plans again at {@code wakeAtNanos}, when a broker's Fetch held back for gathering is due (issue #32): one timer
+     * at a time, the earliest deadline; a timer that fires early for a later deadline plans, and sets the next.
+     */
+    private void wakeForGathering(long wakeAtNanos) {
+        if (wakeAtNanos == FetchPlan.NO_WAKE
+                || wakeTimerAt != FetchPlan.NO_WAKE && wakeTimerAt - wakeAtNanos <= 0) {
+            return;
+        }
+        wakeTimerAt = wakeAtNanos;
+        long delayMs = Math.max(1, (wakeAtNanos - nowNanos() + 999_999) / 1_000_000);
+        schedule(delayMs, () -> {
+            if (wakeTimerAt == wakeAtNanos) {
+                wakeTimerAt = FetchPlan.NO_WAKE;
+            }
+            plan();
+        });
     }
 
     private void send(Node node, List<FetchTarget> targets, boolean heldBack, Cluster cluster) {

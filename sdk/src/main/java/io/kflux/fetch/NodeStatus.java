@@ -7,22 +7,39 @@ import java.util.Set;
 
 /**
  * Per broker, whether a Fetch may go to it now: none in flight (one at a time per broker), not left idle after an
- * empty no-wait Fetch, and not throttled (KIP-219). Times are on the fetcher's clock, in ns, passed in. Loop only.
+ * empty no-wait Fetch, and not throttled (KIP-219); and since when its Fetch is held back for gathering
+ * ({@code FetchPlanner.isDue}, issue #32). Times are on the fetcher's clock, in ns, passed in. Loop only.
  */
 final class NodeStatus {
     private final Set<Integer> inFlight = new HashSet<>();
     private final Set<Integer> idle = new HashSet<>();
     /** KIP-219: node id to when the throttle the broker asked for ends. */
     private final Map<Integer, Long> throttledUntil = new HashMap<>();
+    /** Node id to when the planner first left one of its partitions without a result and without a Fetch. */
+    private final Map<Integer, Long> gatheringSince = new HashMap<>();
 
     /** True when a Fetch may be sent to {@code nodeId} at {@code nowNanos}; an ended throttle is forgotten. */
     boolean isReady(int nodeId, long nowNanos) {
         return !inFlight.contains(nodeId) && !idle.contains(nodeId) && !throttled(nodeId, nowNanos);
     }
 
-    /** A Fetch to {@code nodeId} went out. */
+    /** A Fetch to {@code nodeId} went out: it carries every partition that was gathering. */
     void sent(int nodeId) {
         inFlight.add(nodeId);
+        gatheringSince.remove(nodeId);
+    }
+
+    /**
+     * Since when {@code nodeId} has a partition without a result that no Fetch carried yet: {@code nowNanos} when
+     * this is the first time it is asked since the node stopped gathering.
+     */
+    long gatheringSince(int nodeId, long nowNanos) {
+        return gatheringSince.computeIfAbsent(nodeId, id -> nowNanos);
+    }
+
+    /** No partition of {@code nodeId} is left without a result: the next one starts a new gathering bound. */
+    void stopGathering(int nodeId) {
+        gatheringSince.remove(nodeId);
     }
 
     /** The Fetch to {@code nodeId} was answered or failed. */

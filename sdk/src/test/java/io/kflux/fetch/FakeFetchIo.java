@@ -151,9 +151,16 @@ final class FakeFetchIo implements FetchIo {
 
     /** Brokers 1 and 2; topic {@link #TOPIC} with {@code partitions} partitions, each led by {@code leader}. */
     static Cluster cluster(int partitions, int leader, int leaderEpoch) {
+        int[] leaders = new int[partitions];
+        java.util.Arrays.fill(leaders, leader);
+        return clusterLedBy(leaderEpoch, leaders);
+    }
+
+    /** Brokers 1 and 2; topic {@link #TOPIC} whose partition p is led by {@code leaders[p]}. */
+    static Cluster clusterLedBy(int leaderEpoch, int... leaders) {
         List<MetadataResponsePartition> ps = new ArrayList<>();
-        for (int p = 0; p < partitions; p++) {
-            ps.add(new MetadataResponsePartition((short) 0, p, leader, leaderEpoch, List.of(1, 2), List.of(1, 2),
+        for (int p = 0; p < leaders.length; p++) {
+            ps.add(new MetadataResponsePartition((short) 0, p, leaders[p], leaderEpoch, List.of(1, 2), List.of(1, 2),
                     List.of()));
         }
         MetadataResponse r = new MetadataResponse(0, List.of(new MetadataResponseBroker(1, "broker1", 9092, null),

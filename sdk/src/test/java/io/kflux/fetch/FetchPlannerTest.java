@@ -318,4 +318,115 @@ class FetchPlannerTest {
         assertThat(plan.fetches()).isEmpty();
         assertThat(plan.needMetadata()).isFalse();
     }
+
+    /** Eight partitions of broker 1: the first {@code drained} hold one result, {@code empty} none, the rest two. */
+    static List<PartitionState> slowRound(int drained, int empty) {
+        List<PartitionState> ps = new java.util.ArrayList<>();
+        for (int p = 0; p < 8; p++) {
+            PartitionState s = at(p, 0);
+            s.logEnd(1_000_000, 1_000_000, 0); // far below the end: never held back by the end rule
+            int results = p < drained ? 1 : p < drained + empty ? 0 : 2;
+            for (int r = 1; r <= results; r++) {
+                s.fetched(r * 100L, 0);
+            }
+            ps.add(s);
+        }
+        return ps;
+    }
+
+    private static List<Integer> planned(FetchPlan plan) {
+        return plan.fetches().stream().flatMap(f -> f.targets().stream())
+                .map(t -> t.partition().topicPartition().partition()).toList();
+    }
+
+    /**
+     * Issue #32: while the other partitions of its broker still hold two results each, a partition whose older result
+     * drained (one still waiting) gets no Fetch of its own; once none holds two, one Fetch carries all eight.
+     */
+    @Test
+    void aDrainedPartitionWaitsForItsBrokersRoundToDrainAndThenOneFetchCarriesAll() {
+        for (int drained = 1; drained < 8; drained++) {
+            FetchPlan plan = planner.plan(slowRound(drained, 0), cluster(8, 1, 0), 0, nodes, NOW);
+            assertThat(plan.fetches()).as("%d of 8 drained", drained).isEmpty();
+            assertThat(plan.wakeAtNanos()).as("each has a result waiting: no deadline").isEqualTo(FetchPlan.NO_WAKE);
+        }
+
+        FetchPlan round = planner.plan(slowRound(8, 0), cluster(8, 1, 0), 0, nodes, NOW);
+
+        assertThat(round.fetches()).singleElement().satisfies(f -> assertThat(f.heldBack()).isFalse());
+        assertThat(planned(round)).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+    }
+
+    /**
+     * Issue #32, the bound: a partition left with no result waiting while the others hold two is not fetched at once,
+     * the plan names when it is due, and at that time it is planned (with every partition that may be fetched).
+     */
+    @Test
+    void aPartitionWithNothingWaitingIsFetchedWithinTheGatherBound() {
+        List<PartitionState> ps = slowRound(2, 1); // 0 and 1 hold one result, 2 none, 3-7 two
+
+        FetchPlan first = planner.plan(ps, cluster(8, 1, 0), 0, nodes, NOW);
+        FetchPlan later = planner.plan(ps, cluster(8, 1, 0), 0, nodes, NOW + FetchPlanner.GATHER_BOUND_NANOS - 1);
+        FetchPlan due = planner.plan(ps, cluster(8, 1, 0), 0, nodes, NOW + FetchPlanner.GATHER_BOUND_NANOS);
+
+        assertThat(FetchPlanner.GATHER_BOUND_NANOS).as("a few ms").isBetween(1_000_000L, 10_000_000L);
+        assertThat(first.fetches()).isEmpty();
+        assertThat(first.wakeAtNanos()).isEqualTo(NOW + FetchPlanner.GATHER_BOUND_NANOS);
+        assertThat(later.fetches()).isEmpty();
+        assertThat(later.wakeAtNanos()).as("the bound runs from the first plan that left it waiting")
+                .isEqualTo(NOW + FetchPlanner.GATHER_BOUND_NANOS);
+        assertThat(planned(due)).containsExactly(0, 1, 2);
+        assertThat(due.fetches()).singleElement().satisfies(f -> assertThat(f.heldBack()).isTrue());
+
+        nodes.sent(1); // the Fetch went out: a partition left empty later starts a new bound
+        nodes.answered(1);
+        assertThat(planner.plan(ps, cluster(8, 1, 0), 0, nodes, NOW + 50_000_000L).wakeAtNanos())
+                .isEqualTo(NOW + 50_000_000L + FetchPlanner.GATHER_BOUND_NANOS);
+    }
+
+    /** Issue #32: with half or more of its partitions empty, a broker is asked at once. */
+    @Test
+    void halfOfTheBrokersPartitionsEmptySendsTheFetchAtOnce() {
+        assertThat(planner.plan(slowRound(0, 3), cluster(8, 1, 0), 0, nodes, NOW).fetches()).isEmpty();
+
+        FetchPlan plan = planner.plan(slowRound(1, 4), cluster(8, 1, 0), 0, nodes, NOW);
+
+        assertThat(planned(plan)).containsExactly(0, 1, 2, 3, 4);
+        assertThat(plan.wakeAtNanos()).isEqualTo(FetchPlan.NO_WAKE);
+    }
+
+    /**
+     * Issue #32: gathering is per broker. A partition alone on its broker (here fetched from replica 2, KIP-392) is
+     * fetched at once with a result waiting, while broker 1's drained partitions wait for its round.
+     */
+    @Test
+    void aPartitionAloneOnItsBrokerIsNeverDelayedByAnotherBrokersRound() {
+        List<PartitionState> ps = slowRound(1, 0);
+        PartitionState alone = ps.get(0);
+        alone.preferReadReplica(2, NOW + 1_000_000_000L);
+
+        FetchPlan plan = planner.plan(ps, cluster(8, 1, 0), 0, nodes, NOW);
+
+        assertThat(plan.fetches()).singleElement().satisfies(f -> {
+            assertThat(f.node().id()).isEqualTo(2);
+            assertThat(f.targets()).extracting(FetchTarget::partition).containsExactly(alone);
+        });
+        assertThat(planner.plan(List.of(slowRound(2, 0).get(1)), cluster(8, 1, 0), 0, nodes, NOW).fetches())
+                .as("one partition with one result waiting, alone on broker 1").hasSize(1);
+    }
+
+    /**
+     * Issue #32 keeps issue #17's rule: a partition at its end with a result waiting is held back and does not count
+     * as two results waiting, so the others' round is fetched; the Fetch asks for no wait.
+     */
+    @Test
+    void aPartitionHeldBackAtItsEndDoesNotStopItsBrokersRound() {
+        List<PartitionState> ps = new java.util.ArrayList<>(slowRound(7, 0).subList(0, 7));
+        ps.add(fetchedUpTo(7, 10, 10, 10));
+
+        FetchPlan plan = planner.plan(ps, cluster(8, 1, 0), 0, nodes, NOW);
+
+        assertThat(planned(plan)).containsExactly(0, 1, 2, 3, 4, 5, 6);
+        assertThat(plan.fetches()).singleElement().satisfies(f -> assertThat(f.heldBack()).isTrue());
+    }
 }

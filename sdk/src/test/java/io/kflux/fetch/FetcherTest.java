@@ -628,4 +628,146 @@ class FetcherTest {
         emit(delivered.get(0), 0);
         assertThat(state(TP0).position()).isEqualTo(3L);
     }
+
+    // ------------------------------------------------------------------ issue #32: gathering partitions into Fetches
+
+    private static TopicPartition tp(int partition) {
+        return new TopicPartition(FakeFetchIo.TOPIC, partition);
+    }
+
+    private static TopicPartition[] partitions(int count) {
+        return java.util.stream.IntStream.range(0, count).mapToObj(FetcherTest::tp).toArray(TopicPartition[]::new);
+    }
+
+    /**
+     * The broker answers every pending Fetch at once (it is faster than the subscriber): ten records at each fetch
+     * offset of the partitions the Fetch carried (those being fetched that its broker leads), the high watermark far
+     * ahead.
+     */
+    private void brokerAnswers() {
+        while (!io.fetches.isEmpty()) {
+            PendingFetch f = io.takeFetch();
+            List<PartitionData> data = new ArrayList<>();
+            fetcher.partitions().values().stream()
+                    .filter(ps -> ps.state() == FetchState.FETCHING
+                            && io.cluster.partition(ps.topicPartition()).leaderId() == f.node().id())
+                    .forEach(ps -> data.add(partition(ps.topicPartition().partition(), Errors.NONE, 1_000_000,
+                            batch(ps.fetchOffset(), 0, 10))));
+            f.answer(response(0, 7, data.toArray(PartitionData[]::new)));
+        }
+    }
+
+    /**
+     * A subscriber slower than the broker: it emits the results in the order they came (the emitter's queue), one
+     * at a time, and after each the broker answers whatever Fetch is out. Time passes only when nothing can be emitted
+     * and no Fetch is out (a Fetch waiting for its gathering bound), by 1 ms at a time, at most {@code maxWaitMs}.
+     *
+     * @return the virtual ms that passed
+     */
+    private long slowSubscriber(int results, long maxWaitMs) {
+        int next = 0;
+        long waited = 0;
+        brokerAnswers();
+        while (next < results) {
+            if (next < delivered.size()) {
+                emit(delivered.get(next++), 0);
+            } else {
+                assertThat(waited).as("a Fetch is due within the bound").isLessThan(maxWaitMs);
+                advance(1);
+                waited++;
+            }
+            brokerAnswers();
+        }
+        return waited;
+    }
+
+    /**
+     * Issue #32 (a): eight partitions of one broker and a subscriber slower than the broker. Each Fetch carries the
+     * eight partitions once their round of results drained, about one Fetch per eight results emitted, where one
+     * Fetch per result, of one partition each, went out before; nothing waits for a deadline.
+     */
+    @Test
+    void aSlowSubscriberGetsFetchesCarryingEveryPartitionOfItsBroker() {
+        start(cluster(8, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, partitions(8));
+
+        long waited = slowSubscriber(160, 1);
+
+        assertThat(waited).isZero();
+        assertThat(requests).extracting(FetchRequestListener.Request::sessionPartitions)
+                .as("every Fetch carries all eight partitions").containsOnly(8);
+        assertThat(requests).as("160 results of 8 partitions: 20 rounds, and the one prefetched").hasSizeBetween(20, 22);
+    }
+
+    /**
+     * Issue #32 (b): a partition alone on its broker is fetched as soon as it may be, whatever the other broker's
+     * partitions hold: its broker's Fetches carry it each time one of its results drained.
+     */
+    @Test
+    void aPartitionAloneOnItsBrokerIsFetchedAsSoonAsItsResultDrains() {
+        start(FakeFetchIo.clusterLedBy(0, 1, 2, 2, 2, 2, 2, 2, 2), OffsetResetStrategy.EARLIEST);
+        assign(0, partitions(8));
+
+        long waited = slowSubscriber(160, 1);
+
+        assertThat(waited).isZero();
+        List<FetchRequestListener.Request> alone = requests.stream().filter(r -> r.nodeId() == 1).toList();
+        long fetchedAlone = delivered.stream().filter(f -> f.partition().topicPartition().equals(TP0)).count();
+        assertThat(alone).extracting(FetchRequestListener.Request::sessionPartitions).containsOnly(1);
+        assertThat((long) alone.size()).as("one Fetch per result of partition 0").isEqualTo(fetchedAlone);
+        assertThat(state(TP0).pendingFetches()).as("refilled as soon as drained, no time passing")
+                .isEqualTo(FetchPlanner.MAX_PENDING_FETCHES);
+        assertThat(requests.stream().filter(r -> r.nodeId() == 2))
+                .extracting(FetchRequestListener.Request::sessionPartitions).containsOnly(7);
+    }
+
+    /**
+     * Issue #32 (c): a partition whose results all drained while its broker's other partitions still hold two each
+     * waits for no round: its Fetch goes out {@link FetchPlanner#GATHER_BOUND_NANOS} after it was left empty (the
+     * fetcher's timer wakes it), not later.
+     */
+    @Test
+    void aDrainedPartitionIsFetchedWithinTheGatherBoundWhileTheOthersHoldResults() {
+        start(cluster(8, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, partitions(8));
+        brokerAnswers(); // two rounds: every partition holds two results, no Fetch is out
+        assertThat(delivered).hasSize(16);
+        assertThat(io.fetches).isEmpty();
+
+        // partition 0's subscriber is faster (receivePartitioned): both of its results are emitted
+        delivered.stream().filter(f -> f.partition().topicPartition().equals(TP0)).toList().forEach(f -> emit(f, 0));
+        long boundMs = FetchPlanner.GATHER_BOUND_NANOS / 1_000_000;
+        advance(boundMs - 1);
+        assertThat(io.fetches).as("gathering: the others will need a Fetch soon").isEmpty();
+        advance(1);
+
+        PendingFetch due = io.takeFetch();
+        assertThat(due.only(0).fetchOffset()).isEqualTo(20L);
+        assertThat(requests.get(requests.size() - 1).sessionPartitions()).isEqualTo(1);
+        assertThat(due.request().maxWaitMs()).as("others are held back: no long poll").isZero();
+    }
+
+    /**
+     * Issue #32 (d), seek: a partition sought while its broker's others hold two results each has its stale results
+     * dropped, and is fetched at its new position within the gather bound.
+     */
+    @Test
+    void aSeekWhileTheOthersHoldResultsIsFetchedWithinTheGatherBound() {
+        start(cluster(8, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, partitions(8));
+        brokerAnswers();
+        PartitionState p3 = state(tp(3));
+
+        loop.execute(() -> {
+            p3.seek(5); // as KafkaFluxConsumer.seek does on the loop
+            fetcher.plan();
+        });
+        delivered.stream().filter(f -> f.partition() == p3).toList().forEach(f -> {
+            f.release(); // the emitter drops the stale results
+            loop.execute(() -> fetcher.onConsumed(f));
+        });
+        advance(FetchPlanner.GATHER_BOUND_NANOS / 1_000_000);
+
+        assertThat(io.takeFetch().only(3).fetchOffset()).isEqualTo(5L);
+    }
 }
