@@ -701,16 +701,18 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         if (ps != null && ps.position() >= 0) {
             return ps.position(); // the running subscription's, or the last known one while an ended one shuts down
         }
-        checkAssigned(List.of(tp));
         if (running) {
+            checkAssigned(List.of(tp));
             return PartitionState.UNKNOWN;
         }
         if (manualAssignment()) {
+            checkAssigned(List.of(tp));
             throw new IllegalStateException("the position of " + tp + " is not known: receive() is not running, and "
                     + "neither a seek nor an earlier receive() fixed where the next one starts");
         }
-        throw new IllegalStateException("receive() has ended: this consumer's group member owns no partition until "
-                + "the next receive() is assigned some (asked for " + tp + ")");
+        throw new IllegalStateException("receive() is not running (it has ended, or was never subscribed): this "
+                + "consumer's group member owns no partition until the next receive() is assigned some (asked for "
+                + tp + ")");
     }
 
     @Override
