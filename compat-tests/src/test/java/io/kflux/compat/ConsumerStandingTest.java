@@ -121,11 +121,8 @@ class ConsumerStandingTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"assignment", "classic", "consumer"})
     void lagIsAboveZeroWhileRecordsWaitAndZeroOnceConsumed(String mode, KafkaTestCluster kafka) throws Exception {
-        assumeTrue(!mode.equals("consumer") || BrokerVersion.current().atLeast(4, 0),
-                "group.protocol=consumer needs a 4.0+ broker");
         String topic = "waiting-" + mode;
-        List<TopicPartition> tps = kafka.createTopic(topic, 2);
-        produce(kafka, topic, tps);
+        List<TopicPartition> tps = writtenTopic(kafka, mode, topic);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         KafkaFluxConsumer<String, String> consumer = create(kafka, mode, topic, tps, registry);
         RecordQueue<String, String> q = RecordQueue.subscribe(consumer.receive(), 0);
@@ -193,11 +190,8 @@ class ConsumerStandingTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"assignment", "classic", "consumer"})
     void afterReceiveEndedAssignmentPositionAndLagAgree(String mode, KafkaTestCluster kafka) throws Exception {
-        assumeTrue(!mode.equals("consumer") || BrokerVersion.current().atLeast(4, 0),
-                "group.protocol=consumer needs a 4.0+ broker");
         String topic = "ended-" + mode;
-        List<TopicPartition> tps = kafka.createTopic(topic, 2);
-        produce(kafka, topic, tps);
+        List<TopicPartition> tps = writtenTopic(kafka, mode, topic);
         KafkaFluxConsumer<String, String> consumer = create(kafka, mode, topic, tps, null);
         try {
             List<ConsumerRecord<String, String>> taken = consumer.receive().take(50).collectList().block(WAIT);
@@ -227,7 +221,11 @@ class ConsumerStandingTest {
         }
     }
 
-    private static void produce(KafkaTestCluster kafka, String topic, List<TopicPartition> tps) {
+    /** A topic of 2 partitions with {@value #PER_PARTITION} records each; skips {@code consumer} on brokers before 4.0. */
+    private static List<TopicPartition> writtenTopic(KafkaTestCluster kafka, String mode, String topic) {
+        assumeTrue(!mode.equals("consumer") || BrokerVersion.current().atLeast(4, 0),
+                "group.protocol=consumer needs a 4.0+ broker");
+        List<TopicPartition> tps = kafka.createTopic(topic, 2);
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         for (TopicPartition tp : tps) {
             for (int i = 0; i < PER_PARTITION; i++) {
@@ -235,6 +233,7 @@ class ConsumerStandingTest {
             }
         }
         kafka.produce(records);
+        return tps;
     }
 
     /**
