@@ -22,6 +22,23 @@ import reactor.core.publisher.Mono;
  *
  * <p>Offsets follow Kafka's convention: a committed offset or a position is the <em>next offset to read</em>.
  *
+ * <p><b>Where a consumer stands, and after {@code receive()} ended.</b> {@link #assignment()}, {@link #position} and
+ * {@link #currentLag} answer from the same partition states, under a manual assignment and under both group
+ * protocols alike: those of the running {@code receive()} (or {@code receivePartitioned()}). Once it ended (completed,
+ * failed, or cancelled, e.g. by {@code take(n)}) they give the last known values while its shutdown runs (LeaveGroup,
+ * final commit), then:
+ * <ul>
+ *   <li>with a group subscription the member owns nothing: {@code assignment()} is empty, {@code currentLag} empty,
+ *       and {@code position} fails with {@link IllegalStateException} saying that {@code receive()} has ended, until
+ *       the next {@code receive()} is assigned partitions;</li>
+ *   <li>with a manual assignment the configured partitions stay this consumer's between subscriptions (as the official
+ *       consumer's {@code assign()}; {@code seek} and {@code pause} accept them too): {@code assignment()} lists them,
+ *       {@code position} is where the next {@code receive()} starts (where the ended one stopped, or a seek since)
+ *       and {@code currentLag} is the end of the log the last Fetch answer reported minus that position; a partition
+ *       whose start nothing fixed has no lag and its {@code position} fails with {@link IllegalStateException}.</li>
+ * </ul>
+ * A {@code Mono<Long>} of {@code position} never completes empty.
+ *
  * @param <K> key type
  * @param <V> value type
  */
@@ -39,8 +56,12 @@ public interface KafkaFluxConsumer<K, V> {
      * @throws ConfigException          if they subscribe to topics or a pattern without {@code group.id}; if they
      *                                  subscribe to a pattern with {@code group.protocol=consumer} that RE2J (the
      *                                  broker's regular expressions, KIP-848) cannot parse, or with Java flags; if
-     *                                  {@code security.protocol} is not {@code PLAINTEXT} (TLS and SASL are not
-     *                                  supported yet); if {@code request.timeout.ms} or
+     *                                  the TLS or SASL settings cannot work ({@code security.protocol} {@code SSL},
+     *                                  {@code SASL_PLAINTEXT} and {@code SASL_SSL} are supported with the official
+     *                                  client's {@code ssl.*} and {@code sasl.*} keys; e.g. a SASL protocol without a
+     *                                  usable {@code sasl.jaas.config}, an unknown {@code sasl.mechanism}, a GSSAPI
+     *                                  login without {@code sasl.kerberos.service.name}, a key or trust store that
+     *                                  cannot be read); if {@code request.timeout.ms} or
      *                                  {@code socket.connection.setup.timeout.ms} is 0
      */
     static <K, V> KafkaFluxConsumer<K, V> create(ConsumerOptions<K, V> options) {
@@ -211,16 +232,19 @@ public interface KafkaFluxConsumer<K, V> {
 
     /**
      * The offset of the next record this consumer emits for {@code tp} (the official consumer's {@code position}):
-     * records fetched but not yet emitted do not count. Waits while the partition is assigned to the active
-     * subscription but its start is still being decided (committed offset being read, {@code auto.offset.reset}
-     * or a seek to the beginning or end under way).
+     * records fetched but not yet emitted do not count. Waits while the partition is assigned to the running
+     * subscription but its start is still being decided (the group's assignment being applied, committed offset
+     * being read, {@code auto.offset.reset} or a seek to the beginning or end under way), under a manual assignment
+     * and a group subscription of either protocol alike. After {@code receive()} ended, see the rule in this
+     * interface's description.
      *
-     * @param tp a partition of the active subscription's assignment, or one whose start the next subscription knows
-     * @return the offset ({@code >= 0}); empty when there is no active subscription and neither a seek nor an
-     *         earlier subscription fixed where the next one starts for {@code tp}. Errors with
-     *         {@link IllegalStateException} when an active subscription does not have {@code tp} assigned, or after
-     *         close; with {@link TimeoutException} when the position is not known within
-     *         {@code default.api.timeout.ms}; with {@link NullPointerException} for a null argument
+     * @param tp a partition assigned to this consumer
+     * @return the offset ({@code >= 0}); never completes empty. Errors with {@link IllegalStateException} when
+     *         {@code tp} is not assigned (not in the manual assignment; with a subscription, not owned by the member
+     *         now: "No current assignment for partition", as the official consumer), when {@code receive()} ended and
+     *         no position is known (see above; the message says so), or after close; with {@link TimeoutException}
+     *         when the position is not known within {@code default.api.timeout.ms}; with
+     *         {@link NullPointerException} for a null argument
      */
     Mono<Long> position(TopicPartition tp);
 
@@ -256,9 +280,9 @@ public interface KafkaFluxConsumer<K, V> {
      * For an exact figure, use {@link #endOffsets} and {@link #position}.
      *
      * @param tp any partition
-     * @return the lag in records ({@code >= 0}); empty when {@code tp} is not assigned to the active subscription,
-     *         its position is not known yet, or no Fetch answer for it has arrived yet. Never blocks; thread-safe;
-     *         after close always empty
+     * @return the lag in records ({@code >= 0}); empty when {@code tp} is not assigned, its position is not known
+     *         yet, or no Fetch answer for it has arrived yet (after {@code receive()} ended, see the rule in this
+     *         interface's description). Never blocks; thread-safe; after close always empty
      * @throws NullPointerException for a null argument
      */
     OptionalLong currentLag(TopicPartition tp);
@@ -292,8 +316,10 @@ public interface KafkaFluxConsumer<K, V> {
     /**
      * The partitions currently assigned to this consumer.
      *
-     * @return a thread-safe, unmodifiable snapshot; empty before subscription and between revocation and the next
-     *         assignment
+     * @return a thread-safe, unmodifiable snapshot: with a manual assignment its partitions, from creation to close;
+     *         with a subscription what the group member owns now, empty before {@code receive()}, between revocation
+     *         and the next assignment, and once an ended {@code receive()} shut down (see this interface's
+     *         description); empty after close
      */
     Set<TopicPartition> assignment();
 

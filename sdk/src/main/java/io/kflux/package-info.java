@@ -25,8 +25,9 @@
  *       {@code consumer} group protocol).</li>
  * </ul>
  * Where kflux deliberately differs (e.g. auto commit commits <em>acknowledged</em> offsets, some configuration
- * checks are stricter) the type's documentation says so. Not everything declared is implemented yet (e.g. TLS,
- * SASL and the KIP-848 protocol); the user guide, {@code docs/guide.md} in the source repository, lists what is not
- * supported yet.
+ * checks are stricter) the type's documentation says so. TLS, SASL (GSSAPI, PLAIN, SCRAM, OAUTHBEARER, KIP-368
+ * re-authentication) and both group protocols ({@code classic} and KIP-848's {@code consumer}) are implemented; the
+ * user guide, {@code docs/guide.md} in the source repository, lists in "Not yet supported" what the API or the
+ * configuration declares but kflux does not do yet.
  */
 package io.kflux;

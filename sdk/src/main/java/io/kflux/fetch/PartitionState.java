@@ -386,8 +386,15 @@ public final class PartitionState {
         return end >= 0 && fetchOffset >= end;
     }
 
-    /** The end of the log as known: under {@code read_committed} the last stable offset, else the high watermark. */
-    private long logEnd(boolean readCommitted) {
+    /**
+     * The end of the log as the last Fetch answer (or a ListOffsets for a paused partition) reported it, {@link #lag}'s
+     * end; any thread.
+     *
+     * @param readCommitted true with {@code isolation.level=read_committed}: the last stable offset, else the high
+     *                      watermark
+     * @return the offset, or -1 when no answer reported it yet
+     */
+    public long logEnd(boolean readCommitted) {
         return readCommitted ? lastStableOffset : highWatermark;
     }
 

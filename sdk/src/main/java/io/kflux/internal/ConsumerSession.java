@@ -138,8 +138,31 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.partitioned = partitioned;
     }
 
+    /**
+     * Called on the loop with newly assigned partitions, positioned or awaiting a reset, under a manual assignment and
+     * a group alike: their states become readable from any thread ({@link #state}: position, currentLag), then they
+     * are fetched. The one place states are published: a group assignment that went straight to the fetcher left
+     * position() and currentLag() blind under groups (issue #25).
+     */
+    void startPartitions(Map<TopicPartition, PartitionState> started) {
+        Map<TopicPartition, PartitionState> all = new LinkedHashMap<>(states);
+        all.putAll(started);
+        states = Map.copyOf(all);
+        partitionsStarted(started.keySet());
+        fetcher.assign(started);
+    }
+
+    /** Called on the loop: {@code partitions} are no longer fetched and their states no longer answer. */
+    void stopPartitions(Set<TopicPartition> partitions) {
+        fetcher.revoke(partitions);
+        Map<TopicPartition, PartitionState> left = new LinkedHashMap<>(states);
+        left.keySet().removeAll(partitions);
+        states = Map.copyOf(left);
+        partitionsEnded(partitions);
+    }
+
     /** Called on the loop before {@code partitions} are first fetched (receivePartitioned: a new inner flux each). */
-    void partitionsStarted(Collection<TopicPartition> partitions) {
+    private void partitionsStarted(Collection<TopicPartition> partitions) {
         CommitManager commits = consumer.commits();
         if (commits != null) {
             partitions.forEach(tp -> consumer.metrics().uncommitted(tp.topic(), tp.partition(),
@@ -151,7 +174,7 @@ final class ConsumerSession<K, V> implements FetchSink {
     }
 
     /** Called on the loop once {@code partitions} stopped being fetched (receivePartitioned: their inner fluxes end). */
-    void partitionsEnded(Collection<TopicPartition> partitions) {
+    private void partitionsEnded(Collection<TopicPartition> partitions) {
         if (partitioned) {
             partitions.forEach(tp -> emitter.mark(PartitionMarkers.ended(tp)));
         }
@@ -382,9 +405,7 @@ final class ConsumerSession<K, V> implements FetchSink {
             states.put(tp, ps);
         }
         assignment = Set.copyOf(states.keySet());
-        this.states = Map.copyOf(states);
-        partitionsStarted(states.keySet());
-        fetcher.assign(states);
+        startPartitions(states);
     }
 
     // FetchSink: called on the loop.

@@ -62,6 +62,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
      * OffsetAndMetadata, KIP-320; -1 otherwise), validated before fetching. One value, so the two never disagree.
      */
     private final Map<TopicPartition, CommitOffset> startPositions = new ConcurrentHashMap<>();
+    /**
+     * Manual assignment: the end of each partition's log as the last subscription's last Fetch answer reported it
+     * (-1 unknown), so currentLag between subscriptions is the last known figure, as position is.
+     */
+    private final Map<TopicPartition, Long> lastLogEnds = new ConcurrentHashMap<>();
     private final Set<TopicPartition> paused = ConcurrentHashMap.newKeySet();
     private final Object resourcesLock = new Object();
     private ClientResources resources;
@@ -304,7 +309,22 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             if (ps.position() >= 0) {
                 startPositions.putIfAbsent(tp, startAt(ps.position()));
             }
+            lastLogEnds.put(tp, ps.logEnd(readCommitted()));
         });
+    }
+
+    private boolean readCommitted() {
+        return settings.fetch().isolationLevel() == 1;
+    }
+
+    private boolean manualAssignment() {
+        return options.subscriptionType() == ConsumerOptions.SubscriptionType.ASSIGNMENT;
+    }
+
+    /** The subscription whose receive() still runs, or null once it ended (cancel, completion, error) or never ran. */
+    private ConsumerSession<K, V> running() {
+        ConsumerSession<K, V> session = active.get();
+        return session == null || session.isStopping() ? null : session;
     }
 
     /**
@@ -469,8 +489,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     /** Manual assignment: the configured partitions; groups: what the member owns now. */
     private void checkAssigned(Collection<TopicPartition> partitions) {
-        Collection<TopicPartition> assigned = options.subscriptionType() == ConsumerOptions.SubscriptionType.ASSIGNMENT
-                ? options.assignedPartitions() : assignment();
+        Collection<TopicPartition> assigned = assignment();
         for (TopicPartition tp : partitions) {
             if (!assigned.contains(tp)) {
                 throw new IllegalStateException("No current assignment for partition " + tp);
@@ -595,6 +614,12 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     @Override
     public Set<TopicPartition> assignment() {
+        if (closed) {
+            return Set.of();
+        }
+        if (manualAssignment()) {
+            return Set.copyOf(options.assignedPartitions()); // this consumer's across subscriptions (KafkaFluxConsumer)
+        }
         ConsumerSession<K, V> session = active.get();
         return session == null ? Set.of() : session.assignment();
     }
@@ -641,17 +666,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     public Mono<Long> position(TopicPartition tp) {
         Objects.requireNonNull(tp, "tp");
         return Mono.defer(() -> {
-            if (closed) {
-                return Mono.error(closedError());
-            }
-            ConsumerSession<K, V> session = active.get();
-            if (session == null || session.isStopping()) {
-                // a stopping session's positions are where the next one starts (see rememberPositions)
-                long next = currentPosition(tp);
-                return next < 0 ? Mono.empty() : Mono.just(next);
-            }
-            checkAssigned(List.of(tp));
-            long now = currentPosition(tp);
+            long now = positionNow(tp);
             if (now >= 0) {
                 return Mono.just(now);
             }
@@ -659,12 +674,45 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             // fetch layer free of callbacks, as ConsumerGroupContext.awaitStable does.
             Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
             return Flux.interval(POSITION_POLL)
-                    .map(t -> currentPosition(tp))
+                    .map(t -> positionNow(tp))
                     .filter(p -> p >= 0)
                     .next()
                     .timeout(timeout, Mono.error(() -> new io.kflux.TimeoutException("the position of " + tp
                             + " was not known within default.api.timeout.ms (" + timeout.toMillis() + " ms)")));
         });
+    }
+
+    /**
+     * The position of {@code tp} as {@link #position} answers it: the offset, or -1 while the running subscription
+     * is still deciding it. Throws {@link IllegalStateException} when no position will come: see
+     * {@link KafkaFluxConsumer#position}'s rule for an ended {@code receive()}.
+     */
+    private long positionNow(TopicPartition tp) {
+        if (closed) {
+            throw closedError();
+        }
+        ConsumerSession<K, V> session = active.get();
+        boolean running = session != null && !session.isStopping();
+        CommitOffset start = running || !manualAssignment() ? null : startPositions.get(tp);
+        if (start != null) {
+            return start.offset(); // where the next receive() starts: a seek since, or where the last one stopped
+        }
+        PartitionState ps = session == null ? null : session.state(tp);
+        if (ps != null && ps.position() >= 0) {
+            return ps.position(); // the running subscription's, or the last known one while an ended one shuts down
+        }
+        if (running) {
+            checkAssigned(List.of(tp));
+            return PartitionState.UNKNOWN;
+        }
+        if (manualAssignment()) {
+            checkAssigned(List.of(tp));
+            throw new IllegalStateException("the position of " + tp + " is not known: receive() is not running, and "
+                    + "neither a seek nor an earlier receive() fixed where the next one starts");
+        }
+        throw new IllegalStateException("receive() is not running (it has ended, or was never subscribed): this "
+                + "consumer's group member owns no partition until the next receive() is assigned some (asked for "
+                + tp + ")");
     }
 
     @Override
@@ -700,13 +748,22 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     @Override
     public OptionalLong currentLag(TopicPartition tp) {
         Objects.requireNonNull(tp, "tp");
-        ConsumerSession<K, V> session = active.get();
-        PartitionState ps = closed || session == null ? null : session.state(tp);
-        if (ps == null || ps.isRevoked()) {
+        if (closed) {
             return OptionalLong.empty();
         }
-        long lag = ps.lag(settings.fetch().isolationLevel() == 1);
-        return lag < 0 ? OptionalLong.empty() : OptionalLong.of(lag);
+        ConsumerSession<K, V> session = active.get();
+        PartitionState ps = session == null ? null : session.state(tp);
+        long end = ps == null || ps.isRevoked() ? PartitionState.UNKNOWN : ps.logEnd(readCommitted());
+        if (ps == null && running() == null && manualAssignment()) {
+            end = lastLogEnds.getOrDefault(tp, PartitionState.UNKNOWN); // the last subscription's last answer
+        }
+        long position;
+        try {
+            position = end < 0 ? PartitionState.UNKNOWN : positionNow(tp);
+        } catch (IllegalStateException notAssigned) {
+            return OptionalLong.empty();
+        }
+        return position < 0 ? OptionalLong.empty() : OptionalLong.of(Math.max(0L, end - position));
     }
 
     @Override

@@ -91,8 +91,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
             }
             states.put(tp, ps);
         }
-        session.partitionsStarted(states.keySet());
-        session.fetcher().assign(states);
+        session.startPartitions(states);
         log.debug("fetching newly assigned {}", added); // the member logged the assignment at INFO already
     }
 
@@ -169,8 +168,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     /** Stops fetching and emitting {@code partitions}; completes once no record of theirs is being emitted. */
     private Mono<Void> stopFetching(Set<TopicPartition> partitions) {
         return session.onLoop(() -> {
-            session.fetcher().revoke(partitions);
-            session.partitionsEnded(partitions);
+            session.stopPartitions(partitions);
             Set<TopicPartition> remaining = new java.util.HashSet<>(session.assignment());
             remaining.removeAll(partitions);
             session.assignment(remaining);

@@ -60,13 +60,17 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
     public static final int DEFAULT_SEND_BUFFER_BYTES = 128 * 1024;
     /** The official consumer's default {@code receive.buffer.bytes}. */
     public static final int DEFAULT_RECEIVE_BUFFER_BYTES = 64 * 1024;
+    // The broker's own check for KIP-511 names (an invalid one gets INVALID_REQUEST). Before SOFTWARE_VERSION,
+    // whose initialiser uses it.
+    private static final Pattern SOFTWARE_PATTERN = Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
     /** The software name kflux reports to brokers. */
     public static final String SOFTWARE_NAME = "kflux";
-    /** The software version kflux reports: the jar's Implementation-Version, or "dev" when run from classes. */
+    /**
+     * The software version kflux reports (KIP-511's client software version, the {@code kafka.version} meter tag):
+     * the project version the build wrote into {@value #VERSION_RESOURCE}, the same from the jar and from
+     * {@code target/classes}; "dev" only when that resource is missing or was not filtered (an IDE's own build).
+     */
     public static final String SOFTWARE_VERSION = softwareVersion();
-
-    // The broker's own check for KIP-511 names (an invalid one gets INVALID_REQUEST).
-    private static final Pattern SOFTWARE_PATTERN = Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
 
     public NetworkOptions {
         Objects.requireNonNull(clientId, "clientId");
@@ -214,8 +218,25 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
         }
     }
 
+    /** Where the build writes kflux's version (sdk/pom.xml filters it with {@code project.version}). */
+    static final String VERSION_RESOURCE = "kflux-version.properties";
+
     private static String softwareVersion() {
-        String v = NetworkOptions.class.getPackage().getImplementationVersion();
+        String v = builtVersion();
         return v != null && SOFTWARE_PATTERN.matcher(v).matches() ? v : "dev";
+    }
+
+    /** The version in {@value #VERSION_RESOURCE}, or null when it cannot be read. */
+    static String builtVersion() {
+        try (java.io.InputStream in = NetworkOptions.class.getResourceAsStream(VERSION_RESOURCE)) {
+            if (in == null) {
+                return null;
+            }
+            java.util.Properties p = new java.util.Properties();
+            p.load(in);
+            return p.getProperty("version");
+        } catch (java.io.IOException e) {
+            return null;
+        }
     }
 }
