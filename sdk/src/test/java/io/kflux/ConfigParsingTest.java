@@ -226,7 +226,8 @@ class ConfigParsingTest {
         assertBad("fetch.max.bytes", "99999999999", "32-bit integer");
         assertBad("fetch.min.bytes", -1, ">= 0");
         assertBad("max.poll.records", 0, ">= 1");
-        assertBad("receive.buffer.bytes", -2, ">= -1");
+        assertBad("receive.buffer.bytes", -2, "-1 (the operating system default) or a size >= 1");
+        assertBad("receive.buffer.bytes", 0, "-1 (the operating system default) or a size >= 1");
         assertBad("check.crcs", "yes", "true or false");
         assertBad("isolation.level", "serializable", "read_uncommitted");
         assertBad("security.protocol", "TLS", "SASL_SSL");

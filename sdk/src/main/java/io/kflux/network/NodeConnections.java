@@ -1,6 +1,7 @@
 package io.kflux.network;
 
 import io.kflux.AuthenticationException;
+import io.kflux.KafkaFluxException;
 import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.LogContext;
@@ -28,9 +29,9 @@ import reactor.netty.resources.LoopResources;
  * to {@code reconnect.backoff.max.ms}, +/-20% jitter; a successful connect resets it. A caller
  * asking during the backoff gets a Mono that waits it out rather than an immediate error.
  *
- * <p><b>Authentication failures</b> ({@link AuthenticationException}, including
- * {@link io.kflux.SslAuthenticationException}) are not retriable: besides failing the caller's Mono, each is
- * told to every {@link #onAuthenticationFailure listener}, so the consumer ends at once whichever of its
+ * <p><b>Fatal failures</b>, those no retry mends (an {@link AuthenticationException}, including
+ * {@link io.kflux.SslAuthenticationException}), are not retriable: besides failing the caller's Mono, each is
+ * told to every {@link #onFatalFailure listener}, so the consumer ends at once whichever of its
  * loops (metadata, fetch, group, commit) happened to connect, instead of each retrying on its own.
  *
  * <p><b>Names</b> are resolved at every connect ({@link DnsLookup}); with {@code use_all_dns_ips} each address
@@ -57,7 +58,7 @@ public final class NodeConnections {
             new AtomicInteger(java.util.concurrent.ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE));
     private final ConnectFailureLog failureLog;
     private final AddressResolver resolver;
-    private final List<Consumer<AuthenticationException>> authenticationListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<? super KafkaFluxException>> fatalListeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     /**
@@ -172,14 +173,18 @@ public final class NodeConnections {
     }
 
     /**
-     * Tells {@code listener} of every authentication failure of a connect, from the thread that saw it.
+     * Tells {@code listener} of every fatal failure of a connect (see the class comment), from the thread that saw it.
      *
      * @return disposing it removes the listener
      */
-    public Disposable onAuthenticationFailure(Consumer<AuthenticationException> listener) {
+    public Disposable onFatalFailure(Consumer<? super KafkaFluxException> listener) {
         Objects.requireNonNull(listener, "listener");
-        authenticationListeners.add(listener);
-        return () -> authenticationListeners.remove(listener);
+        fatalListeners.add(listener);
+        return () -> fatalListeners.remove(listener);
+    }
+
+    private void fatal(KafkaFluxException e) {
+        fatalListeners.forEach(l -> l.accept(e));
     }
 
     /**
@@ -272,7 +277,7 @@ public final class NodeConnections {
                     return targets.size() == 1 ? BrokerConnection.connect(targets.get(0), attempt, loops, metrics, nodeId)
                             : connectFirst(address, targets, attempt, nodeId);
                 })
-                .doOnError(AuthenticationException.class, e -> authenticationListeners.forEach(l -> l.accept(e)))
+                .doOnError(AuthenticationException.class, this::fatal)
                 .doOnNext(c -> failureLog.connected(destination, address))
                 .doOnError(e -> {
                     if (!closed) {
