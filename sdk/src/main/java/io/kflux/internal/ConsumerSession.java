@@ -263,7 +263,8 @@ final class ConsumerSession<K, V> implements FetchSink {
         partitions.forEach(tp -> topics.add(tp.topic()));
         resources.metadata().interest(topics, false);
         Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
-        resources.metadata().refresh()
+        // defer: refresh() returns a cached Mono that replays its error, so a retry must ask for a new refresh
+        Mono.defer(() -> resources.metadata().refresh())
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(settings.reconnectBackoffMs()))
                         .maxBackoff(Duration.ofMillis(Math.max(settings.reconnectBackoffMs(), settings.reconnectBackoffMaxMs())))
                         .doBeforeRetry(s -> log.debug("bootstrap metadata failed ({}), retrying", s.failure().toString())))
