@@ -18,6 +18,8 @@ public final class ConsumerConfigDef {
 
     /** {@value}. */
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    /** {@value} (KIP-909). */
+    public static final String BOOTSTRAP_RESOLVE_TIMEOUT_MS = "bootstrap.resolve.timeout.ms";
     /** {@value}. */
     public static final String CLIENT_DNS_LOOKUP = "client.dns.lookup";
     /** {@value}. */
@@ -149,6 +151,9 @@ public final class ConsumerConfigDef {
         d.define(new ConfigKey(BOOTSTRAP_SERVERS, ConfigType.LIST, null, true, ConsumerConfig.BOOTSTRAP_VALIDATOR,
             "Brokers (host:port, comma-separated) contacted first to discover the cluster; any subset will do.",
             HONOURED));
+        h(d, BOOTSTRAP_RESOLVE_TIMEOUT_MS, ConfigType.LONG, 0L, Validator.atLeast(0),
+          "How long, in ms, the first bootstrap goes on while no bootstrap.servers name resolves; then the consumer ends "
+          + "with a ConfigException naming it. 0 fails the first attempt in which none resolves (KIP-909).");
         h(d, CLIENT_DNS_LOOKUP, ConfigType.STRING, "use_all_dns_ips",
           Validator.oneOf("use_all_dns_ips", "resolve_canonical_bootstrap_servers_only"),
           "How host names are resolved: try every address of a name, or first canonicalise bootstrap names.");
