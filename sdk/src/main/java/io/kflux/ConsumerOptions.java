@@ -2,12 +2,10 @@ package io.kflux;
 
 import io.kflux.internal.config.ConsumerConfig;
 import io.kflux.internal.config.ConsumerConfigDef;
-import io.kflux.internal.config.DeserializerResolver;
-import io.kflux.internal.config.GroupProtocol;
 import io.kflux.internal.config.OptionsAccess;
+import io.kflux.internal.config.OptionsParsing;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -56,7 +54,7 @@ public final class ConsumerOptions<K, V> {
 
     static {
         // the implementation reads the parsed configuration through this; users see only properties()
-        OptionsAccess.install(options -> options.config);
+        OptionsAccess.install(options -> options.state.config);
     }
 
     private static final RebalanceListener NO_OP_LISTENER = new RebalanceListener() {
@@ -66,81 +64,81 @@ public final class ConsumerOptions<K, V> {
         }
     };
 
-    private final Map<String, Object> properties;
-    private final ConsumerConfig config;
-    private final Deserializer<K> keyDeserializer;
-    private final Deserializer<V> valueDeserializer;
-    private final SubscriptionType subscriptionType;
-    private final List<String> topics;
-    private final Pattern pattern;
-    private final List<TopicPartition> partitions;
-    private final RebalanceListener listener;
-    private final long maxBufferedBytes;
-    private final Extras extras;
+    /** Everything these options hold, in one value: a copy is a copy of it with one thing changed. */
+    private final State state;
 
     /**
-     * kflux's own settings that are not consumer properties, in one value so that adding one does not change every
-     * copy below: the deserialization error handler, what TLS/SASL takes beyond properties (a token provider and
-     * a plugged-in SASL mechanism), the Micrometer registries and the emit scheduler (each may be null).
+     * The options' values. Mutable only while a copy is being made ({@link #with}); once a {@code ConsumerOptions}
+     * holds it, it never changes (published through the final field). Adding an option takes a field here, its line
+     * in the copy constructor, and its {@code withX}.
      */
-    private record Extras(DeserializationErrorHandler deserializationErrorHandler, int commitBatchSize,
-                          OAuthBearerTokenProvider tokenProvider, SaslMechanism saslMechanism,
-                          Object meterRegistry, Object observationRegistry, Scheduler emitScheduler) {
-        // The registries are held as Object: Micrometer is an optional dependency, and these options must load
-        // (and be copied) without it on the class path.
-        static final Extras DEFAULT = new Extras(DeserializationErrorHandler.fail(), 0, null, null, null, null, null);
+    private static final class State {
+        Map<String, Object> properties;
+        /** The parsed properties; parsing lives in {@code internal.config} ({@link OptionsParsing}). */
+        ConsumerConfig config;
+        Deserializer<?> keyDeserializer;
+        Deserializer<?> valueDeserializer;
+        SubscriptionType subscriptionType = SubscriptionType.NONE;
+        List<String> topics = List.of();
+        Pattern pattern;
+        List<TopicPartition> partitions = List.of();
+        RebalanceListener listener = NO_OP_LISTENER;
+        long maxBufferedBytes = -1L;
+        DeserializationErrorHandler deserializationErrorHandler = DeserializationErrorHandler.fail();
+        int commitBatchSize;
+        OAuthBearerTokenProvider tokenProvider;
+        SaslMechanism saslMechanism;
+        // Held as Object: Micrometer is an optional dependency, and these options must load (and be copied) without it.
+        Object meterRegistry;
+        Object observationRegistry;
+        Scheduler emitScheduler;
 
-        Extras withDeserializationErrorHandler(DeserializationErrorHandler handler) {
-            return new Extras(handler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry, observationRegistry,
-                    emitScheduler);
+        State(Map<String, Object> properties, Deserializer<?> keyDeserializer, Deserializer<?> valueDeserializer) {
+            this.properties = properties;
+            this.config = OptionsParsing.parse(properties);
+            this.keyDeserializer = keyDeserializer;
+            this.valueDeserializer = valueDeserializer;
         }
 
-        Extras withCommitBatchSize(int acknowledgements) {
-            return new Extras(deserializationErrorHandler, acknowledgements, tokenProvider, saslMechanism, meterRegistry,
-                    observationRegistry, emitScheduler);
-        }
-
-        Extras withTokenProvider(OAuthBearerTokenProvider provider) {
-            return new Extras(deserializationErrorHandler, commitBatchSize, provider, saslMechanism, meterRegistry,
-                    observationRegistry, emitScheduler);
-        }
-
-        Extras withSaslMechanism(SaslMechanism mechanism) {
-            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, mechanism, meterRegistry,
-                    observationRegistry, emitScheduler);
-        }
-
-        Extras withMeterRegistry(Object registry) {
-            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, saslMechanism, registry,
-                    observationRegistry, emitScheduler);
-        }
-
-        Extras withObservationRegistry(Object registry) {
-            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry,
-                    registry, emitScheduler);
-        }
-
-        Extras withEmitScheduler(Scheduler scheduler) {
-            return new Extras(deserializationErrorHandler, commitBatchSize, tokenProvider, saslMechanism, meterRegistry,
-                    observationRegistry, scheduler);
+        State(State s) {
+            properties = s.properties;
+            config = s.config;
+            keyDeserializer = s.keyDeserializer;
+            valueDeserializer = s.valueDeserializer;
+            subscriptionType = s.subscriptionType;
+            topics = s.topics;
+            pattern = s.pattern;
+            partitions = s.partitions;
+            listener = s.listener;
+            maxBufferedBytes = s.maxBufferedBytes;
+            deserializationErrorHandler = s.deserializationErrorHandler;
+            commitBatchSize = s.commitBatchSize;
+            tokenProvider = s.tokenProvider;
+            saslMechanism = s.saslMechanism;
+            meterRegistry = s.meterRegistry;
+            observationRegistry = s.observationRegistry;
+            emitScheduler = s.emitScheduler;
         }
     }
 
-    private ConsumerOptions(Map<String, Object> properties, ConsumerConfig config, Deserializer<K> keyDeserializer,
-                            Deserializer<V> valueDeserializer, SubscriptionType subscriptionType, List<String> topics,
-                            Pattern pattern, List<TopicPartition> partitions, RebalanceListener listener,
-                            long maxBufferedBytes, Extras extras) {
-        this.properties = properties;
-        this.config = config;
-        this.keyDeserializer = keyDeserializer;
-        this.valueDeserializer = valueDeserializer;
-        this.subscriptionType = subscriptionType;
-        this.topics = topics;
-        this.pattern = pattern;
-        this.partitions = partitions;
-        this.listener = listener;
-        this.maxBufferedBytes = maxBufferedBytes;
-        this.extras = extras;
+    private ConsumerOptions(State state) {
+        this.state = state;
+    }
+
+    /** A copy of these options with {@code change} applied to its state (the key and value types may change). */
+    private <K2, V2> ConsumerOptions<K2, V2> with(java.util.function.Consumer<State> change) {
+        State copy = new State(state);
+        change.accept(copy);
+        return new ConsumerOptions<>(copy);
+    }
+
+    /** One subscription replaces any other. */
+    private static void subscribe(State s, SubscriptionType type, List<String> topics, Pattern pattern,
+                                  List<TopicPartition> partitions) {
+        s.subscriptionType = type;
+        s.topics = topics;
+        s.pattern = pattern;
+        s.partitions = partitions;
     }
 
     // ------------------------------------------------------------------------------------------ factories
@@ -165,9 +163,7 @@ public final class ConsumerOptions<K, V> {
         Objects.requireNonNull(props, "props");
         Objects.requireNonNull(keyDeserializer, "keyDeserializer");
         Objects.requireNonNull(valueDeserializer, "valueDeserializer");
-        Map<String, Object> copy = copy(props);
-        return new ConsumerOptions<>(copy, ConsumerConfig.parse(copy), keyDeserializer, valueDeserializer,
-                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L, Extras.DEFAULT);
+        return new ConsumerOptions<>(new State(OptionsParsing.copy(props), keyDeserializer, valueDeserializer));
     }
 
     /**
@@ -183,15 +179,7 @@ public final class ConsumerOptions<K, V> {
      */
     public static ConsumerOptions<byte[], byte[]> create(Map<String, ?> props) {
         Objects.requireNonNull(props, "props");
-        for (String k : List.of(ConsumerConfigDef.KEY_DESERIALIZER, ConsumerConfigDef.VALUE_DESERIALIZER)) {
-            Object v = props.get(k);
-            String name = v instanceof Class<?> c ? c.getName() : v == null ? null : v.toString().trim();
-            if (name != null && !DeserializerResolver.isByteArray(name)) {
-                throw new ConfigException(k, v, "no value or org.apache.kafka.common.serialization.ByteArrayDeserializer"
-                                                + " with ConsumerOptions.create(Map), which yields byte[]; use"
-                                                + " fromProperties(Map) or pass Deserializers");
-            }
-        }
+        OptionsParsing.requireByteArrayDeserializers(props);
         return create(props, Deserializers.byteArray(), Deserializers.byteArray());
     }
 
@@ -218,41 +206,11 @@ public final class ConsumerOptions<K, V> {
      *                              {@link #create(Map, Deserializer, Deserializer)}
      * @throws NullPointerException if {@code props} is {@code null}
      */
-    @SuppressWarnings("unchecked")
     public static <K, V> ConsumerOptions<K, V> fromProperties(Map<String, ?> props) {
         Objects.requireNonNull(props, "props");
-        Map<String, Object> copy = copy(props);
-        Deserializer<?> kd = deserializerFrom(copy, ConsumerConfigDef.KEY_DESERIALIZER);
-        Deserializer<?> vd = deserializerFrom(copy, ConsumerConfigDef.VALUE_DESERIALIZER);
-        Map<String, Object> forParsing = new LinkedHashMap<>(copy);
-        // instances are not valid values of a CLASS property; they were consumed above
-        forParsing.computeIfPresent(ConsumerConfigDef.KEY_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
-        forParsing.computeIfPresent(ConsumerConfigDef.VALUE_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
-        return new ConsumerOptions<>(copy, ConsumerConfig.parse(forParsing), (Deserializer<K>) kd, (Deserializer<V>) vd,
-                                     SubscriptionType.NONE, List.of(), null, List.of(), NO_OP_LISTENER, -1L, Extras.DEFAULT);
-    }
-
-    private static Deserializer<?> deserializerFrom(Map<String, Object> props, String key) {
-        Object v = props.get(key);
-        if (v == null) {
-            throw new ConfigException(key, null, "a Deserializer, a Class or a class name");
-        }
-        if (v instanceof Deserializer<?> d) {
-            return d;
-        }
-        if (v instanceof Class<?> c) {
-            return DeserializerResolver.resolve(key, c.getName(), props);
-        }
-        if (v instanceof CharSequence cs) {
-            return DeserializerResolver.resolve(key, cs.toString().trim(), props);
-        }
-        throw new ConfigException(key, v, "a Deserializer, a Class or a class name");
-    }
-
-    private static Map<String, Object> copy(Map<String, ?> props) {
-        Map<String, Object> copy = new LinkedHashMap<>();
-        props.forEach((k, v) -> copy.put(Objects.requireNonNull(k, "property names must not be null"), v));
-        return Collections.unmodifiableMap(copy);
+        Map<String, Object> copy = OptionsParsing.copy(props);
+        return new ConsumerOptions<>(new State(copy, OptionsParsing.deserializer(copy, ConsumerConfigDef.KEY_DESERIALIZER),
+                OptionsParsing.deserializer(copy, ConsumerConfigDef.VALUE_DESERIALIZER)));
     }
 
     // ------------------------------------------------------------------------------------------ copies
@@ -283,8 +241,8 @@ public final class ConsumerOptions<K, V> {
             throw new IllegalArgumentException("subscription needs at least one topic");
         }
         TopicNames.check(set);
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.TOPICS,
-                                     List.copyOf(set), null, List.of(), listener, maxBufferedBytes, extras);
+        List<String> subscribed = List.copyOf(set);
+        return with(s -> subscribe(s, SubscriptionType.TOPICS, subscribed, null, List.of()));
     }
 
     /**
@@ -299,8 +257,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> subscription(Pattern pattern) {
         Objects.requireNonNull(pattern, "pattern");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, SubscriptionType.PATTERN,
-                                     List.of(), pattern, List.of(), listener, maxBufferedBytes, extras);
+        return with(s -> subscribe(s, SubscriptionType.PATTERN, List.of(), pattern, List.of()));
     }
 
     /**
@@ -325,9 +282,8 @@ public final class ConsumerOptions<K, V> {
             throw new IllegalArgumentException("assignment needs at least one partition");
         }
         TopicNames.check(set.stream().map(TopicPartition::topic).toList());
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer,
-                                     SubscriptionType.ASSIGNMENT, List.of(), null, List.copyOf(set), listener,
-                                     maxBufferedBytes, extras);
+        List<TopicPartition> assigned = List.copyOf(set);
+        return with(s -> subscribe(s, SubscriptionType.ASSIGNMENT, List.of(), null, assigned));
     }
 
     /**
@@ -339,8 +295,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> rebalanceListener(RebalanceListener listener) {
         Objects.requireNonNull(listener, "listener");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes, extras);
+        return with(s -> s.listener = listener);
     }
 
     /**
@@ -356,7 +311,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> withProperty(String key, Object value) {
         Objects.requireNonNull(key, "key");
-        Map<String, Object> m = new LinkedHashMap<>(properties);
+        Map<String, Object> m = new LinkedHashMap<>(state.properties);
         if (value == null) {
             m.remove(key);
         } else {
@@ -375,7 +330,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> withProperties(Map<String, ?> props) {
         Objects.requireNonNull(props, "props");
-        Map<String, Object> m = new LinkedHashMap<>(properties);
+        Map<String, Object> m = new LinkedHashMap<>(state.properties);
         props.forEach((k, v) -> {
             Objects.requireNonNull(k, "property names must not be null");
             if (v == null) {
@@ -388,12 +343,12 @@ public final class ConsumerOptions<K, V> {
     }
 
     private ConsumerOptions<K, V> withAllProperties(Map<String, Object> m) {
-        Map<String, Object> copy = copy(m);
-        Map<String, Object> forParsing = new LinkedHashMap<>(copy);
-        forParsing.computeIfPresent(ConsumerConfigDef.KEY_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
-        forParsing.computeIfPresent(ConsumerConfigDef.VALUE_DESERIALIZER, (k, v) -> v instanceof Deserializer ? null : v);
-        return new ConsumerOptions<>(copy, ConsumerConfig.parse(forParsing), keyDeserializer, valueDeserializer,
-                                     subscriptionType, topics, pattern, partitions, listener, maxBufferedBytes, extras);
+        Map<String, Object> copy = OptionsParsing.copy(m);
+        ConsumerConfig parsed = OptionsParsing.parse(copy);
+        return with(s -> {
+            s.properties = copy;
+            s.config = parsed;
+        });
     }
 
     /**
@@ -406,8 +361,7 @@ public final class ConsumerOptions<K, V> {
      */
     public <K2> ConsumerOptions<K2, V> withKeyDeserializer(Deserializer<K2> keyDeserializer) {
         Objects.requireNonNull(keyDeserializer, "keyDeserializer");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes, extras);
+        return with(s -> s.keyDeserializer = keyDeserializer);
     }
 
     /**
@@ -420,8 +374,7 @@ public final class ConsumerOptions<K, V> {
      */
     public <V2> ConsumerOptions<K, V2> withValueDeserializer(Deserializer<V2> valueDeserializer) {
         Objects.requireNonNull(valueDeserializer, "valueDeserializer");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes, extras);
+        return with(s -> s.valueDeserializer = valueDeserializer);
     }
 
     /**
@@ -438,8 +391,7 @@ public final class ConsumerOptions<K, V> {
         if (bytes < 1) {
             throw new IllegalArgumentException("maxBufferedBytes must be >= 1, was " + bytes);
         }
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, bytes, extras);
+        return with(s -> s.maxBufferedBytes = bytes);
     }
 
     /**
@@ -460,9 +412,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> withDeserializationErrorHandler(DeserializationErrorHandler handler) {
         Objects.requireNonNull(handler, "handler");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes,
-                                     extras.withDeserializationErrorHandler(handler));
+        return with(s -> s.deserializationErrorHandler = handler);
     }
 
     /**
@@ -476,9 +426,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> withOAuthBearerTokenProvider(OAuthBearerTokenProvider provider) {
         Objects.requireNonNull(provider, "provider");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes,
-                                     extras.withTokenProvider(provider));
+        return with(s -> s.tokenProvider = provider);
     }
 
     /**
@@ -492,9 +440,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> withSaslMechanism(SaslMechanism mechanism) {
         Objects.requireNonNull(mechanism, "mechanism");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes,
-                                     extras.withSaslMechanism(mechanism));
+        return with(s -> s.saslMechanism = mechanism);
     }
 
 
@@ -513,9 +459,7 @@ public final class ConsumerOptions<K, V> {
         if (acknowledgements < 0) {
             throw new IllegalArgumentException("commitBatchSize must be >= 0, was " + acknowledgements);
         }
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes,
-                                     extras.withCommitBatchSize(acknowledgements));
+        return with(s -> s.commitBatchSize = acknowledgements);
     }
 
     /**
@@ -536,9 +480,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> withMeterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes,
-                                     extras.withMeterRegistry(registry));
+        return with(s -> s.meterRegistry = registry);
     }
 
     /**
@@ -559,9 +501,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> withObservationRegistry(io.micrometer.observation.ObservationRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes,
-                                     extras.withObservationRegistry(registry));
+        return with(s -> s.observationRegistry = registry);
     }
 
     /**
@@ -599,9 +539,7 @@ public final class ConsumerOptions<K, V> {
      */
     public ConsumerOptions<K, V> withEmitScheduler(Scheduler scheduler) {
         Objects.requireNonNull(scheduler, "scheduler");
-        return new ConsumerOptions<>(properties, config, keyDeserializer, valueDeserializer, subscriptionType, topics,
-                                     pattern, partitions, listener, maxBufferedBytes,
-                                     extras.withEmitScheduler(scheduler));
+        return with(s -> s.emitScheduler = scheduler);
     }
 
     /**
@@ -610,7 +548,7 @@ public final class ConsumerOptions<K, V> {
      * @return the scheduler, or empty when records are emitted on kflux's default emit scheduler
      */
     public Optional<Scheduler> emitScheduler() {
-        return Optional.ofNullable(extras.emitScheduler());
+        return Optional.ofNullable(state.emitScheduler);
     }
 
     /**
@@ -620,7 +558,7 @@ public final class ConsumerOptions<K, V> {
      * @return the {@code ObservationRegistry}, or empty when tracing is off (the default)
      */
     public Optional<Object> observationRegistry() {
-        return Optional.ofNullable(extras.observationRegistry());
+        return Optional.ofNullable(state.observationRegistry);
     }
 
     /**
@@ -630,7 +568,7 @@ public final class ConsumerOptions<K, V> {
      * @return the {@code MeterRegistry}, or empty when metrics are off (the default)
      */
     public Optional<Object> meterRegistry() {
-        return Optional.ofNullable(extras.meterRegistry());
+        return Optional.ofNullable(state.meterRegistry);
     }
 
     /**
@@ -639,7 +577,7 @@ public final class ConsumerOptions<K, V> {
      * @return the batch size; 0 when batch commits are off
      */
     public int commitBatchSize() {
-        return extras.commitBatchSize();
+        return state.commitBatchSize;
     }
 
     // ------------------------------------------------------------------------------------------ accessors
@@ -650,7 +588,7 @@ public final class ConsumerOptions<K, V> {
      * @return the provider, if any
      */
     public Optional<OAuthBearerTokenProvider> oauthBearerTokenProvider() {
-        return Optional.ofNullable(extras.tokenProvider());
+        return Optional.ofNullable(state.tokenProvider);
     }
 
     /**
@@ -659,7 +597,7 @@ public final class ConsumerOptions<K, V> {
      * @return the mechanism, if any
      */
     public Optional<SaslMechanism> saslMechanism() {
-        return Optional.ofNullable(extras.saslMechanism());
+        return Optional.ofNullable(state.saslMechanism);
     }
 
     /**
@@ -668,7 +606,7 @@ public final class ConsumerOptions<K, V> {
      * @return an unmodifiable map in the order given
      */
     public Map<String, Object> properties() {
-        return properties;
+        return state.properties;
     }
 
     /**
@@ -676,8 +614,9 @@ public final class ConsumerOptions<K, V> {
      *
      * @return never {@code null}
      */
+    @SuppressWarnings("unchecked") // typed by the factory or withKeyDeserializer that set it
     public Deserializer<K> keyDeserializer() {
-        return keyDeserializer;
+        return (Deserializer<K>) state.keyDeserializer;
     }
 
     /**
@@ -685,8 +624,9 @@ public final class ConsumerOptions<K, V> {
      *
      * @return never {@code null}
      */
+    @SuppressWarnings("unchecked") // typed by the factory or withValueDeserializer that set it
     public Deserializer<V> valueDeserializer() {
-        return valueDeserializer;
+        return (Deserializer<V>) state.valueDeserializer;
     }
 
     /**
@@ -695,7 +635,7 @@ public final class ConsumerOptions<K, V> {
      * @return NONE, TOPICS, PATTERN or ASSIGNMENT
      */
     public SubscriptionType subscriptionType() {
-        return subscriptionType;
+        return state.subscriptionType;
     }
 
     /**
@@ -704,7 +644,7 @@ public final class ConsumerOptions<K, V> {
      * @return an unmodifiable list, empty unless {@link #subscriptionType()} is TOPICS
      */
     public List<String> subscribedTopics() {
-        return topics;
+        return state.topics;
     }
 
     /**
@@ -713,7 +653,7 @@ public final class ConsumerOptions<K, V> {
      * @return the pattern, present only when {@link #subscriptionType()} is PATTERN
      */
     public Optional<Pattern> subscribedPattern() {
-        return Optional.ofNullable(pattern);
+        return Optional.ofNullable(state.pattern);
     }
 
     /**
@@ -722,7 +662,7 @@ public final class ConsumerOptions<K, V> {
      * @return an unmodifiable list, empty unless {@link #subscriptionType()} is ASSIGNMENT
      */
     public List<TopicPartition> assignedPartitions() {
-        return partitions;
+        return state.partitions;
     }
 
     /**
@@ -731,7 +671,7 @@ public final class ConsumerOptions<K, V> {
      * @return the listener set, or a listener that does nothing
      */
     public RebalanceListener rebalanceListener() {
-        return listener;
+        return state.listener;
     }
 
     /**
@@ -741,7 +681,7 @@ public final class ConsumerOptions<K, V> {
      *         arrives), at least 1
      */
     public long maxBufferedBytes() {
-        return maxBufferedBytes > 0 ? maxBufferedBytes : Math.max(1L, 2L * config.fetchMaxBytes());
+        return OptionsParsing.maxBufferedBytes(state.config, state.maxBufferedBytes);
     }
 
     /**
@@ -750,7 +690,7 @@ public final class ConsumerOptions<K, V> {
      * @return the handler; {@link DeserializationErrorHandler#fail()} unless set
      */
     public DeserializationErrorHandler deserializationErrorHandler() {
-        return extras.deserializationErrorHandler();
+        return state.deserializationErrorHandler;
     }
 
     /**
@@ -770,31 +710,7 @@ public final class ConsumerOptions<K, V> {
      * @throws ConfigException          when subscribing to topics or a pattern without {@code group.id}
      */
     void checkConsumable() {
-        if (subscriptionType == SubscriptionType.NONE) {
-            throw new IllegalArgumentException("no subscription or assignment: call subscription(...) or assignment(...)");
-        }
-        if ((subscriptionType == SubscriptionType.TOPICS || subscriptionType == SubscriptionType.PATTERN)
-            && config.groupId().isEmpty()) {
-            throw new ConfigException(ConsumerConfigDef.GROUP_ID, null,
-                                      "a group id to subscribe to topics (subscription(...)); use assignment(...) to"
-                                      + " read partitions without a group");
-        }
-        // KIP-848: the broker evaluates the pattern with RE2J, whose syntax is not Java's (no look-around, no
-        // back-references, no flags): refuse here what the broker could not run the same way.
-        if (subscriptionType == SubscriptionType.PATTERN && config.groupProtocol() == GroupProtocol.CONSUMER) {
-            // flags() also reports inline flags such as (?i), which RE2J takes: only flags given to compile() are lost
-            if (pattern.flags() != Pattern.compile(pattern.pattern()).flags()) {
-                throw new ConfigException("subscription pattern", pattern.pattern(), "a pattern without Java flags "
-                        + "(flags " + pattern.flags() + " given): with group.protocol=consumer the broker evaluates it"
-                        + " as an RE2J regular expression (KIP-848); write flags inline, e.g. (?i)");
-            }
-            try {
-                com.google.re2j.Pattern.compile(pattern.pattern());
-            } catch (com.google.re2j.PatternSyntaxException e) {
-                throw new ConfigException("subscription pattern", pattern.pattern(), "a regular expression in RE2J "
-                        + "syntax: with group.protocol=consumer the broker evaluates it (KIP-848): " + e.getMessage(), e);
-            }
-        }
+        OptionsParsing.checkConsumable(state.config, state.subscriptionType, state.pattern);
     }
 
     /**
@@ -805,21 +721,21 @@ public final class ConsumerOptions<K, V> {
     @Override
     public String toString() {
         List<String> parts = new ArrayList<>();
-        parts.add("properties=" + ConsumerConfig.masked(properties));
-        parts.add("subscription=" + switch (subscriptionType) {
+        parts.add("properties=" + ConsumerConfig.masked(state.properties));
+        parts.add("subscription=" + switch (state.subscriptionType) {
             case NONE -> "none";
-            case TOPICS -> "topics" + topics;
-            case PATTERN -> "pattern(" + pattern + ")";
-            case ASSIGNMENT -> "partitions" + partitions;
+            case TOPICS -> "topics" + state.topics;
+            case PATTERN -> "pattern(" + state.pattern + ")";
+            case ASSIGNMENT -> "partitions" + state.partitions;
         });
-        parts.add("rebalanceListener=" + listener);
+        parts.add("rebalanceListener=" + state.listener);
         parts.add("maxBufferedBytes=" + maxBufferedBytes());
-        parts.add("deserializationErrorHandler=" + extras.deserializationErrorHandler());
-        if (extras.commitBatchSize() > 0) {
-            parts.add("commitBatchSize=" + extras.commitBatchSize());
+        parts.add("deserializationErrorHandler=" + state.deserializationErrorHandler);
+        if (state.commitBatchSize > 0) {
+            parts.add("commitBatchSize=" + state.commitBatchSize);
         }
-        if (extras.emitScheduler() != null) {
-            parts.add("emitScheduler=" + extras.emitScheduler());
+        if (state.emitScheduler != null) {
+            parts.add("emitScheduler=" + state.emitScheduler);
         }
         return "ConsumerOptions" + parts;
     }

@@ -222,12 +222,13 @@ public final class DrainRunner {
      * fetches, no fetch session: with one topic, listing every partition each time costs the broker little.
      */
     private static void drainRaw(DrainHarness.Spec spec, Tally tally) {
-        NetworkOptions defaults = NetworkOptions.defaults();
-        NetworkOptions options = new NetworkOptions("bench-raw", defaults.requestTimeoutMs(),
-                defaults.connectionSetupTimeoutMs(), defaults.reconnectBackoffMs(), defaults.reconnectBackoffMaxMs(),
-                defaults.maxFrameBytes(), defaults.sendBufferBytes(),
-                Integer.getInteger("bench.raw.receiveBufferBytes", defaults.receiveBufferBytes()),
-                defaults.clientSoftwareName(), defaults.clientSoftwareVersion());
+        Integer receiveBuffer = Integer.getInteger("bench.raw.receiveBufferBytes");
+        java.util.Map<String, Object> props = new java.util.HashMap<>(java.util.Map.of(
+                "bootstrap.servers", spec.servers(), "client.id", "bench-raw"));
+        if (receiveBuffer != null) {
+            props.put("receive.buffer.bytes", receiveBuffer);
+        }
+        NetworkOptions options = io.kflux.internal.ClientSettings.of(props).network();
         String[] hostPort = spec.servers().split(",")[0].split(":");
         BrokerConnection connection = BrokerConnection.connect(hostPort[0], Integer.parseInt(hostPort[1]), options)
                 .block(Duration.ofSeconds(30));

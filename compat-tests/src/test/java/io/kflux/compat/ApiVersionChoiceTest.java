@@ -72,7 +72,7 @@ class ApiVersionChoiceTest {
     void kfluxChoosesTheTabledVersionOfEveryApiItUses(EmbeddedKafkaCluster kafka) {
         String[] hostPort = kafka.address(1).split(":");
         BrokerConnection c = BrokerConnection.connect(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])),
-                NetworkOptions.defaults()).block(WAIT);
+                io.kflux.internal.ClientSettings.of(java.util.Map.of("bootstrap.servers", "localhost:9092", "client.id", "kflux")).network()).block(WAIT);
         try {
             Map<String, Integer> chosen = new LinkedHashMap<>();
             for (MessageSpec<?> spec : SPECS) {

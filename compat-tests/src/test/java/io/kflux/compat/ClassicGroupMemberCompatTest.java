@@ -38,7 +38,7 @@ class ClassicGroupMemberCompatTest {
 
     /** A member with its own connections, metadata and event loop, as a consumer session would have them. */
     static final class Member implements AutoCloseable {
-        final NodeConnections connections = new NodeConnections(NetworkOptions.defaults().withClientId("kflux-grp-test"));
+        final NodeConnections connections = new NodeConnections(io.kflux.internal.ClientSettings.of(java.util.Map.of("bootstrap.servers", "localhost:9092", "client.id", "kflux")).network().withClientId("kflux-grp-test"));
         final MetadataManager metadata;
         final SerialExecutor loop = new SerialExecutor(Throwable::printStackTrace);
         final List<String> events = new CopyOnWriteArrayList<>();

@@ -197,7 +197,7 @@ class ConsumerGroupProtocolTest {
             GroupKit.await("assigned", Duration.ofSeconds(30), () -> member.assignment().size() == 2);
             String[] hostPort = kafka.address(1).split(":");
             BrokerConnection c = BrokerConnection.connect(new InetSocketAddress(hostPort[0],
-                    Integer.parseInt(hostPort[1])), NetworkOptions.defaults()).block(Duration.ofSeconds(10));
+                    Integer.parseInt(hostPort[1])), io.kflux.internal.ClientSettings.of(java.util.Map.of("bootstrap.servers", "localhost:9092", "client.id", "kflux")).network()).block(Duration.ofSeconds(10));
             try {
                 ConsumerGroupDescribeResponse.DescribedGroup described = c.exchange(
                         new ConsumerGroupDescribeRequest(List.of(group), false)).block(Duration.ofSeconds(10))

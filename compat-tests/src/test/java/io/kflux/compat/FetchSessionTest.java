@@ -160,7 +160,7 @@ class FetchSessionTest {
 
         UUID topicId = topicId(kafka, topic);
         BrokerConnection raw = BrokerConnection.connect(kafka.address(kafka.nodeIds().get(0)).split(":")[0],
-                Integer.parseInt(kafka.address(kafka.nodeIds().get(0)).split(":")[1]), NetworkOptions.defaults())
+                Integer.parseInt(kafka.address(kafka.nodeIds().get(0)).split(":")[1]), io.kflux.internal.ClientSettings.of(java.util.Map.of("bootstrap.servers", "localhost:9092", "client.id", "kflux")).network())
                 .block(Duration.ofSeconds(30));
         try {
             // control: a session this test opens itself answers its next epoch

@@ -33,7 +33,7 @@ class NetworkCompatTest {
 
     @Test
     void negotiatesApiVersionsAndPipelinesRequests(EmbeddedKafkaCluster kafka) {
-        BrokerConnection c = BrokerConnection.connect(address(kafka, 1), NetworkOptions.defaults()).block(WAIT);
+        BrokerConnection c = BrokerConnection.connect(address(kafka, 1), io.kflux.internal.ClientSettings.of(java.util.Map.of("bootstrap.servers", "localhost:9092", "client.id", "kflux")).network()).block(WAIT);
         try {
             // the version used: the broker may offer more (4.4 offers ApiVersions v5), kflux speaks up to its own highest
             assertThat(c.version(ApiVersionsRequest.SPEC)).isEqualTo(ApiVersionsRequest.SPEC.highestVersion());
@@ -59,7 +59,7 @@ class NetworkCompatTest {
 
     @Test
     void aFrozenBrokerTimesRequestsOutAndANewConnectionWorksOnceItThaws(EmbeddedKafkaCluster kafka) {
-        NodeConnections connections = new NodeConnections(NetworkOptions.defaults()
+        NodeConnections connections = new NodeConnections(io.kflux.internal.ClientSettings.of(java.util.Map.of("bootstrap.servers", "localhost:9092", "client.id", "kflux")).network()
                 .withRequestTimeoutMs(1_000).withReconnectBackoff(50, 200));
         InetSocketAddress address = address(kafka, 1);
         try {

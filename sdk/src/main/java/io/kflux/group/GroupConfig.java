@@ -1,7 +1,6 @@
 package io.kflux.group;
 
 import io.kflux.group.assignor.PartitionAssignor;
-import io.kflux.protocol.consumer.ConsumerProtocolSubscription;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -68,21 +67,6 @@ public record GroupConfig(String groupId, String groupInstanceId, int sessionTim
             throw new IllegalArgumentException("assignor names must be distinct: "
                     + assignors.stream().map(PartitionAssignor::name).toList());
         }
-    }
-
-    /**
-     * A configuration with the official consumer's defaults (session 45 s, heartbeat 3 s, max poll interval 5 min,
-     * retry backoff 100 ms .. 1 s, request timeout 30 s, metadata max age 5 min, no rack, internal topics excluded,
-     * protocol type "consumer"), for tests and examples.
-     *
-     * @param groupId         the group
-     * @param groupInstanceId static identity or null
-     * @param assignors       assignors in preference order
-     * @return the configuration
-     */
-    public static GroupConfig defaults(String groupId, String groupInstanceId, List<PartitionAssignor> assignors) {
-        return new GroupConfig(groupId, groupInstanceId, 45_000, 3_000, 300_000, 100, 1_000, 30_000, null,
-                true, ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
     }
 
     /** {@code group.instance.id}, empty for a dynamic member. */

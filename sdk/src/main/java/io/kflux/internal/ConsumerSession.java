@@ -12,12 +12,9 @@ import io.kflux.group.ConsumerGroupConfig;
 import io.kflux.group.ConsumerGroupMember;
 import io.kflux.group.GroupMember;
 import io.kflux.group.GroupConfig;
-import io.kflux.group.assignor.Assignors;
-import io.kflux.group.assignor.PartitionAssignor;
 import io.kflux.internal.config.OptionsAccess;
 import io.kflux.internal.config.ConsumerConfig;
 import io.kflux.internal.config.GroupProtocol;
-import io.kflux.protocol.consumer.ConsumerProtocolSubscription;
 import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.FetchSink;
 import io.kflux.fetch.Fetcher;
@@ -126,7 +123,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         fetcher.metrics(consumer.metrics());
         emitter.metrics(consumer.metrics());
         emitter.tracing(consumer.tracing());
-        this.authenticationFailures = resources.connections().onAuthenticationFailure(e -> loop.execute(() -> fail(e)));
+        this.authenticationFailures = resources.connections().onFatalFailure(e -> loop.execute(() -> fail(e)));
     }
 
     RecordEmitter<K, V> emitter() {
@@ -229,18 +226,11 @@ final class ConsumerSession<K, V> implements FetchSink {
                 consumer.commits(), Duration.ofMillis(c.maxPollIntervalMs()),
                 Duration.ofMillis(settings.defaultApiTimeoutMs()));
         if (c.groupProtocol() == GroupProtocol.CONSUMER) {
-            ConsumerGroupConfig config = new ConsumerGroupConfig(settings.groupId(), c.groupInstanceId().orElse(null),
-                    c.clientRack(), c.groupRemoteAssignor().orElse(null), c.maxPollIntervalMs(), c.retryBackoffMs(),
-                    c.retryBackoffMaxMs(), c.requestTimeoutMs(), c.sessionTimeoutMs());
+            ConsumerGroupConfig config = settings.consumerGroup();
             member = new ConsumerGroupMember(config, resources.connections(), resources.metadata(),
                     resources.coordinator(), loop, handler);
         } else {
-            List<PartitionAssignor> assignors = Assignors.forNames(c.partitionAssignmentStrategies(),
-                    Thread.currentThread().getContextClassLoader());
-            GroupConfig config = new GroupConfig(settings.groupId(), c.groupInstanceId().orElse(null),
-                    c.sessionTimeoutMs(), c.heartbeatIntervalMs(), c.maxPollIntervalMs(), c.retryBackoffMs(),
-                    c.retryBackoffMaxMs(), c.requestTimeoutMs(), c.clientRack(), c.excludeInternalTopics(),
-                    ConsumerProtocolSubscription.PROTOCOL_TYPE, assignors);
+            GroupConfig config = settings.classicGroup();
             member = new ClassicGroupMember(config, resources.connections(), resources.metadata(),
                     resources.coordinator(), loop, handler);
         }
@@ -296,7 +286,8 @@ final class ConsumerSession<K, V> implements FetchSink {
         partitions.forEach(tp -> topics.add(tp.topic()));
         resources.metadata().interest(topics, false);
         Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
-        resources.metadata().refresh()
+        // defer: refresh() returns a cached Mono that replays its error, so a retry must ask for a new refresh
+        Mono.defer(() -> resources.metadata().refresh())
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(settings.reconnectBackoffMs()))
                         .maxBackoff(Duration.ofMillis(Math.max(settings.reconnectBackoffMs(), settings.reconnectBackoffMaxMs())))
                         .doBeforeRetry(s -> log.debug("bootstrap metadata failed ({}), retrying", s.failure().toString())))

@@ -117,7 +117,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         extras.put("(ConsumerOptions) withCommitBatchSize", options.commitBatchSize());
         extras.put("(ConsumerOptions) withDeserializationErrorHandler",
                 options.deserializationErrorHandler().getClass().getName());
-        String described = EffectiveConfig.describe(OptionsAccess.config(options), settings.clientId(), extras);
+        String described = EffectiveConfig.describe(OptionsAccess.config(options), settings.clientId(),
+                options.keyDeserializer(), options.valueDeserializer(), extras);
         settings.logContext().run(() -> log.info(described));
     }
 

@@ -31,35 +31,24 @@ import java.util.regex.Pattern;
  *                               flight for this long is closed (reopened on next use, without backoff);
  *                               negative keeps connections open
  * @param dnsLookup              {@code client.dns.lookup}; not null
+ * @param config                 the parsed configuration, for the properties this layer reads by name
+ *                               ({@code config.value(name, type)}, DESIGN.md "Adding a property"); not null
+ * <p>All of it is built in one place, {@code internal.ClientSettings}, from the configuration: defaults and the
+ * checks that name a property live in the property definitions, not here.
  * <p>The canonical constructor throws {@code IllegalArgumentException} when a value is out of range.
  */
 public record NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
                              long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
                              int sendBufferBytes, int receiveBufferBytes, String clientSoftwareName,
                              String clientSoftwareVersion, ConnectionSecurity security,
-                             long connectionSetupTimeoutMaxMs, long connectionsMaxIdleMs, DnsLookup dnsLookup) {
+                             long connectionSetupTimeoutMaxMs, long connectionsMaxIdleMs, DnsLookup dnsLookup,
+                             io.kflux.util.ConfigValues config) {
 
-    /** The official consumer's default {@code request.timeout.ms}. */
-    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-    /** The official client's default {@code socket.connection.setup.timeout.ms}. */
-    public static final long DEFAULT_CONNECTION_SETUP_TIMEOUT_MS = 10_000;
-    /** The official client's default {@code socket.connection.setup.timeout.max.ms}. */
-    public static final long DEFAULT_CONNECTION_SETUP_TIMEOUT_MAX_MS = 30_000;
-    /** The official consumer's default {@code connections.max.idle.ms} (9 minutes). */
-    public static final long DEFAULT_CONNECTIONS_MAX_IDLE_MS = 540_000;
-    /** The official client's default {@code reconnect.backoff.ms}. */
-    public static final long DEFAULT_RECONNECT_BACKOFF_MS = 50;
-    /** The official client's default {@code reconnect.backoff.max.ms}. */
-    public static final long DEFAULT_RECONNECT_BACKOFF_MAX_MS = 1_000;
     /**
      * 128 MiB: well above {@code fetch.max.bytes} (50 MiB by default) plus response overhead, while
      * still refusing the absurd sizes that a non-Kafka peer (e.g. a TLS or HTTP server) produces.
      */
     public static final int DEFAULT_MAX_FRAME_BYTES = 128 * 1024 * 1024;
-    /** The official consumer's default {@code send.buffer.bytes}. */
-    public static final int DEFAULT_SEND_BUFFER_BYTES = 128 * 1024;
-    /** The official consumer's default {@code receive.buffer.bytes}. */
-    public static final int DEFAULT_RECEIVE_BUFFER_BYTES = 64 * 1024;
     // The broker's own check for KIP-511 names (an invalid one gets INVALID_REQUEST). Before SOFTWARE_VERSION,
     // whose initialiser uses it.
     private static final Pattern SOFTWARE_PATTERN = Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
@@ -76,6 +65,7 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
         Objects.requireNonNull(clientId, "clientId");
         Objects.requireNonNull(security, "security");
         Objects.requireNonNull(dnsLookup, "dnsLookup");
+        Objects.requireNonNull(config, "config");
         if (clientId.length() > Short.MAX_VALUE) {
             throw new IllegalArgumentException("clientId is longer than " + Short.MAX_VALUE);
         }
@@ -108,61 +98,33 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
         checkSoftware("clientSoftwareVersion", clientSoftwareVersion);
     }
 
-    /** Options for plain TCP connections (no TLS, no SASL). */
-    public NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
-                          long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
-                          int sendBufferBytes, int receiveBufferBytes, String clientSoftwareName,
-                          String clientSoftwareVersion) {
-        this(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
-                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion,
-                ConnectionSecurity.PLAINTEXT);
-    }
-
-    /** Options with the official defaults for the setup timeout cap, idle connections and DNS lookup. */
-    public NetworkOptions(String clientId, long requestTimeoutMs, long connectionSetupTimeoutMs,
-                          long reconnectBackoffMs, long reconnectBackoffMaxMs, int maxFrameBytes,
-                          int sendBufferBytes, int receiveBufferBytes, String clientSoftwareName,
-                          String clientSoftwareVersion, ConnectionSecurity security) {
-        this(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
-                maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security,
-                Math.max(connectionSetupTimeoutMs, DEFAULT_CONNECTION_SETUP_TIMEOUT_MAX_MS),
-                DEFAULT_CONNECTIONS_MAX_IDLE_MS, DnsLookup.USE_ALL_DNS_IPS);
-    }
-
-    /** The official client's defaults, with client id "kflux". */
-    public static NetworkOptions defaults() {
-        return new NetworkOptions("kflux", DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_CONNECTION_SETUP_TIMEOUT_MS,
-                DEFAULT_RECONNECT_BACKOFF_MS, DEFAULT_RECONNECT_BACKOFF_MAX_MS, DEFAULT_MAX_FRAME_BYTES,
-                DEFAULT_SEND_BUFFER_BYTES, DEFAULT_RECEIVE_BUFFER_BYTES, SOFTWARE_NAME, SOFTWARE_VERSION);
-    }
-
     /** A copy with another {@code client.id}. */
     public NetworkOptions withClientId(String id) {
         return new NetworkOptions(id, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
                 clientSoftwareVersion, security,
-                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup, config);
     }
 
     /** A copy with another {@code request.timeout.ms}, in milliseconds. */
     public NetworkOptions withRequestTimeoutMs(long ms) {
         return new NetworkOptions(clientId, ms, connectionSetupTimeoutMs, reconnectBackoffMs, reconnectBackoffMaxMs,
                 maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security,
-                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup, config);
     }
 
     /** A copy with another {@code socket.connection.setup.timeout.ms}, in milliseconds. */
     public NetworkOptions withConnectionSetupTimeoutMs(long ms) {
         return new NetworkOptions(clientId, requestTimeoutMs, ms, reconnectBackoffMs, reconnectBackoffMaxMs,
                 maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security,
-                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup, config);
     }
 
     /** A copy with another reconnect backoff range, in milliseconds. */
     public NetworkOptions withReconnectBackoff(long backoffMs, long backoffMaxMs) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, backoffMs, backoffMaxMs,
                 maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName, clientSoftwareVersion, security,
-                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup, config);
     }
 
     /** A copy with another response frame limit, in bytes. */
@@ -170,7 +132,7 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, bytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
                 clientSoftwareVersion, security,
-                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup, config);
     }
 
     /** A copy with other TLS and SASL settings. */
@@ -178,7 +140,7 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
                 clientSoftwareVersion, connectionSecurity,
-                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+                connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup, config);
     }
 
     /**
@@ -188,28 +150,28 @@ public record NetworkOptions(String clientId, long requestTimeoutMs, long connec
     public NetworkOptions withSocketBuffers(int sendBytes, int receiveBytes) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBytes, receiveBytes, clientSoftwareName,
-                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup);
+                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, dnsLookup, config);
     }
 
     /** A copy with another {@code socket.connection.setup.timeout.max.ms}, in milliseconds. */
     public NetworkOptions withConnectionSetupTimeoutMaxMs(long ms) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
-                clientSoftwareVersion, security, ms, connectionsMaxIdleMs, dnsLookup);
+                clientSoftwareVersion, security, ms, connectionsMaxIdleMs, dnsLookup, config);
     }
 
     /** A copy with another {@code connections.max.idle.ms}, in milliseconds (negative: never closed). */
     public NetworkOptions withConnectionsMaxIdleMs(long ms) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
-                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, ms, dnsLookup);
+                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, ms, dnsLookup, config);
     }
 
     /** A copy with another {@code client.dns.lookup}. */
     public NetworkOptions withDnsLookup(DnsLookup lookup) {
         return new NetworkOptions(clientId, requestTimeoutMs, connectionSetupTimeoutMs, reconnectBackoffMs,
                 reconnectBackoffMaxMs, maxFrameBytes, sendBufferBytes, receiveBufferBytes, clientSoftwareName,
-                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, lookup);
+                clientSoftwareVersion, security, connectionSetupTimeoutMaxMs, connectionsMaxIdleMs, lookup, config);
     }
 
     private static void checkSoftware(String name, String value) {

@@ -1,11 +1,14 @@
 package io.kflux.network;
 
 import io.kflux.AuthenticationException;
+import io.kflux.ConfigException;
+import io.kflux.KafkaFluxException;
 import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.LogContext;
 
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -28,10 +31,15 @@ import reactor.netty.resources.LoopResources;
  * to {@code reconnect.backoff.max.ms}, +/-20% jitter; a successful connect resets it. A caller
  * asking during the backoff gets a Mono that waits it out rather than an immediate error.
  *
- * <p><b>Authentication failures</b> ({@link AuthenticationException}, including
- * {@link io.kflux.SslAuthenticationException}) are not retriable: besides failing the caller's Mono, each is
- * told to every {@link #onAuthenticationFailure listener}, so the consumer ends at once whichever of its
+ * <p><b>Fatal failures</b>, those no retry mends (an {@link AuthenticationException}, including
+ * {@link io.kflux.SslAuthenticationException}), are not retriable: besides failing the caller's Mono, each is
+ * told to every {@link #onFatalFailure listener}, so the consumer ends at once whichever of its
  * loops (metadata, fetch, group, commit) happened to connect, instead of each retrying on its own.
+ *
+ * <p><b>Bootstrap names that never resolve.</b> Until a bootstrap connection first succeeds, an attempt in which no
+ * name of the list resolves fails for good once {@code bootstrap.resolve.timeout.ms} (KIP-909) has passed since the
+ * first attempt (at once with its default, 0): with a {@link ConfigException} naming it, told to the fatal-failure
+ * listeners, and returned by every later {@link #bootstrap} (the official client's failure is permanent too).
  *
  * <p><b>Names</b> are resolved at every connect ({@link DnsLookup}); with {@code use_all_dns_ips} each address
  * of a name is tried in turn. The setup timeout grows per consecutive failure to a destination
@@ -57,7 +65,15 @@ public final class NodeConnections {
             new AtomicInteger(java.util.concurrent.ThreadLocalRandom.current().nextInt(Integer.MAX_VALUE));
     private final ConnectFailureLog failureLog;
     private final AddressResolver resolver;
-    private final List<Consumer<AuthenticationException>> authenticationListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<? super KafkaFluxException>> fatalListeners = new CopyOnWriteArrayList<>();
+    /** {@code bootstrap.resolve.timeout.ms}, in ms (see the class comment). */
+    private final long bootstrapResolveTimeoutMs;
+    /** {@link System#nanoTime()} of the first bootstrap attempt; 0 before it. */
+    private volatile long firstBootstrapNanos;
+    /** Set by the first bootstrap connection that succeeds: the resolve deadline is for starting only. */
+    private volatile boolean bootstrapped;
+    /** The failure of a bootstrap whose names did not resolve in time, for good; null until then. */
+    private volatile ConfigException unresolvedBootstrap;
     private volatile boolean closed;
 
     /**
@@ -110,6 +126,7 @@ public final class NodeConnections {
         this.backoff = new Backoff(options.reconnectBackoffMs(), options.reconnectBackoffMaxMs());
         this.setupTimeouts = new Backoff(options.connectionSetupTimeoutMs(), options.connectionSetupTimeoutMaxMs());
         this.bootstrap = new ConnectionSlot("the bootstrap servers", backoff);
+        this.bootstrapResolveTimeoutMs = options.config().value("bootstrap.resolve.timeout.ms", Long.class);
     }
 
     /**
@@ -172,14 +189,18 @@ public final class NodeConnections {
     }
 
     /**
-     * Tells {@code listener} of every authentication failure of a connect, from the thread that saw it.
+     * Tells {@code listener} of every fatal failure of a connect (see the class comment), from the thread that saw it.
      *
      * @return disposing it removes the listener
      */
-    public Disposable onAuthenticationFailure(Consumer<AuthenticationException> listener) {
+    public Disposable onFatalFailure(Consumer<? super KafkaFluxException> listener) {
         Objects.requireNonNull(listener, "listener");
-        authenticationListeners.add(listener);
-        return () -> authenticationListeners.remove(listener);
+        fatalListeners.add(listener);
+        return () -> fatalListeners.remove(listener);
+    }
+
+    private void fatal(KafkaFluxException e) {
+        fatalListeners.forEach(l -> l.accept(e));
     }
 
     /**
@@ -196,8 +217,16 @@ public final class NodeConnections {
         if (list.isEmpty()) {
             throw new IllegalArgumentException("no bootstrap addresses");
         }
-        return Mono.defer(() -> checkOpen(bootstrap).get(list, failures -> bootstrapAddresses(list)
-                .flatMap(expanded -> connectAny(expanded, failures))));
+        return Mono.defer(() -> {
+            if (unresolvedBootstrap != null) {
+                return Mono.error(unresolvedBootstrap);
+            }
+            if (firstBootstrapNanos == 0) {
+                firstBootstrapNanos = System.nanoTime();
+            }
+            return checkOpen(bootstrap).get(list, failures -> bootstrapAddresses(list)
+                    .flatMap(expanded -> connectAny(expanded, failures)));
+        });
     }
 
     /**
@@ -235,7 +264,10 @@ public final class NodeConnections {
                     int index = (start + i) % n;
                     // the official client numbers bootstrap servers -1, -2, ... in metrics
                     return reported("bootstrap server", -1 - index, list.get(index), failures)
-                            .doOnNext(c -> bootstrapStart.set(index))
+                            .doOnNext(c -> {
+                                bootstrapStart.set(index);
+                                bootstrapped = true;
+                            })
                             .onErrorResume(e -> {
                                 errors.add(e);
                                 return Mono.empty();
@@ -249,11 +281,35 @@ public final class NodeConnections {
                             return auth;
                         }
                     }
+                    ConfigException unresolved = unresolvedPastDeadline(list, errors);
+                    if (unresolved != null) {
+                        return unresolved;
+                    }
                     ConnectionFailedException e = new ConnectionFailedException(null,
                             "could not connect to any bootstrap server of " + io.kflux.util.HostPort.of(list), null);
                     errors.forEach(e::addSuppressed);
                     return e;
                 }));
+    }
+
+    /**
+     * The failure for good of a bootstrap attempt in which no name resolved, once {@code bootstrap.resolve.timeout.ms}
+     * has passed since the first attempt (told to the fatal-failure listeners); null when the attempt is one to retry.
+     */
+    private ConfigException unresolvedPastDeadline(List<InetSocketAddress> list, List<Throwable> errors) {
+        boolean noneResolved = errors.size() == list.size()
+                && errors.stream().allMatch(e -> e.getCause() instanceof UnknownHostException);
+        long elapsedMs = (System.nanoTime() - firstBootstrapNanos) / 1_000_000;
+        if (bootstrapped || !noneResolved || elapsedMs < bootstrapResolveTimeoutMs) {
+            return null;
+        }
+        ConfigException e = new ConfigException("bootstrap.servers", io.kflux.util.HostPort.of(list),
+                "at least one host name that resolves within bootstrap.resolve.timeout.ms (" + bootstrapResolveTimeoutMs
+                + " ms); none did in " + elapsedMs + " ms (client.dns.lookup=" + options.dnsLookup().configValue() + ")");
+        errors.forEach(e::addSuppressed);
+        unresolvedBootstrap = e;
+        fatal(e);
+        return e;
     }
 
     /**
@@ -272,7 +328,7 @@ public final class NodeConnections {
                     return targets.size() == 1 ? BrokerConnection.connect(targets.get(0), attempt, loops, metrics, nodeId)
                             : connectFirst(address, targets, attempt, nodeId);
                 })
-                .doOnError(AuthenticationException.class, e -> authenticationListeners.forEach(l -> l.accept(e)))
+                .doOnError(AuthenticationException.class, this::fatal)
                 .doOnNext(c -> failureLog.connected(destination, address))
                 .doOnError(e -> {
                     if (!closed) {

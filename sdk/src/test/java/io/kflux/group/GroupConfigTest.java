@@ -22,16 +22,6 @@ class GroupConfigTest {
     }
 
     @Test
-    void defaultsAreTheOfficialOnes() {
-        GroupConfig c = GroupConfig.defaults("g", "i", List.of(EAGER));
-        assertThat(c.sessionTimeoutMs()).isEqualTo(45_000);
-        assertThat(c.heartbeatIntervalMs()).isEqualTo(3_000);
-        assertThat(c.maxPollIntervalMs()).isEqualTo(300_000);
-        assertThat(c.instanceId()).contains("i");
-        assertThat(c.rackOrNull()).isNull();
-    }
-
-    @Test
     void invalidValuesAreRejected() {
         assertThatThrownBy(() -> config(10_000, 10_000, List.of(EAGER))).hasMessageContaining("heartbeatIntervalMs");
         assertThatThrownBy(() -> config(0, 10, List.of(EAGER))).hasMessageContaining("sessionTimeoutMs");

@@ -39,7 +39,7 @@ import reactor.test.StepVerifier;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BrokerConnectionTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final NetworkOptions OPTIONS = NetworkOptions.defaults()
+    private static final NetworkOptions OPTIONS = TestNetworkOptions.defaults()
             .withClientId("net-test")
             .withRequestTimeoutMs(5_000)
             .withConnectionSetupTimeoutMs(3_000);
@@ -455,11 +455,12 @@ class BrokerConnectionTest {
 
     @Test
     void optionsAreValidated() {
-        NetworkOptions d = NetworkOptions.defaults();
+        NetworkOptions d = TestNetworkOptions.defaults();
         assertThatThrownBy(() -> d.withRequestTimeoutMs(0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> d.withReconnectBackoff(100, 50)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> d.withMaxFrameBytes(0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new NetworkOptions("c", 1, 1, 0, 0, 1, -1, -1, "bad name", "1"))
+        assertThatThrownBy(() -> new NetworkOptions("c", 1, 1, 0, 0, 1, -1, -1, "bad name", "1",
+                ConnectionSecurity.PLAINTEXT, 1, -1, DnsLookup.USE_ALL_DNS_IPS, d.config()))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(d.requestTimeoutMs()).isEqualTo(30_000);
         assertThat(d.clientSoftwareName()).isEqualTo("kflux");

@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ConnectionSettingsTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final NetworkOptions OPTIONS = NetworkOptions.defaults()
+    private static final NetworkOptions OPTIONS = TestNetworkOptions.defaults()
             .withRequestTimeoutMs(5_000)
             .withConnectionSetupTimeoutMs(3_000)
             .withReconnectBackoff(2_000, 4_000);

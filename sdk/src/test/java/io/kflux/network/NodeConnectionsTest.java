@@ -24,7 +24,7 @@ import reactor.core.scheduler.Schedulers;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NodeConnectionsTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final NetworkOptions OPTIONS = NetworkOptions.defaults()
+    private static final NetworkOptions OPTIONS = TestNetworkOptions.defaults()
             .withRequestTimeoutMs(5_000)
             .withConnectionSetupTimeoutMs(3_000)
             .withReconnectBackoff(100, 800);

@@ -64,7 +64,7 @@ class SaslConnectionTest {
     }
 
     private BrokerConnection connect() {
-        NetworkOptions options = NetworkOptions.defaults().withRequestTimeoutMs(5_000)
+        NetworkOptions options = TestNetworkOptions.defaults().withRequestTimeoutMs(5_000)
                 .withSecurity(new ConnectionSecurity(null, ONE_TOKEN));
         connection = BrokerConnection.connect("127.0.0.1", broker.port(), options).block(Duration.ofSeconds(10));
         return connection;
@@ -86,7 +86,7 @@ class SaslConnectionTest {
         broker.on(ApiKey.SASL_AUTHENTICATE, ex -> ex.respond(SaslAuthenticateResponse.SPEC,
                 new SaslAuthenticateResponse((short) 58, "Authentication failed: Invalid username or password",
                         new byte[0], 0L)));
-        Throwable error = BrokerConnection.connect("127.0.0.1", broker.port(), NetworkOptions.defaults()
+        Throwable error = BrokerConnection.connect("127.0.0.1", broker.port(), TestNetworkOptions.defaults()
                         .withSecurity(new ConnectionSecurity(null, ONE_TOKEN)))
                 .then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(Duration.ofSeconds(10));
         assertThat(error).isExactlyInstanceOf(AuthenticationException.class)
@@ -98,7 +98,7 @@ class SaslConnectionTest {
     void aMechanismTheBrokerDoesNotEnableIsAnAuthenticationError() {
         broker.on(ApiKey.SASL_HANDSHAKE, ex -> ex.respond(SaslHandshakeResponse.SPEC,
                 new SaslHandshakeResponse((short) 33, List.of("PLAIN"))));
-        Throwable error = BrokerConnection.connect("127.0.0.1", broker.port(), NetworkOptions.defaults()
+        Throwable error = BrokerConnection.connect("127.0.0.1", broker.port(), TestNetworkOptions.defaults()
                         .withSecurity(new ConnectionSecurity(null, ONE_TOKEN)))
                 .then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(Duration.ofSeconds(10));
         assertThat(error).isExactlyInstanceOf(AuthenticationException.class)

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 class TopicIdVersionTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final NetworkOptions OPTIONS = NetworkOptions.defaults().withClientId("ids-test")
+    private static final NetworkOptions OPTIONS = TestNetworkOptions.defaults().withClientId("ids-test")
             .withRequestTimeoutMs(5_000).withConnectionSetupTimeoutMs(3_000);
     private static final UUID ID = UUID.fromString("0f3c1c2e-5d2a-4a8e-9b1f-6a7c8d9e0f10");
 

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * honoured key, each with its Javadoc (unit, range, meaning). New keys go through {@link #value(String, Class)}
  * instead of a getter, so it stops growing.
  */
-public final class ConsumerConfig {
+public final class ConsumerConfig implements io.kflux.util.ConfigValues {
 
     /** Assignor names of the classic protocol that kflux implements, as sent in JoinGroup. */
     public static final List<String> BUILT_IN_ASSIGNORS = List.of("range", "roundrobin", "sticky", "cooperative-sticky");
@@ -194,6 +194,7 @@ public final class ConsumerConfig {
      * @return the value in effect (the default when not set), possibly {@code null} where the default is null
      * @throws IllegalArgumentException when no property of that name is defined, or it has another Java type
      */
+    @Override
     public <T> T value(String name, Class<T> javaType) {
         ConfigKey key = ConsumerConfigDef.DEF.keys().get(name);
         if (key == null) {

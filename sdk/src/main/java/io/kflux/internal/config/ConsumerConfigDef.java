@@ -18,6 +18,8 @@ public final class ConsumerConfigDef {
 
     /** {@value}. */
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    /** {@value} (KIP-909). */
+    public static final String BOOTSTRAP_RESOLVE_TIMEOUT_MS = "bootstrap.resolve.timeout.ms";
     /** {@value}. */
     public static final String CLIENT_DNS_LOOKUP = "client.dns.lookup";
     /** {@value}. */
@@ -149,17 +151,21 @@ public final class ConsumerConfigDef {
         d.define(new ConfigKey(BOOTSTRAP_SERVERS, ConfigType.LIST, null, true, ConsumerConfig.BOOTSTRAP_VALIDATOR,
             "Brokers (host:port, comma-separated) contacted first to discover the cluster; any subset will do.",
             HONOURED));
+        h(d, BOOTSTRAP_RESOLVE_TIMEOUT_MS, ConfigType.LONG, 0L, Validator.atLeast(0),
+          "How long, in ms, the first bootstrap goes on while no bootstrap.servers name resolves; then the consumer ends "
+          + "with a ConfigException naming it. 0 fails the first attempt in which none resolves (KIP-909).");
         h(d, CLIENT_DNS_LOOKUP, ConfigType.STRING, "use_all_dns_ips",
           Validator.oneOf("use_all_dns_ips", "resolve_canonical_bootstrap_servers_only"),
           "How host names are resolved: try every address of a name, or first canonicalise bootstrap names.");
-        h(d, CLIENT_ID, ConfigType.STRING, "", null,
+        h(d, CLIENT_ID, ConfigType.STRING, "", Validator.of("a string of at most " + Short.MAX_VALUE
+                + " characters (a request header's string)", v -> ((String) v).length() <= Short.MAX_VALUE),
           "Name sent with every request for broker logs and quotas; empty generates consumer-<group.id>-<n>, as the official client.");
         h(d, CLIENT_RACK, ConfigType.STRING, "", null,
           "Rack of this client, sent in Fetch so a broker may direct it to a nearby replica (KIP-392).");
         h(d, SECURITY_PROTOCOL, ConfigType.STRING, "PLAINTEXT",
           Validator.oneOfIgnoreCase("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"),
           "Transport security: PLAINTEXT, SSL (TLS), SASL_PLAINTEXT or SASL_SSL.");
-        h(d, REQUEST_TIMEOUT_MS, ConfigType.INT, 30000, Validator.atLeast(0),
+        h(d, REQUEST_TIMEOUT_MS, ConfigType.INT, 30000, Validator.atLeast(1),
           "Longest wait for the answer to one request, in ms, before it fails and the connection is dropped.");
         h(d, DEFAULT_API_TIMEOUT_MS, ConfigType.INT, 60000, Validator.atLeast(0),
           "Time budget, in ms, of commit, committed, offsetsForTimes and seeks to beginning/end, retries included.");
@@ -171,17 +177,17 @@ public final class ConsumerConfigDef {
           "First wait, in ms, before reconnecting to a broker; grows per failure up to reconnect.backoff.max.ms.");
         h(d, RECONNECT_BACKOFF_MAX_MS, ConfigType.LONG, 1000L, Validator.atLeast(0),
           "Upper bound, in ms, of the growing wait between reconnection attempts to one broker.");
-        h(d, SOCKET_CONNECTION_SETUP_TIMEOUT_MS, ConfigType.LONG, 10000L, Validator.atLeast(0),
+        h(d, SOCKET_CONNECTION_SETUP_TIMEOUT_MS, ConfigType.LONG, 10000L, Validator.between(1, Integer.MAX_VALUE),
           "Longest wait, in ms, for a TCP connection to be established; grows per failure up to the max.");
-        h(d, SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS, ConfigType.LONG, 30000L, Validator.atLeast(0),
+        h(d, SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS, ConfigType.LONG, 30000L, Validator.between(0, Integer.MAX_VALUE),
           "Upper bound, in ms, of the growing connection setup timeout.");
         h(d, CONNECTIONS_MAX_IDLE_MS, ConfigType.LONG, 540000L, null,
           "Connections unused for this long, in ms, are closed; a negative value keeps them open.");
         h(d, METADATA_MAX_AGE_MS, ConfigType.LONG, 300000L, Validator.atLeast(0),
           "Cluster metadata is refreshed at least this often, in ms, even without errors.");
-        h(d, RECEIVE_BUFFER_BYTES, ConfigType.INT, 65536, Validator.atLeast(-1),
+        h(d, RECEIVE_BUFFER_BYTES, ConfigType.INT, 65536, Validator.osDefaultOrPositive(),
           "TCP receive buffer size (SO_RCVBUF) in bytes; -1 leaves the operating system default.");
-        h(d, SEND_BUFFER_BYTES, ConfigType.INT, 131072, Validator.atLeast(-1),
+        h(d, SEND_BUFFER_BYTES, ConfigType.INT, 131072, Validator.osDefaultOrPositive(),
           "TCP send buffer size (SO_SNDBUF) in bytes; -1 leaves the operating system default.");
 
         // --- group membership

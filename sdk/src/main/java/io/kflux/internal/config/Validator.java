@@ -90,4 +90,30 @@ public interface Validator {
     static Validator nonEmpty() {
         return of("a non-empty string", v -> !((String) v).isEmpty());
     }
+
+    /**
+     * Accepts numbers from {@code min} to {@code max}, both included.
+     *
+     * @param min the smallest accepted value
+     * @param max the largest accepted value
+     * @return the validator
+     */
+    static Validator between(long min, long max) {
+        return of("a value from " + min + " to " + max, v -> {
+            long n = ((Number) v).longValue();
+            return n >= min && n <= max;
+        });
+    }
+
+    /**
+     * Accepts -1 (leave the operating system's default) or a size of at least 1, as socket buffer sizes.
+     *
+     * @return the validator
+     */
+    static Validator osDefaultOrPositive() {
+        return of("-1 (the operating system default) or a size >= 1", v -> {
+            long n = ((Number) v).longValue();
+            return n == -1 || n >= 1;
+        });
+    }
 }

@@ -2,6 +2,10 @@ package io.kflux.internal.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kflux.Deserializer;
+import io.kflux.Deserializers;
+import io.kflux.Headers;
+import io.kflux.PropertyDescription;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +29,8 @@ class EffectiveConfigTest {
         props.put("sasl.oauthbearer.client.credentials.client.secret", "s3cr3t-client");
         props.put("sasl.oauthbearer.token.endpoint.url", "https://svc:s3cr3t-url@idp.example/token");
         ConsumerConfig config = ConsumerConfig.parse(props);
-        String dump = EffectiveConfig.describe(config, config.generateClientId(), Map.of("(ConsumerOptions) withCommitBatchSize", 0));
+        String dump = EffectiveConfig.describe(config, config.generateClientId(), Deserializers.string(),
+                new OrderDeserializer(), Map.of("(ConsumerOptions) withCommitBatchSize", 0));
 
         assertThat(dump).startsWith("ConsumerConfig values:\n\t");
         SECRETS.forEach(secret -> assertThat(dump).doesNotContain(secret));
@@ -38,10 +43,42 @@ class EffectiveConfigTest {
         // the generated client id, not the empty default
         assertThat(dump).containsPattern("\n\tclient\\.id = consumer-orders-\\d+");
         assertThat(dump).contains("\n\tssl.keystore.location = null");
-        // one line per defined property, sorted
+        // one line per property in effect, sorted; none that kflux ignores
+        List<String> inEffect = ConsumerConfigDef.DEF.keys().values().stream()
+                .filter(k -> k.support() != PropertyDescription.Support.IGNORED).map(ConfigKey::name).toList();
         List<String> names = dump.lines().skip(1).map(l -> l.substring(1, l.indexOf(" = "))).toList();
-        assertThat(names.subList(0, ConsumerConfigDef.DEF.keys().size())).isSorted()
-                .containsExactlyInAnyOrderElementsOf(ConsumerConfigDef.DEF.keys().keySet());
+        assertThat(names.subList(0, inEffect.size())).isSorted().containsExactlyInAnyOrderElementsOf(inEffect);
+        assertThat(dump).doesNotContain("enable.metrics.push", "metric.reporters",
+                EffectiveConfig.IGNORED_HEADING);
+    }
+
+    /** A deserializer of the application's own, passed as an object. */
+    static final class OrderDeserializer implements Deserializer<String> {
+        @Override
+        public String deserialize(String topic, Headers headers, java.nio.ByteBuffer data) {
+            return data == null ? null : java.nio.charset.StandardCharsets.UTF_8.decode(data).toString();
+        }
+    }
+
+    @Test
+    void theDeserializersInUseAreShownAndIgnoredPropertiesAreMarkedApart() {
+        // issue #25: metric.reporters and enable.metrics.push read as if in effect, value.deserializer = null
+        Map<String, Object> props = new LinkedHashMap<>();
+        props.put("bootstrap.servers", "b1.example:9092");
+        props.put("metric.reporters", "com.example.Reporter");
+        props.put("enable.metrics.push", "false");
+        ConsumerConfig config = ConsumerConfig.parse(props);
+        String dump = EffectiveConfig.describe(config, "c", Deserializers.string(), new OrderDeserializer(), Map.of());
+
+        assertThat(dump).contains("\n\tvalue.deserializer = " + OrderDeserializer.class.getName() + "\n");
+        // a lambda of kflux's own: its defining class, without the JVM's hidden-class suffix
+        assertThat(dump).contains("\n\tkey.deserializer = io.kflux.Deserializers$$Lambda\n")
+                .doesNotContain("value.deserializer = null");
+        String inEffect = dump.substring(0, dump.indexOf(EffectiveConfig.IGNORED_HEADING));
+        String ignored = dump.substring(dump.indexOf(EffectiveConfig.IGNORED_HEADING));
+        assertThat(inEffect).doesNotContain("metric.reporters", "enable.metrics.push");
+        assertThat(ignored).isEqualTo(EffectiveConfig.IGNORED_HEADING + "\n\tenable.metrics.push = false"
+                + "\n\tmetric.reporters = com.example.Reporter");
     }
 
     @Test
