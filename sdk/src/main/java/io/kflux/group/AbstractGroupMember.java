@@ -1,12 +1,16 @@
 package io.kflux.group;
 
 import io.kflux.KafkaFluxException;
+import io.kflux.metadata.Cluster;
+import io.kflux.metadata.SubscriptionWatch;
 import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.StateTransitions;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
@@ -124,6 +128,17 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     /** Runs {@code task} on the loop after {@code delayMs}. */
     Disposable schedule(long delayMs, Runnable task) {
         return scheduler.schedule(() -> onLoop(task), delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The member's watch for something it needs that metadata does not show yet (a subscribed topic, an assigned
+     * topic id): refreshes on the member's loop and clock, the first at once, then after {@code retry.backoff.ms}
+     * growing to {@code retry.backoff.max.ms}, as the official client asks again for unknown topics.
+     */
+    SubscriptionWatch subscriptionWatch(BooleanSupplier active, Consumer<Cluster> onSnapshot,
+                                        Consumer<Throwable> onFailure) {
+        return new SubscriptionWatch(this::onLoop, scheduler, io::refreshMetadata, backoff::delayMs, active, onSnapshot,
+                onFailure);
     }
 
     /** Moves to {@code next}; staying where the member is is no move. */

@@ -16,6 +16,7 @@ import io.kflux.group.assignor.RebalanceProtocol;
 import io.kflux.group.assignor.Subscription;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
+import io.kflux.metadata.SubscriptionWatch;
 import io.kflux.metadata.TopicInfo;
 import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
@@ -145,9 +146,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private final ListenerCalls listenerCalls;
     private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
     private Disposable metadataLoop;
-    /** The early refresh while a subscribed topic is missing from metadata; null when none is pending. */
-    private Disposable missingTopicsRefresh;
-    private int missingTopicsRefreshes;
+    /** The early refreshes while a subscribed topic is missing from metadata. */
+    private final SubscriptionWatch missingTopics;
 
     /**
      * A member that uses the consumer's connections and metadata.
@@ -185,6 +185,10 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         this.heartbeat = new ClassicHeartbeat(this, config, logPrefix);
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.maxPollIntervalMs(), logPrefix, this::onLoop,
                 this::proceed);
+        this.missingTopics = subscriptionWatch(() -> !inactive(), this::checkMetadata, e -> {
+            log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
+            watchMissingTopics(io.cluster());
+        });
     }
 
     // ------------------------------------------------------------------------------------------------ public API
@@ -434,8 +438,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         heartbeat.cancel(state() == MemberState.FATAL);
         link.cancel();
         dispose(metadataLoop);
-        dispose(missingTopicsRefresh);
-        joinCall = metadataLoop = missingTopicsRefresh = null;
+        missingTopics.cancel();
+        joinCall = metadataLoop = null;
         listenerCalls.cancel();
         List<MonoSink<Void>> leavers = new ArrayList<>(leaveWaiters);
         leaveWaiters.clear();
@@ -1126,7 +1130,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * partitions and rebalances ({@link #checkMetadata}).
      */
     private void watchMissingTopics(Cluster cluster) {
-        if (pattern != null || inactive() || missingTopicsRefresh != null) {
+        if (pattern != null || inactive() || missingTopics.pending()) {
             return;
         }
         Set<String> wanted = new TreeSet<>(subscribedTopics);
@@ -1139,36 +1143,20 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             }
         }
         if (missing.isEmpty()) {
-            missingTopicsRefreshes = 0;
+            missingTopics.satisfied();
             return;
         }
-        long delay = backoff.delayMs(++missingTopicsRefreshes);
+        long delay = missingTopics.request();
         // WARN on the 2nd, 8th, 32nd, ... look: repeated with growing intervals while the topics stay missing. Not on
         // the 1st: a member's first snapshot may predate its subscription (a follower that just joined saw "missing"
         // topics that existed); the 2nd comes from the refresh asked for here, which names them.
-        int n = missingTopicsRefreshes;
+        int n = missingTopics.refreshes();
         if (Integer.bitCount(n) == 1 && Integer.numberOfTrailingZeros(n) % 2 == 1) {
             log.warn("{}subscribed topics {} do not exist (not in metadata): nothing is assigned from them until they"
                     + " are created; is the name right? Asking again in {} ms", logPrefix, missing, delay);
         } else {
             log.debug("{}topics {} are not in metadata yet; refreshing in {} ms", logPrefix, missing, delay);
         }
-        missingTopicsRefresh = schedule(delay, () -> {
-            if (inactive()) {
-                missingTopicsRefresh = null;
-                return;
-            }
-            missingTopicsRefresh = io.refreshMetadata().subscribe(
-                    c -> onLoop(() -> {
-                        missingTopicsRefresh = null;
-                        checkMetadata(c);
-                    }),
-                    e -> onLoop(() -> {
-                        missingTopicsRefresh = null;
-                        log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
-                        watchMissingTopics(io.cluster());
-                    }));
-        });
     }
 
     private Set<String> match(Cluster cluster) {

@@ -9,6 +9,7 @@ import io.kflux.group.CoordinatorIo.CoordinatorChannel;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
+import io.kflux.metadata.SubscriptionWatch;
 import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
 import io.kflux.network.UnsupportedVersionException;
@@ -124,9 +125,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     /** A join heartbeat (epoch 0) went out since the last join(): the coordinator may know this member already. */
     private boolean joinSent;
     private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
-    /** The metadata refresh (or its backoff timer) for assigned topic ids not known yet; null when none. */
-    private Disposable unknownIdRefresh;
-    private int unknownIdRefreshes;
+    /** The metadata refreshes while assigned topic ids are not known yet. */
+    private final SubscriptionWatch unknownIds;
     /** The session as this member can know it: heartbeat answers confirm it; none for the session timeout ends it. */
     private final SessionTimer session;
 
@@ -161,6 +161,11 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         // No request is held before its answer under KIP-848 (heartbeats are answered at once): nothing awaited.
         this.session = new SessionTimer(config.sessionTimeoutMs(), () -> scheduler.now(TimeUnit.MILLISECONDS),
                 this::schedule, this::sessionHeld, () -> false, listener::onSessionInDoubt, this::sessionExpired);
+        // each snapshot (or failure) reconciles again; ids still unknown ask for the next refresh
+        this.unknownIds = subscriptionWatch(() -> !state().isTerminal(), c -> reconcileIfNeeded(), e -> {
+            log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
+            reconcileIfNeeded();
+        });
     }
 
     /** KIP-1082: a random UUID in Kafka's text form (URL-safe base64 of its 16 bytes, no padding). */
@@ -314,12 +319,13 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     @Override
     void cleanup() {
         reconcileEpoch++;
-        for (Disposable d : new Disposable[] {metadataWatch, heartbeatTimer, heartbeatCall, unknownIdRefresh}) {
+        unknownIds.cancel();
+        for (Disposable d : new Disposable[] {metadataWatch, heartbeatTimer, heartbeatCall}) {
             if (d != null) {
                 d.dispose();
             }
         }
-        metadataWatch = heartbeatTimer = heartbeatCall = unknownIdRefresh = null;
+        metadataWatch = heartbeatTimer = heartbeatCall = null;
         heartbeatInFlight = false;
         session.stop(state() == ConsumerMemberState.FATAL);
         listenerCalls.cancel();
@@ -583,7 +589,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             awaitTopicIds(unknown);
             return;
         }
-        unknownIdRefreshes = 0;
+        unknownIds.satisfied();
         Set<TopicPartition> current = owned;
         Set<TopicPartition> revoked = new HashSet<>(current);
         revoked.removeAll(resolved.keySet());
@@ -624,21 +630,13 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     /**
      * The assignment names topics by id that metadata does not know yet (e.g. just created): refresh, at once the
      * first time, then after {@code retry.backoff.ms} growing to {@code retry.backoff.max.ms}; each new snapshot
-     * reaches {@link #reconcileIfNeeded} through {@link #metadataWatch}.
+     * reconciles again.
      */
     private void awaitTopicIds(Set<UUID> unknown) {
-        if (unknownIdRefresh != null) {
-            return;
+        long delay = unknownIds.request();
+        if (delay >= 0) {
+            log.debug("{}assigned topic ids {} are not in metadata yet; refreshing in {} ms", logPrefix, unknown, delay);
         }
-        long delay = unknownIdRefreshes == 0 ? 0 : backoff.delayMs(unknownIdRefreshes);
-        unknownIdRefreshes++;
-        log.debug("{}assigned topic ids {} are not in metadata yet; refreshing in {} ms", logPrefix, unknown, delay);
-        unknownIdRefresh = schedule(delay, () -> unknownIdRefresh = io.refreshMetadata()
-                .doFinally(signal -> onLoop(() -> {
-                    unknownIdRefresh = null;
-                    reconcileIfNeeded(); // still unknown: the next refresh after the backoff
-                }))
-                .subscribe(c -> { }, e -> log.debug("{}metadata refresh failed: {}", logPrefix, e.toString())));
     }
 
     private void removeOwned(Set<TopicPartition> dropped) {
