@@ -15,14 +15,31 @@ import reactor.core.publisher.Sinks;
  *       asks again from its {@code onNext} or {@code onError} starts a new attempt instead of being handed the same
  *       outcome again (an owner that keeps the result, such as an open connection, keeps it itself);</li>
  *   <li>the attempt is subscribed here, not by the callers: one caller that cancels does not cancel the others';</li>
- *   <li>{@link #abandon} (the owner closes) cancels the attempt and fails its callers.</li>
+ *   <li>{@link #abandon} (the owner closes) cancels the attempt and fails its callers;</li>
+ *   <li>made {@link #whileWanted()}, the attempt is cancelled when its last subscribed caller cancels (a retry loop
+ *       nobody waits for any more stops); a caller subscribing after that starts a new one.</li>
  * </ul>
  * Thread-safe.
  *
  * @param <T> what an attempt yields
  */
 public final class SharedAttempt<T> {
+    private final boolean onlyWhileWanted;
     private Attempt<T> current;
+
+    /** Attempts that run to their end whether or not anyone still waits (the owner keeps what they bring). */
+    public SharedAttempt() {
+        this(false);
+    }
+
+    private SharedAttempt(boolean onlyWhileWanted) {
+        this.onlyWhileWanted = onlyWhileWanted;
+    }
+
+    /** Attempts cancelled when the last caller subscribed to them cancels. */
+    public static <T> SharedAttempt<T> whileWanted() {
+        return new SharedAttempt<>(true);
+    }
 
     /**
      * The outcome of the attempt in flight, or of a new one made by {@code start} (called once, when the first caller
@@ -37,9 +54,35 @@ public final class SharedAttempt<T> {
             a = current;
         }
         return Mono.defer(() -> {
+            synchronized (this) {
+                if (a.unwanted) {
+                    return join(a.start); // its callers all left before this one came: start again
+                }
+                a.subscribers++;
+            }
             launch(a);
-            return a.sink.asMono();
+            return onlyWhileWanted ? a.sink.asMono().doOnCancel(() -> release(a)) : a.sink.asMono();
         });
+    }
+
+    /** A caller of {@code a} cancelled: when it was the last one, {@code a} is cancelled too ({@link #whileWanted}). */
+    private void release(Attempt<T> a) {
+        Disposable subscription;
+        synchronized (this) {
+            if (--a.subscribers > 0 || a.finished || a.abandoned) {
+                return;
+            }
+            a.abandoned = true;
+            a.unwanted = true;
+            if (current == a) {
+                current = null;
+            }
+            subscription = a.subscription;
+            a.subscription = null;
+        }
+        if (subscription != null) {
+            subscription.dispose();
+        }
     }
 
     /** Whether an attempt is in flight (asked for and not finished). */
@@ -129,6 +172,9 @@ public final class SharedAttempt<T> {
         boolean started;
         boolean finished;
         boolean abandoned;
+        /** Abandoned because its last caller cancelled ({@link #whileWanted}). */
+        boolean unwanted;
+        int subscribers;
         Disposable subscription;
 
         Attempt(Supplier<? extends Mono<? extends T>> start) {

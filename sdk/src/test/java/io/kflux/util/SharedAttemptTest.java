@@ -121,6 +121,38 @@ class SharedAttemptTest {
     }
 
     @Test
+    void whileWantedTheAttemptEndsWhenItsLastCallerCancelsNotBefore() {
+        SharedAttempt<String> wanted = SharedAttempt.whileWanted();
+        AtomicInteger cancels = new AtomicInteger();
+        Disposable first = wanted.join(() -> Mono.<String>never().doOnCancel(cancels::incrementAndGet)).subscribe();
+        Disposable second = wanted.join(() -> Mono.error(new AssertionError("not started twice"))).subscribe();
+
+        first.dispose();
+        assertThat(cancels).as("one caller of two left").hasValue(0);
+        second.dispose();
+        assertThat(cancels).as("the last caller left").hasValue(1);
+        assertThat(wanted.inFlight()).isFalse();
+
+        AtomicReference<String> next = new AtomicReference<>();
+        wanted.join(() -> Mono.just("b")).subscribe(next::set);
+        assertThat(next.get()).as("a new caller starts again").isEqualTo("b");
+    }
+
+    @Test
+    void whileWantedACallerThatAskedBeforeTheOthersLeftButSubscribesAfterStartsAgain() {
+        SharedAttempt<String> wanted = SharedAttempt.whileWanted();
+        AtomicInteger starts = new AtomicInteger();
+        Mono<String> late = wanted.join(() -> {
+            starts.incrementAndGet();
+            return Mono.never();
+        });
+        late.subscribe().dispose();
+        AtomicReference<Disposable> again = new AtomicReference<>(late.subscribe());
+        assertThat(starts).hasValue(2);
+        again.get().dispose();
+    }
+
+    @Test
     void concurrentCallersStartOneAttempt() throws Exception {
         int threads = 8;
         AtomicInteger starts = new AtomicInteger();
