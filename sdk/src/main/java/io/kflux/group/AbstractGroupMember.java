@@ -7,6 +7,7 @@ import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.StateTransitions;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -35,7 +36,14 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
      * @param failed  terminal, after {@link #fail}
      * @param closed  terminal, after {@link #close()}
      */
-    record States<S>(S out, S stable, S leaving, S failed, S closed) {
+    /**
+     * The states the shared code needs to know by role.
+     *
+     * @param initial  where a member starts (not started: out of the group)
+     * @param unjoined every state in which the member is out of the group without leaving or being terminal
+     *                 ({@code initial} included)
+     */
+    record States<S>(S initial, Set<S> unjoined, S stable, S leaving, S failed, S closed) {
     }
 
     private final Logger log;
@@ -69,7 +77,7 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
         this.backoff = backoff;
         this.logPrefix = "[group " + groupId + (groupInstanceId == null ? "" : ", instance " + groupInstanceId) + "] ";
         this.states = states;
-        this.state = states.out();
+        this.state = states.initial();
     }
 
     /** Stops every loop and timer of the member and abandons what is in flight; the member is terminal already. */
@@ -166,7 +174,7 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     @Override
     public boolean isOut() {
         S s = state;
-        return s == states.out() || s == states.leaving() || s == states.failed() || s == states.closed();
+        return states.unjoined().contains(s) || s == states.leaving() || s == states.failed() || s == states.closed();
     }
 
     /** Ends the member on an error it cannot recover from and tells the listener, once. */

@@ -171,7 +171,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                        GroupListener listener, Scheduler scheduler) {
         super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
                 new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
-                scheduler, new States<>(MemberState.UNJOINED, MemberState.STABLE, MemberState.LEAVING,
+                scheduler, new States<>(MemberState.UNJOINED, Set.of(MemberState.UNJOINED), MemberState.STABLE, MemberState.LEAVING,
                         MemberState.FATAL, MemberState.CLOSED));
         this.config = config;
         if (!coordinators.groupId().equals(config.groupId())) {

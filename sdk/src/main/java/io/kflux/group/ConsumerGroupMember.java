@@ -82,9 +82,6 @@ import reactor.core.scheduler.Scheduler;
 public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMemberState> {
     private static final Logger log = LoggerFactory.getLogger(ConsumerGroupMember.class);
 
-    /** Why the member is UNSUBSCRIBED: what may bring it back. */
-    private enum Out { NOT_STARTED, LEFT, POLL_EXPIRED }
-
     /** A partition of the target or owned assignment, by topic id and (once resolved) name. */
     private record IdPartition(UUID topicId, int partition) {
     }
@@ -99,7 +96,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private volatile boolean everJoined;
 
     // Loop-only state.
-    private Out out = Out.NOT_STARTED;
     private Pattern pattern;
     private Set<String> subscribedTopics = new TreeSet<>();
     /** Topic ids of the owned partitions (what heartbeats report). */
@@ -148,7 +144,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                         GroupListener listener, Scheduler scheduler) {
         super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
                 new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
-                scheduler, new States<>(ConsumerMemberState.UNSUBSCRIBED, ConsumerMemberState.STABLE,
+                scheduler, new States<>(ConsumerMemberState.UNSUBSCRIBED, Set.of(ConsumerMemberState.UNSUBSCRIBED,
+                        ConsumerMemberState.LEFT, ConsumerMemberState.STALE), ConsumerMemberState.STABLE,
                         ConsumerMemberState.LEAVING, ConsumerMemberState.FATAL, ConsumerMemberState.CLOSED));
         this.config = config;
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.rebalanceTimeoutMs(), logPrefix, this::onLoop,
@@ -207,7 +204,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     @Override
     public void start() {
         onLoop(() -> {
-            if (state() != ConsumerMemberState.UNSUBSCRIBED || out != Out.NOT_STARTED) {
+            if (state() != ConsumerMemberState.UNSUBSCRIBED) {
                 return;
             }
             link.start();
@@ -222,7 +219,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     @Override
     public Mono<Void> leave(String reason) {
-        return Mono.create(sink -> onLoop(() -> doLeave(reason, sink, Out.LEFT)));
+        return Mono.create(sink -> onLoop(() -> doLeave(reason, sink, ConsumerMemberState.LEFT)));
     }
 
     /**
@@ -239,14 +236,14 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
                     + "after records were emitted; leaving the group until demand returns.", logPrefix,
                     ClassicGroupMember.POLL_TIMEOUT_REASON, config.rebalanceTimeoutMs());
-            doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, Out.POLL_EXPIRED);
+            doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, ConsumerMemberState.STALE);
         });
     }
 
     @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (state() == ConsumerMemberState.UNSUBSCRIBED && out == Out.POLL_EXPIRED) {
+            if (state() == ConsumerMemberState.STALE) {
                 join();
             }
         });
@@ -309,7 +306,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     /** Joins with epoch 0 (first start, after being fenced, after a poll timeout). */
     private void join() {
         transitionTo(ConsumerMemberState.JOINING);
-        out = null;
         memberEpoch = 0;
         target = null;
         joinSent = false;
@@ -688,7 +684,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     // ------------------------------------------------------------------------------------------------ leave
 
-    private void doLeave(String reason, MonoSink<Void> sink, Out why) {
+    /** @param then where the member ends: {@code LEFT} (leave()) or {@code STALE} (poll expired) */
+    private void doLeave(String reason, MonoSink<Void> sink, ConsumerMemberState then) {
         if (!state().isActive()) {
             if (sink != null) {
                 if (state() == ConsumerMemberState.LEAVING) {
@@ -702,7 +699,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         if (sink != null) {
             leaveWaiters.add(sink);
         }
-        boolean lost = why == Out.POLL_EXPIRED || state() == ConsumerMemberState.FENCED || memberEpoch <= 0;
+        boolean lost = then == ConsumerMemberState.STALE || state() == ConsumerMemberState.FENCED || memberEpoch <= 0;
         reconcileEpoch++;
         transitionTo(ConsumerMemberState.LEAVING);
         cancelHeartbeatTimer();
@@ -710,8 +707,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             removeOwned(dropped);
             Runnable done = () -> {
                 if (state() == ConsumerMemberState.LEAVING) {
-                    transitionTo(ConsumerMemberState.UNSUBSCRIBED);
-                    out = why;
+                    transitionTo(then);
                     memberEpoch = 0;
                     target = null;
                 }
@@ -722,7 +718,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             CoordinatorChannel ch = link.current();
             // A join the coordinator may have taken is left too: else the member would hold partitions until the
             // broker's session timeout. (Not after fencing: that membership is gone already.)
-            boolean member = memberEpoch > 0 || (joinSent && why != Out.POLL_EXPIRED);
+            boolean member = memberEpoch > 0 || (joinSent && then != ConsumerMemberState.STALE);
             if (ch == null || !member || state() != ConsumerMemberState.LEAVING) {
                 log.info("{}leaving the group without a leave heartbeat (no coordinator or no membership)", logPrefix);
                 done.run();

@@ -469,7 +469,7 @@ class ConsumerGroupMemberTest {
         assertThat(done[0]).isFalse();
         leave.answer(answer(-1, null));
         assertThat(done[0]).isTrue();
-        assertThat(member.state()).isEqualTo(ConsumerMemberState.UNSUBSCRIBED);
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.LEFT);
         assertThat(member.isOut()).isTrue();
     }
 
@@ -487,7 +487,7 @@ class ConsumerGroupMemberTest {
         join.answer(answer(1, Map.of(t, List.of(0)))); // a late join answer changes nothing
         leave.answer(answer(-1, null));
         assertThat(listener.calls).isEmpty();
-        assertThat(member.state()).isEqualTo(ConsumerMemberState.UNSUBSCRIBED);
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.LEFT);
     }
 
     @Test
@@ -507,7 +507,7 @@ class ConsumerGroupMemberTest {
         member.pollTimeoutExpired();
         assertThat(listener.kinds()).containsExactly("assigned", "lost");
         takeHeartbeat().answer(answer(-1, null));
-        assertThat(member.state()).isEqualTo(ConsumerMemberState.UNSUBSCRIBED);
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.STALE);
         member.pollResumed();
         assertThat(member.state()).isEqualTo(ConsumerMemberState.JOINING);
         assertThat(heartbeat(takeHeartbeat()).memberEpoch()).isZero();
