@@ -96,8 +96,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     public static final String POLL_TIMEOUT_REASON = "consumer poll timeout has expired.";
     private static final Comparator<TopicPartition> PARTITION_ORDER = ListenerCalls.PARTITION_ORDER;
 
-    /** Why the member is {@link MemberState#UNJOINED}: what may bring it back. */
-    private enum Unjoined { NOT_STARTED, LEFT, POLL_EXPIRED }
 
     /** Generation, member id and protocol as the last JoinGroup gave them; replaced as a whole. */
     record Generation(int generationId, String memberId, String protocolName) {
@@ -117,8 +115,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private volatile boolean everJoined;
 
     // Loop-only state.
-    /** Meaningful while {@link #state()} is UNJOINED. */
-    private Unjoined unjoined = Unjoined.NOT_STARTED;
     private boolean needsJoin;
     private String rejoinReason = "";
     /** System.nanoTime() when the rebalance under way began (its first JoinGroup), 0 when none is. */
@@ -171,7 +167,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                        GroupListener listener, Scheduler scheduler) {
         super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
                 new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
-                scheduler, new States<>(MemberState.UNJOINED, Set.of(MemberState.UNJOINED), MemberState.STABLE, MemberState.LEAVING,
+                scheduler, new States<>(MemberState.UNJOINED, Set.of(MemberState.UNJOINED, MemberState.LEFT,
+                        MemberState.STALE), MemberState.STABLE, MemberState.LEAVING,
                         MemberState.FATAL, MemberState.CLOSED));
         this.config = config;
         if (!coordinators.groupId().equals(config.groupId())) {
@@ -237,7 +234,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             if (started() || terminal()) {
                 return;
             }
-            unjoined = null;
             needsJoin = true;
             link.start();
             updateInterest();
@@ -254,7 +250,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * Leaves the group: tells the listener the owned partitions are revoked (lost when a rebalance is under way or
      * the generation is gone, as the official client does on close), then sends LeaveGroup with {@code reason}
      * unless the member is static ({@code group.instance.id}: a static member's partitions wait for it until
-     * {@code session.timeout.ms}) or no coordinator is known right now. The member then stays UNJOINED.
+     * {@code session.timeout.ms}) or no coordinator is known right now. The member then stays LEFT.
      *
      * @param reason why, sent to the broker (LeaveGroup v5+), cut to 255 characters
      * @return completes when LeaveGroup was answered or failed (bounded by {@code request.timeout.ms}), at once when
@@ -270,7 +266,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * As the official client does, the member leaves the group (LeaveGroup with {@link #POLL_TIMEOUT_REASON}, dynamic
      * members only), drops its generation and member id, and reports every owned partition LOST (the group hands
      * them to others right away, so committing them is no longer possible; the official client reports them lost
-     * on its next poll, kflux at once so fetching stops). The member stays UNJOINED until {@link #pollResumed()}.
+     * on its next poll, kflux at once so fetching stops). The member stays STALE until {@link #pollResumed()}.
      */
     @Override
     public void pollTimeoutExpired() {
@@ -288,8 +284,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             }
             abortFlow();
             heartbeat.stop();
-            transitionTo(MemberState.UNJOINED);
-            unjoined = Unjoined.POLL_EXPIRED;
+            transitionTo(MemberState.STALE);
             generation = Generation.NONE;
             resetLeader();
             needsJoin = true;
@@ -301,10 +296,9 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (state() != MemberState.UNJOINED || unjoined != Unjoined.POLL_EXPIRED) {
+            if (state() != MemberState.STALE) {
                 return;
             }
-            unjoined = null;
             needsJoin = true;
             rejoinReason = "consumer poll resumed";
             activate();
@@ -344,7 +338,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     // ------------------------------------------------------------------------------------------------ the machine
 
     private boolean started() {
-        return state() != MemberState.UNJOINED || unjoined != Unjoined.NOT_STARTED;
+        return state() != MemberState.UNJOINED;
     }
 
     /** Not taking part in the group: not started, left, out after a poll timeout, leaving, or terminal. */
@@ -352,7 +346,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         return !state().isActive();
     }
 
-    /** From UNJOINED (start, poll resumed) into the group: look for the coordinator, or join at once. */
+    /** From UNJOINED (start) or STALE (poll resumed) into the group: look for the coordinator, or join at once. */
     private void activate() {
         if (coordinatorChannel() == null) {
             awaitCoordinator();
@@ -993,7 +987,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     // ------------------------------------------------------------------------------------------------ leave
 
     private void doLeave(String reason, MonoSink<Void> sink) {
-        if (terminal() || !started() || (state() == MemberState.UNJOINED && unjoined == Unjoined.LEFT)) {
+        if (terminal() || !started() || state() == MemberState.LEFT) {
             sink.success();
             return;
         }
@@ -1014,8 +1008,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                 generation = Generation.NONE;
                 resetLeader();
                 if (state() == MemberState.LEAVING) {
-                    transitionTo(MemberState.UNJOINED);
-                    unjoined = Unjoined.LEFT;
+                    transitionTo(MemberState.LEFT);
                 }
                 List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
                 leaveWaiters.clear();
