@@ -82,10 +82,6 @@ import reactor.core.scheduler.Scheduler;
 public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMemberState> {
     private static final Logger log = LoggerFactory.getLogger(ConsumerGroupMember.class);
 
-    /** A partition of the target or owned assignment, by topic id and (once resolved) name. */
-    private record IdPartition(UUID topicId, int partition) {
-    }
-
     private final ConsumerGroupConfig config;
     private final ListenerCalls listenerCalls;
 
@@ -101,7 +97,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     /** Topic ids of the owned partitions (what heartbeats report). */
     private final Map<TopicPartition, UUID> ownedIds = new HashMap<>();
     /** The latest target assignment from the coordinator; null before the first. */
-    private Set<IdPartition> target;
+    private TargetAssignment target;
     /** Bumped when a reconciliation is abandoned (fenced, leaving, closed): its continuations do nothing. */
     private long reconcileEpoch;
     private final CoordinatorLink link;
@@ -524,10 +520,10 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             heartbeatIntervalMs = response.heartbeatIntervalMs();
         }
         if (response.assignment() != null) {
-            Set<IdPartition> next = new HashSet<>();
+            Set<TargetAssignment.IdPartition> next = new HashSet<>();
             response.assignment().topicPartitions().forEach(t -> t.partitions().forEach(p ->
-                    next.add(new IdPartition(t.topicId(), p))));
-            target = next;
+                    next.add(new TargetAssignment.IdPartition(t.topicId(), p))));
+            target = new TargetAssignment(next);
         }
         if (state() == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned)) {
             acknowledged = true; // the coordinator heard what this member owns now
@@ -571,27 +567,13 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             return;
         }
         Cluster cluster = io.cluster();
-        Map<TopicPartition, UUID> resolved = new HashMap<>();
-        Set<UUID> unknown = new TreeSet<>();
-        for (IdPartition ip : target) {
-            String name = cluster.topicName(ip.topicId());
-            if (name == null) {
-                unknown.add(ip.topicId());
-            } else {
-                resolved.put(new TopicPartition(name, ip.partition()), ip.topicId());
-            }
-        }
-        if (!unknown.isEmpty()) {
-            awaitTopicIds(unknown);
+        TargetAssignment.Step step = target.against(owned, cluster::topicName);
+        if (step instanceof TargetAssignment.AwaitTopicIds await) {
+            awaitTopicIds(await.unknown());
             return;
         }
         unknownIds.satisfied();
-        Set<TopicPartition> current = owned;
-        Set<TopicPartition> revoked = new HashSet<>(current);
-        revoked.removeAll(resolved.keySet());
-        Set<TopicPartition> added = new HashSet<>(resolved.keySet());
-        added.removeAll(current);
-        if (revoked.isEmpty() && added.isEmpty()) {
+        if (step instanceof TargetAssignment.Settled) {
             if (state() == ConsumerMemberState.JOINING) {
                 transitionTo(ConsumerMemberState.STABLE); // nothing to take: the join heartbeat reported it
             } else if (state() == ConsumerMemberState.ACKNOWLEDGING && acknowledged) {
@@ -599,6 +581,9 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             }
             return;
         }
+        TargetAssignment.Move move = (TargetAssignment.Move) step;
+        Set<TopicPartition> revoked = move.revoked();
+        Set<TopicPartition> added = move.added();
         transitionTo(ConsumerMemberState.RECONCILING);
         long epoch = ++reconcileEpoch;
         listenerCalls.drop(ListenerCalls.Drop.REVOKED, () -> revoked, dropped -> {
@@ -608,7 +593,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             }
             Set<TopicPartition> whole = new HashSet<>(owned);
             whole.addAll(added);
-            added.forEach(tp -> ownedIds.put(tp, resolved.get(tp)));
+            ownedIds.putAll(move.ids());
             owned = Set.copyOf(whole);
             listenerCalls.assigned(added, owned, () -> {
                 if (epoch != reconcileEpoch) {
