@@ -111,8 +111,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private boolean heartbeatSoon;
     /** Until the coordinator says otherwise: the broker's default {@code group.consumer.heartbeat.interval.ms}. */
     private int heartbeatIntervalMs = 5_000;
-    /** In ACKNOWLEDGING: a heartbeat answer confirmed the owned partitions. */
-    private boolean acknowledged;
     private int heartbeatFailures;
     /** A join heartbeat (epoch 0) went out since the last join(): the coordinator may know this member already. */
     private boolean joinSent;
@@ -525,8 +523,12 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                     next.add(new TargetAssignment.IdPartition(t.topicId(), p))));
             target = new TargetAssignment(next);
         }
-        if (state() == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned)) {
-            acknowledged = true; // the coordinator heard what this member owns now
+        if (state() == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned) && (target == null
+                || !(target.against(owned, io.cluster()::topicName) instanceof TargetAssignment.Move))) {
+            // The coordinator heard what this member owns now: STABLE, unless the answer moves partitions again
+            // (then reconciliation goes on from here, as the official client's ACKNOWLEDGING -> RECONCILING). A new
+            // target naming topic ids metadata does not know yet waits in STABLE, as it would have from there.
+            transitionTo(ConsumerMemberState.STABLE);
         }
         afterHeartbeat(heartbeatIntervalMs);
         reconcileIfNeeded();
@@ -576,9 +578,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         if (step instanceof TargetAssignment.Settled) {
             if (state() == ConsumerMemberState.JOINING) {
                 transitionTo(ConsumerMemberState.STABLE); // nothing to take: the join heartbeat reported it
-            } else if (state() == ConsumerMemberState.ACKNOWLEDGING && acknowledged) {
-                transitionTo(ConsumerMemberState.STABLE);
-            }
+            } // ACKNOWLEDGING: the answer to the acknowledgement makes it STABLE (onHeartbeatResponse)
             return;
         }
         TargetAssignment.Move move = (TargetAssignment.Move) step;
@@ -602,7 +602,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                 log.info("{}epoch {}: owns {}", logPrefix, memberEpoch, new TreeSet<>(owned.stream()
                         .map(TopicPartition::toString).toList()));
                 transitionTo(ConsumerMemberState.ACKNOWLEDGING);
-                acknowledged = false;
                 heartbeatNow(); // acknowledge at once: the coordinator waits for it to move partitions on
             });
         });
