@@ -17,6 +17,7 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.util.Backoff;
+import io.kflux.util.StateTransitions;
 import io.kflux.util.MonotonicScheduler;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -104,11 +105,9 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private Disposable metadataWatch;
     private Disposable heartbeatTimer;
     private Disposable heartbeatCall;
-    private boolean heartbeatInFlight;
+    private HeartbeatPhase heartbeat = HeartbeatPhase.IDLE;
     /** System.nanoTime() when the rebalance under way began (a reconciliation started), 0 when none is. */
     private long rebalanceStartedNanos;
-    /** A heartbeat must go out as soon as the one in flight is answered (acknowledgement, rejoin). */
-    private boolean heartbeatSoon;
     /** Until the coordinator says otherwise: the broker's default {@code group.consumer.heartbeat.interval.ms}. */
     private int heartbeatIntervalMs = 5_000;
     private int heartbeatFailures;
@@ -316,7 +315,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             }
         }
         metadataWatch = heartbeatTimer = heartbeatCall = null;
-        heartbeatInFlight = false;
+        endHeartbeat();
         session.stop(state() == ConsumerMemberState.FATAL);
         listenerCalls.cancel();
         link.cancel();
@@ -338,9 +337,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         cancelHeartbeatTimer();
         if (heartbeatCall != null) {
             heartbeatCall.dispose(); // its answer would come from the old coordinator; the new one gets a fresh one
-            heartbeatCall = null;
         }
-        heartbeatInFlight = false;
+        endHeartbeat();
         if (state().isActive()) {
             link.ensure();
         }
@@ -362,12 +360,28 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             link.ensure();
             return;
         }
-        if (heartbeatInFlight) {
-            heartbeatSoon = true;
+        if (heartbeat != HeartbeatPhase.IDLE) {
+            if (heartbeat == HeartbeatPhase.IN_FLIGHT) {
+                moveHeartbeat(HeartbeatPhase.IN_FLIGHT_THEN_AGAIN);
+            }
             return;
         }
         cancelHeartbeatTimer();
         sendHeartbeat();
+    }
+
+    private void moveHeartbeat(HeartbeatPhase next) {
+        heartbeat = StateTransitions.check(heartbeat, next);
+    }
+
+    /** The heartbeat out is answered, failed or abandoned. @return whether another was asked for meanwhile */
+    private boolean endHeartbeat() {
+        boolean again = heartbeat == HeartbeatPhase.IN_FLIGHT_THEN_AGAIN;
+        if (heartbeat != HeartbeatPhase.IDLE) {
+            moveHeartbeat(HeartbeatPhase.IDLE);
+        }
+        heartbeatCall = null;
+        return again;
     }
 
     private void cancelHeartbeatTimer() {
@@ -402,8 +416,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     private void sendHeartbeat() {
         CoordinatorChannel ch = link.current();
-        heartbeatInFlight = true;
-        heartbeatSoon = false;
+        moveHeartbeat(HeartbeatPhase.IN_FLIGHT);
         ConsumerGroupHeartbeatRequest request = request(memberEpoch);
         joinSent |= memberEpoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH;
         Set<TopicPartition> reported = owned;
@@ -418,12 +431,11 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     }
 
     private void afterHeartbeat(long nextMs) {
-        heartbeatInFlight = false;
-        heartbeatCall = null;
+        boolean again = endHeartbeat();
         if (!heartbeatAllowed() || link.current() == null) {
             return;
         }
-        if (heartbeatSoon) {
+        if (again) {
             heartbeatNow();
         } else {
             scheduleHeartbeat(nextMs);
@@ -431,8 +443,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     }
 
     private void onHeartbeatFailure(CoordinatorChannel ch, Throwable e) {
-        heartbeatInFlight = false;
-        heartbeatCall = null;
+        endHeartbeat();
         if (ch != link.current() || state().isTerminal()) {
             return;
         }
@@ -449,8 +460,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private void retryHeartbeat(String why) {
         long delay = backoff.delayMs(++heartbeatFailures);
         log.info("{}ConsumerGroupHeartbeat failed ({}); retrying in {} ms", logPrefix, why, delay);
-        heartbeatInFlight = false;
-        heartbeatCall = null;
+        endHeartbeat();
         if (heartbeatAllowed() && link.current() != null) {
             scheduleHeartbeat(delay);
         }
@@ -461,9 +471,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                                      long sentAtMs) {
         if (ch != link.current() || state().isTerminal() || !heartbeatAllowed() || sent.memberEpoch() != memberEpoch) {
             // An answer for a membership this member already gave up (fenced and rejoined, left) decides nothing.
-            heartbeatInFlight = false;
-            heartbeatCall = null;
-            if (heartbeatSoon) {
+            if (endHeartbeat()) {
                 heartbeatNow();
             }
             return;
@@ -472,13 +480,11 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         switch (error) {
             case NONE -> onHeartbeatAnswered(reported, response, sentAtMs);
             case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> {
-                heartbeatInFlight = false;
-                heartbeatCall = null;
+                endHeartbeat();
                 fenced(error + (response.errorMessage() == null ? "" : ": " + response.errorMessage()));
             }
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                heartbeatInFlight = false;
-                heartbeatCall = null;
+                endHeartbeat();
                 coordinatorLost(ch, error + " from ConsumerGroupHeartbeat");
             }
             case FENCED_INSTANCE_ID -> fail(new FencedInstanceIdException(config.groupInstanceId(),

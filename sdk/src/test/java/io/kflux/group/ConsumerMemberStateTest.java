@@ -32,4 +32,18 @@ class ConsumerMemberStateTest {
             assertThat(StateTransitions.check(s, ConsumerMemberState.CLOSED)).isEqualTo(ConsumerMemberState.CLOSED);
         }
     }
+
+    @Test
+    void oneHeartbeatIsOutAtATimeAndOneAskedForMeanwhileFollowsIt() {
+        HeartbeatPhase h = HeartbeatPhase.IDLE;
+        for (HeartbeatPhase next : new HeartbeatPhase[] {HeartbeatPhase.IN_FLIGHT, HeartbeatPhase.IN_FLIGHT_THEN_AGAIN,
+                HeartbeatPhase.IDLE, HeartbeatPhase.IN_FLIGHT, HeartbeatPhase.IDLE}) {
+            h = StateTransitions.check(h, next);
+        }
+        assertThat(h).isEqualTo(HeartbeatPhase.IDLE);
+        assertThatThrownBy(() -> StateTransitions.check(HeartbeatPhase.IN_FLIGHT, HeartbeatPhase.IN_FLIGHT))
+                .as("a second heartbeat beside the one out").isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> StateTransitions.check(HeartbeatPhase.IDLE, HeartbeatPhase.IN_FLIGHT_THEN_AGAIN))
+                .isInstanceOf(IllegalStateException.class);
+    }
 }
