@@ -6,6 +6,7 @@ import io.kflux.TopicPartition;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.Node;
+import io.kflux.metadata.SubscriptionWatch;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.MalformedMessageException;
@@ -84,7 +85,7 @@ import reactor.core.scheduler.Scheduler;
  * the session; {@link FetchResponseHandler} reads each answer into a {@link FetchOutcome}, which this class
  * applies; {@link PositionReset} resets positions by {@code auto.offset.reset}; {@link PositionValidation}
  * validates them after leader changes; {@link NodeStatus} holds each broker's in-flight, idle and throttle status;
- * {@link ReadReplicas} picks the node a partition is fetched from (KIP-392); {@link MetadataRefreshes} paces
+ * {@link ReadReplicas} picks the node a partition is fetched from (KIP-392); {@link SubscriptionWatch} paces
  * metadata refreshes. Every state change runs on the loop ({@link FetchLoop}). The network and metadata are behind
  * {@link FetchIo} and the clock and timers are the injected {@link Scheduler}, so all of it runs against a scripted
  * cluster in virtual time ({@code FetcherTest}).
@@ -106,7 +107,8 @@ public final class Fetcher {
     private final FetchResponseHandler responses;
     private final PositionReset reset;
     private final PositionValidation validation;
-    private final MetadataRefreshes metadataRefreshes;
+    /** Metadata refreshes when a partition's topic or leader is unknown or after leader errors. */
+    private final SubscriptionWatch metadataRefreshes;
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     private volatile FetchRequestListener requestListener;
     private volatile ClientMetrics metrics = ClientMetrics.NONE;
@@ -131,8 +133,13 @@ public final class Fetcher {
         this.requests = new FetchRequestBuilder(config);
         this.planner = new FetchPlanner(config);
         this.responses = new FetchResponseHandler(config);
-        this.metadataRefreshes = new MetadataRefreshes(io, this.loop, config.retryBackoffMs(), this::plan,
-                this::retryLater);
+        FetchLoop fetchLoop = this.loop;
+        // at most one per retry.backoff.ms (no growth): every plan asks again while a topic or leader is unknown
+        this.metadataRefreshes = new SubscriptionWatch(fetchLoop::execute, fetchLoop.scheduler(), io::refreshMetadata,
+                n -> config.retryBackoffMs(), () -> !fetchLoop.isClosed(), c -> plan(), e -> {
+                    log.debug("metadata refresh failed: {}", e.toString());
+                    retryLater();
+                });
         this.reset = new PositionReset(io, this.loop, sink, resetStrategy, resetDurationMs, partitions, this::plan,
                 this::retryLater);
         this.validation = new PositionValidation(io, this.loop, sink, resetStrategy, config.retryBackoffMs(), partitions,
@@ -214,6 +221,7 @@ public final class Fetcher {
             partitions.keySet().forEach(tp -> metrics.partitionRevoked(tp.topic(), tp.partition()));
         }
         loop.close();
+        metadataRefreshes.cancel();
     }
 
     /**

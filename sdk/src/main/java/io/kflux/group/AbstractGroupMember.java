@@ -1,12 +1,17 @@
 package io.kflux.group;
 
 import io.kflux.KafkaFluxException;
+import io.kflux.metadata.Cluster;
+import io.kflux.metadata.SubscriptionWatch;
 import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.StateTransitions;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
@@ -31,7 +36,14 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
      * @param failed  terminal, after {@link #fail}
      * @param closed  terminal, after {@link #close()}
      */
-    record States<S>(S out, S stable, S leaving, S failed, S closed) {
+    /**
+     * The states the shared code needs to know by role.
+     *
+     * @param initial  where a member starts (not started: out of the group)
+     * @param unjoined every state in which the member is out of the group without leaving or being terminal
+     *                 ({@code initial} included)
+     */
+    record States<S>(S initial, Set<S> unjoined, S stable, S leaving, S failed, S closed) {
     }
 
     private final Logger log;
@@ -65,7 +77,7 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
         this.backoff = backoff;
         this.logPrefix = "[group " + groupId + (groupInstanceId == null ? "" : ", instance " + groupInstanceId) + "] ";
         this.states = states;
-        this.state = states.out();
+        this.state = states.initial();
     }
 
     /** Stops every loop and timer of the member and abandons what is in flight; the member is terminal already. */
@@ -126,6 +138,17 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
         return scheduler.schedule(() -> onLoop(task), delayMs, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * The member's watch for something it needs that metadata does not show yet (a subscribed topic, an assigned
+     * topic id): refreshes on the member's loop and clock, the first at once, then after {@code retry.backoff.ms}
+     * growing to {@code retry.backoff.max.ms}, as the official client asks again for unknown topics.
+     */
+    SubscriptionWatch subscriptionWatch(BooleanSupplier active, Consumer<Cluster> onSnapshot,
+                                        Consumer<Throwable> onFailure) {
+        return new SubscriptionWatch(this::onLoop, scheduler, io::refreshMetadata, backoff::delayMs, active, onSnapshot,
+                onFailure);
+    }
+
     /** Moves to {@code next}; staying where the member is is no move. */
     void transitionTo(S next) {
         S from = state;
@@ -151,7 +174,7 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     @Override
     public boolean isOut() {
         S s = state;
-        return s == states.out() || s == states.leaving() || s == states.failed() || s == states.closed();
+        return states.unjoined().contains(s) || s == states.leaving() || s == states.failed() || s == states.closed();
     }
 
     /** Ends the member on an error it cannot recover from and tells the listener, once. */

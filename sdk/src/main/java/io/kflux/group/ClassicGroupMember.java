@@ -16,6 +16,7 @@ import io.kflux.group.assignor.RebalanceProtocol;
 import io.kflux.group.assignor.Subscription;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
+import io.kflux.metadata.SubscriptionWatch;
 import io.kflux.metadata.TopicInfo;
 import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
@@ -95,8 +96,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     public static final String POLL_TIMEOUT_REASON = "consumer poll timeout has expired.";
     private static final Comparator<TopicPartition> PARTITION_ORDER = ListenerCalls.PARTITION_ORDER;
 
-    /** Why the member is {@link MemberState#UNJOINED}: what may bring it back. */
-    private enum Unjoined { NOT_STARTED, LEFT, POLL_EXPIRED }
 
     /** Generation, member id and protocol as the last JoinGroup gave them; replaced as a whole. */
     record Generation(int generationId, String memberId, String protocolName) {
@@ -116,8 +115,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private volatile boolean everJoined;
 
     // Loop-only state.
-    /** Meaningful while {@link #state()} is UNJOINED. */
-    private Unjoined unjoined = Unjoined.NOT_STARTED;
     private boolean needsJoin;
     private String rejoinReason = "";
     /** System.nanoTime() when the rebalance under way began (its first JoinGroup), 0 when none is. */
@@ -145,9 +142,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private final ListenerCalls listenerCalls;
     private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
     private Disposable metadataLoop;
-    /** The early refresh while a subscribed topic is missing from metadata; null when none is pending. */
-    private Disposable missingTopicsRefresh;
-    private int missingTopicsRefreshes;
+    /** The early refreshes while a subscribed topic is missing from metadata. */
+    private final SubscriptionWatch missingTopics;
 
     /**
      * A member that uses the consumer's connections and metadata.
@@ -171,7 +167,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                        GroupListener listener, Scheduler scheduler) {
         super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
                 new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
-                scheduler, new States<>(MemberState.UNJOINED, MemberState.STABLE, MemberState.LEAVING,
+                scheduler, new States<>(MemberState.UNJOINED, Set.of(MemberState.UNJOINED, MemberState.LEFT,
+                        MemberState.STALE), MemberState.STABLE, MemberState.LEAVING,
                         MemberState.FATAL, MemberState.CLOSED));
         this.config = config;
         if (!coordinators.groupId().equals(config.groupId())) {
@@ -185,6 +182,10 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         this.heartbeat = new ClassicHeartbeat(this, config, logPrefix);
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.maxPollIntervalMs(), logPrefix, this::onLoop,
                 this::proceed);
+        this.missingTopics = subscriptionWatch(() -> !inactive(), this::checkMetadata, e -> {
+            log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
+            watchMissingTopics(io.cluster());
+        });
     }
 
     // ------------------------------------------------------------------------------------------------ public API
@@ -233,7 +234,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             if (started() || terminal()) {
                 return;
             }
-            unjoined = null;
             needsJoin = true;
             link.start();
             updateInterest();
@@ -250,7 +250,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * Leaves the group: tells the listener the owned partitions are revoked (lost when a rebalance is under way or
      * the generation is gone, as the official client does on close), then sends LeaveGroup with {@code reason}
      * unless the member is static ({@code group.instance.id}: a static member's partitions wait for it until
-     * {@code session.timeout.ms}) or no coordinator is known right now. The member then stays UNJOINED.
+     * {@code session.timeout.ms}) or no coordinator is known right now. The member then stays LEFT.
      *
      * @param reason why, sent to the broker (LeaveGroup v5+), cut to 255 characters
      * @return completes when LeaveGroup was answered or failed (bounded by {@code request.timeout.ms}), at once when
@@ -266,7 +266,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * As the official client does, the member leaves the group (LeaveGroup with {@link #POLL_TIMEOUT_REASON}, dynamic
      * members only), drops its generation and member id, and reports every owned partition LOST (the group hands
      * them to others right away, so committing them is no longer possible; the official client reports them lost
-     * on its next poll, kflux at once so fetching stops). The member stays UNJOINED until {@link #pollResumed()}.
+     * on its next poll, kflux at once so fetching stops). The member stays STALE until {@link #pollResumed()}.
      */
     @Override
     public void pollTimeoutExpired() {
@@ -284,8 +284,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             }
             abortFlow();
             heartbeat.stop();
-            transitionTo(MemberState.UNJOINED);
-            unjoined = Unjoined.POLL_EXPIRED;
+            transitionTo(MemberState.STALE);
             generation = Generation.NONE;
             resetLeader();
             needsJoin = true;
@@ -297,10 +296,9 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (state() != MemberState.UNJOINED || unjoined != Unjoined.POLL_EXPIRED) {
+            if (state() != MemberState.STALE) {
                 return;
             }
-            unjoined = null;
             needsJoin = true;
             rejoinReason = "consumer poll resumed";
             activate();
@@ -340,7 +338,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     // ------------------------------------------------------------------------------------------------ the machine
 
     private boolean started() {
-        return state() != MemberState.UNJOINED || unjoined != Unjoined.NOT_STARTED;
+        return state() != MemberState.UNJOINED;
     }
 
     /** Not taking part in the group: not started, left, out after a poll timeout, leaving, or terminal. */
@@ -348,7 +346,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         return !state().isActive();
     }
 
-    /** From UNJOINED (start, poll resumed) into the group: look for the coordinator, or join at once. */
+    /** From UNJOINED (start) or STALE (poll resumed) into the group: look for the coordinator, or join at once. */
     private void activate() {
         if (coordinatorChannel() == null) {
             awaitCoordinator();
@@ -434,8 +432,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         heartbeat.cancel(state() == MemberState.FATAL);
         link.cancel();
         dispose(metadataLoop);
-        dispose(missingTopicsRefresh);
-        joinCall = metadataLoop = missingTopicsRefresh = null;
+        missingTopics.cancel();
+        joinCall = metadataLoop = null;
         listenerCalls.cancel();
         List<MonoSink<Void>> leavers = new ArrayList<>(leaveWaiters);
         leaveWaiters.clear();
@@ -989,7 +987,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     // ------------------------------------------------------------------------------------------------ leave
 
     private void doLeave(String reason, MonoSink<Void> sink) {
-        if (terminal() || !started() || (state() == MemberState.UNJOINED && unjoined == Unjoined.LEFT)) {
+        if (terminal() || !started() || state() == MemberState.LEFT) {
             sink.success();
             return;
         }
@@ -1010,8 +1008,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                 generation = Generation.NONE;
                 resetLeader();
                 if (state() == MemberState.LEAVING) {
-                    transitionTo(MemberState.UNJOINED);
-                    unjoined = Unjoined.LEFT;
+                    transitionTo(MemberState.LEFT);
                 }
                 List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
                 leaveWaiters.clear();
@@ -1126,7 +1123,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * partitions and rebalances ({@link #checkMetadata}).
      */
     private void watchMissingTopics(Cluster cluster) {
-        if (pattern != null || inactive() || missingTopicsRefresh != null) {
+        if (pattern != null || inactive() || missingTopics.pending()) {
             return;
         }
         Set<String> wanted = new TreeSet<>(subscribedTopics);
@@ -1139,36 +1136,20 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             }
         }
         if (missing.isEmpty()) {
-            missingTopicsRefreshes = 0;
+            missingTopics.satisfied();
             return;
         }
-        long delay = backoff.delayMs(++missingTopicsRefreshes);
+        long delay = missingTopics.request();
         // WARN on the 2nd, 8th, 32nd, ... look: repeated with growing intervals while the topics stay missing. Not on
         // the 1st: a member's first snapshot may predate its subscription (a follower that just joined saw "missing"
         // topics that existed); the 2nd comes from the refresh asked for here, which names them.
-        int n = missingTopicsRefreshes;
+        int n = missingTopics.refreshes();
         if (Integer.bitCount(n) == 1 && Integer.numberOfTrailingZeros(n) % 2 == 1) {
             log.warn("{}subscribed topics {} do not exist (not in metadata): nothing is assigned from them until they"
                     + " are created; is the name right? Asking again in {} ms", logPrefix, missing, delay);
         } else {
             log.debug("{}topics {} are not in metadata yet; refreshing in {} ms", logPrefix, missing, delay);
         }
-        missingTopicsRefresh = schedule(delay, () -> {
-            if (inactive()) {
-                missingTopicsRefresh = null;
-                return;
-            }
-            missingTopicsRefresh = io.refreshMetadata().subscribe(
-                    c -> onLoop(() -> {
-                        missingTopicsRefresh = null;
-                        checkMetadata(c);
-                    }),
-                    e -> onLoop(() -> {
-                        missingTopicsRefresh = null;
-                        log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
-                        watchMissingTopics(io.cluster());
-                    }));
-        });
     }
 
     private Set<String> match(Cluster cluster) {

@@ -9,6 +9,7 @@ import io.kflux.group.CoordinatorIo.CoordinatorChannel;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
+import io.kflux.metadata.SubscriptionWatch;
 import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
 import io.kflux.network.UnsupportedVersionException;
@@ -16,6 +17,7 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.util.Backoff;
+import io.kflux.util.StateTransitions;
 import io.kflux.util.MonotonicScheduler;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -81,13 +83,6 @@ import reactor.core.scheduler.Scheduler;
 public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMemberState> {
     private static final Logger log = LoggerFactory.getLogger(ConsumerGroupMember.class);
 
-    /** Why the member is UNSUBSCRIBED: what may bring it back. */
-    private enum Out { NOT_STARTED, LEFT, POLL_EXPIRED }
-
-    /** A partition of the target or owned assignment, by topic id and (once resolved) name. */
-    private record IdPartition(UUID topicId, int partition) {
-    }
-
     private final ConsumerGroupConfig config;
     private final ListenerCalls listenerCalls;
 
@@ -98,35 +93,29 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private volatile boolean everJoined;
 
     // Loop-only state.
-    private Out out = Out.NOT_STARTED;
     private Pattern pattern;
     private Set<String> subscribedTopics = new TreeSet<>();
     /** Topic ids of the owned partitions (what heartbeats report). */
     private final Map<TopicPartition, UUID> ownedIds = new HashMap<>();
     /** The latest target assignment from the coordinator; null before the first. */
-    private Set<IdPartition> target;
+    private TargetAssignment target;
     /** Bumped when a reconciliation is abandoned (fenced, leaving, closed): its continuations do nothing. */
     private long reconcileEpoch;
     private final CoordinatorLink link;
     private Disposable metadataWatch;
     private Disposable heartbeatTimer;
     private Disposable heartbeatCall;
-    private boolean heartbeatInFlight;
+    private HeartbeatPhase heartbeat = HeartbeatPhase.IDLE;
     /** System.nanoTime() when the rebalance under way began (a reconciliation started), 0 when none is. */
     private long rebalanceStartedNanos;
-    /** A heartbeat must go out as soon as the one in flight is answered (acknowledgement, rejoin). */
-    private boolean heartbeatSoon;
     /** Until the coordinator says otherwise: the broker's default {@code group.consumer.heartbeat.interval.ms}. */
     private int heartbeatIntervalMs = 5_000;
-    /** In ACKNOWLEDGING: a heartbeat answer confirmed the owned partitions. */
-    private boolean acknowledged;
     private int heartbeatFailures;
     /** A join heartbeat (epoch 0) went out since the last join(): the coordinator may know this member already. */
     private boolean joinSent;
     private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
-    /** The metadata refresh (or its backoff timer) for assigned topic ids not known yet; null when none. */
-    private Disposable unknownIdRefresh;
-    private int unknownIdRefreshes;
+    /** The metadata refreshes while assigned topic ids are not known yet. */
+    private final SubscriptionWatch unknownIds;
     /** The session as this member can know it: heartbeat answers confirm it; none for the session timeout ends it. */
     private final SessionTimer session;
 
@@ -148,7 +137,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                         GroupListener listener, Scheduler scheduler) {
         super(log, Objects.requireNonNull(config, "config").groupId(), config.groupInstanceId(),
                 new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()), io, coordinators, loop, listener,
-                scheduler, new States<>(ConsumerMemberState.UNSUBSCRIBED, ConsumerMemberState.STABLE,
+                scheduler, new States<>(ConsumerMemberState.UNSUBSCRIBED, Set.of(ConsumerMemberState.UNSUBSCRIBED,
+                        ConsumerMemberState.LEFT, ConsumerMemberState.STALE), ConsumerMemberState.STABLE,
                         ConsumerMemberState.LEAVING, ConsumerMemberState.FATAL, ConsumerMemberState.CLOSED));
         this.config = config;
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.rebalanceTimeoutMs(), logPrefix, this::onLoop,
@@ -161,6 +151,11 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         // No request is held before its answer under KIP-848 (heartbeats are answered at once): nothing awaited.
         this.session = new SessionTimer(config.sessionTimeoutMs(), () -> scheduler.now(TimeUnit.MILLISECONDS),
                 this::schedule, this::sessionHeld, () -> false, listener::onSessionInDoubt, this::sessionExpired);
+        // each snapshot (or failure) reconciles again; ids still unknown ask for the next refresh
+        this.unknownIds = subscriptionWatch(() -> !state().isTerminal(), c -> reconcileIfNeeded(), e -> {
+            log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
+            reconcileIfNeeded();
+        });
     }
 
     /** KIP-1082: a random UUID in Kafka's text form (URL-safe base64 of its 16 bytes, no padding). */
@@ -202,7 +197,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     @Override
     public void start() {
         onLoop(() -> {
-            if (state() != ConsumerMemberState.UNSUBSCRIBED || out != Out.NOT_STARTED) {
+            if (state() != ConsumerMemberState.UNSUBSCRIBED) {
                 return;
             }
             link.start();
@@ -217,7 +212,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     @Override
     public Mono<Void> leave(String reason) {
-        return Mono.create(sink -> onLoop(() -> doLeave(reason, sink, Out.LEFT)));
+        return Mono.create(sink -> onLoop(() -> doLeave(reason, sink, ConsumerMemberState.LEFT)));
     }
 
     /**
@@ -234,14 +229,14 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
                     + "after records were emitted; leaving the group until demand returns.", logPrefix,
                     ClassicGroupMember.POLL_TIMEOUT_REASON, config.rebalanceTimeoutMs());
-            doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, Out.POLL_EXPIRED);
+            doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, ConsumerMemberState.STALE);
         });
     }
 
     @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (state() == ConsumerMemberState.UNSUBSCRIBED && out == Out.POLL_EXPIRED) {
+            if (state() == ConsumerMemberState.STALE) {
                 join();
             }
         });
@@ -304,7 +299,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     /** Joins with epoch 0 (first start, after being fenced, after a poll timeout). */
     private void join() {
         transitionTo(ConsumerMemberState.JOINING);
-        out = null;
         memberEpoch = 0;
         target = null;
         joinSent = false;
@@ -314,13 +308,14 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     @Override
     void cleanup() {
         reconcileEpoch++;
-        for (Disposable d : new Disposable[] {metadataWatch, heartbeatTimer, heartbeatCall, unknownIdRefresh}) {
+        unknownIds.cancel();
+        for (Disposable d : new Disposable[] {metadataWatch, heartbeatTimer, heartbeatCall}) {
             if (d != null) {
                 d.dispose();
             }
         }
-        metadataWatch = heartbeatTimer = heartbeatCall = unknownIdRefresh = null;
-        heartbeatInFlight = false;
+        metadataWatch = heartbeatTimer = heartbeatCall = null;
+        endHeartbeat();
         session.stop(state() == ConsumerMemberState.FATAL);
         listenerCalls.cancel();
         link.cancel();
@@ -342,9 +337,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         cancelHeartbeatTimer();
         if (heartbeatCall != null) {
             heartbeatCall.dispose(); // its answer would come from the old coordinator; the new one gets a fresh one
-            heartbeatCall = null;
         }
-        heartbeatInFlight = false;
+        endHeartbeat();
         if (state().isActive()) {
             link.ensure();
         }
@@ -366,12 +360,28 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             link.ensure();
             return;
         }
-        if (heartbeatInFlight) {
-            heartbeatSoon = true;
+        if (heartbeat != HeartbeatPhase.IDLE) {
+            if (heartbeat == HeartbeatPhase.IN_FLIGHT) {
+                moveHeartbeat(HeartbeatPhase.IN_FLIGHT_THEN_AGAIN);
+            }
             return;
         }
         cancelHeartbeatTimer();
         sendHeartbeat();
+    }
+
+    private void moveHeartbeat(HeartbeatPhase next) {
+        heartbeat = StateTransitions.check(heartbeat, next);
+    }
+
+    /** The heartbeat out is answered, failed or abandoned. @return whether another was asked for meanwhile */
+    private boolean endHeartbeat() {
+        boolean again = heartbeat == HeartbeatPhase.IN_FLIGHT_THEN_AGAIN;
+        if (heartbeat != HeartbeatPhase.IDLE) {
+            moveHeartbeat(HeartbeatPhase.IDLE);
+        }
+        heartbeatCall = null;
+        return again;
     }
 
     private void cancelHeartbeatTimer() {
@@ -406,8 +416,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     private void sendHeartbeat() {
         CoordinatorChannel ch = link.current();
-        heartbeatInFlight = true;
-        heartbeatSoon = false;
+        moveHeartbeat(HeartbeatPhase.IN_FLIGHT);
         ConsumerGroupHeartbeatRequest request = request(memberEpoch);
         joinSent |= memberEpoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH;
         Set<TopicPartition> reported = owned;
@@ -422,12 +431,11 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     }
 
     private void afterHeartbeat(long nextMs) {
-        heartbeatInFlight = false;
-        heartbeatCall = null;
+        boolean again = endHeartbeat();
         if (!heartbeatAllowed() || link.current() == null) {
             return;
         }
-        if (heartbeatSoon) {
+        if (again) {
             heartbeatNow();
         } else {
             scheduleHeartbeat(nextMs);
@@ -435,8 +443,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     }
 
     private void onHeartbeatFailure(CoordinatorChannel ch, Throwable e) {
-        heartbeatInFlight = false;
-        heartbeatCall = null;
+        endHeartbeat();
         if (ch != link.current() || state().isTerminal()) {
             return;
         }
@@ -453,8 +460,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private void retryHeartbeat(String why) {
         long delay = backoff.delayMs(++heartbeatFailures);
         log.info("{}ConsumerGroupHeartbeat failed ({}); retrying in {} ms", logPrefix, why, delay);
-        heartbeatInFlight = false;
-        heartbeatCall = null;
+        endHeartbeat();
         if (heartbeatAllowed() && link.current() != null) {
             scheduleHeartbeat(delay);
         }
@@ -465,9 +471,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                                      long sentAtMs) {
         if (ch != link.current() || state().isTerminal() || !heartbeatAllowed() || sent.memberEpoch() != memberEpoch) {
             // An answer for a membership this member already gave up (fenced and rejoined, left) decides nothing.
-            heartbeatInFlight = false;
-            heartbeatCall = null;
-            if (heartbeatSoon) {
+            if (endHeartbeat()) {
                 heartbeatNow();
             }
             return;
@@ -476,13 +480,11 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         switch (error) {
             case NONE -> onHeartbeatAnswered(reported, response, sentAtMs);
             case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> {
-                heartbeatInFlight = false;
-                heartbeatCall = null;
+                endHeartbeat();
                 fenced(error + (response.errorMessage() == null ? "" : ": " + response.errorMessage()));
             }
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                heartbeatInFlight = false;
-                heartbeatCall = null;
+                endHeartbeat();
                 coordinatorLost(ch, error + " from ConsumerGroupHeartbeat");
             }
             case FENCED_INSTANCE_ID -> fail(new FencedInstanceIdException(config.groupInstanceId(),
@@ -522,13 +524,17 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             heartbeatIntervalMs = response.heartbeatIntervalMs();
         }
         if (response.assignment() != null) {
-            Set<IdPartition> next = new HashSet<>();
+            Set<TargetAssignment.IdPartition> next = new HashSet<>();
             response.assignment().topicPartitions().forEach(t -> t.partitions().forEach(p ->
-                    next.add(new IdPartition(t.topicId(), p))));
-            target = next;
+                    next.add(new TargetAssignment.IdPartition(t.topicId(), p))));
+            target = new TargetAssignment(next);
         }
-        if (state() == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned)) {
-            acknowledged = true; // the coordinator heard what this member owns now
+        if (state() == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned) && (target == null
+                || !(target.against(owned, io.cluster()::topicName) instanceof TargetAssignment.Move))) {
+            // The coordinator heard what this member owns now: STABLE, unless the answer moves partitions again
+            // (then reconciliation goes on from here, as the official client's ACKNOWLEDGING -> RECONCILING). A new
+            // target naming topic ids metadata does not know yet waits in STABLE, as it would have from there.
+            transitionTo(ConsumerMemberState.STABLE);
         }
         afterHeartbeat(heartbeatIntervalMs);
         reconcileIfNeeded();
@@ -569,34 +575,21 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             return;
         }
         Cluster cluster = io.cluster();
-        Map<TopicPartition, UUID> resolved = new HashMap<>();
-        Set<UUID> unknown = new TreeSet<>();
-        for (IdPartition ip : target) {
-            String name = cluster.topicName(ip.topicId());
-            if (name == null) {
-                unknown.add(ip.topicId());
-            } else {
-                resolved.put(new TopicPartition(name, ip.partition()), ip.topicId());
-            }
-        }
-        if (!unknown.isEmpty()) {
-            awaitTopicIds(unknown);
+        TargetAssignment.Step step = target.against(owned, cluster::topicName);
+        if (step instanceof TargetAssignment.AwaitTopicIds await) {
+            awaitTopicIds(await.unknown());
             return;
         }
-        unknownIdRefreshes = 0;
-        Set<TopicPartition> current = owned;
-        Set<TopicPartition> revoked = new HashSet<>(current);
-        revoked.removeAll(resolved.keySet());
-        Set<TopicPartition> added = new HashSet<>(resolved.keySet());
-        added.removeAll(current);
-        if (revoked.isEmpty() && added.isEmpty()) {
+        unknownIds.satisfied();
+        if (step instanceof TargetAssignment.Settled) {
             if (state() == ConsumerMemberState.JOINING) {
                 transitionTo(ConsumerMemberState.STABLE); // nothing to take: the join heartbeat reported it
-            } else if (state() == ConsumerMemberState.ACKNOWLEDGING && acknowledged) {
-                transitionTo(ConsumerMemberState.STABLE);
-            }
+            } // ACKNOWLEDGING: the answer to the acknowledgement makes it STABLE (onHeartbeatResponse)
             return;
         }
+        TargetAssignment.Move move = (TargetAssignment.Move) step;
+        Set<TopicPartition> revoked = move.revoked();
+        Set<TopicPartition> added = move.added();
         transitionTo(ConsumerMemberState.RECONCILING);
         long epoch = ++reconcileEpoch;
         listenerCalls.drop(ListenerCalls.Drop.REVOKED, () -> revoked, dropped -> {
@@ -606,7 +599,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             }
             Set<TopicPartition> whole = new HashSet<>(owned);
             whole.addAll(added);
-            added.forEach(tp -> ownedIds.put(tp, resolved.get(tp)));
+            ownedIds.putAll(move.ids());
             owned = Set.copyOf(whole);
             listenerCalls.assigned(added, owned, () -> {
                 if (epoch != reconcileEpoch) {
@@ -615,7 +608,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                 log.info("{}epoch {}: owns {}", logPrefix, memberEpoch, new TreeSet<>(owned.stream()
                         .map(TopicPartition::toString).toList()));
                 transitionTo(ConsumerMemberState.ACKNOWLEDGING);
-                acknowledged = false;
                 heartbeatNow(); // acknowledge at once: the coordinator waits for it to move partitions on
             });
         });
@@ -624,21 +616,13 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     /**
      * The assignment names topics by id that metadata does not know yet (e.g. just created): refresh, at once the
      * first time, then after {@code retry.backoff.ms} growing to {@code retry.backoff.max.ms}; each new snapshot
-     * reaches {@link #reconcileIfNeeded} through {@link #metadataWatch}.
+     * reconciles again.
      */
     private void awaitTopicIds(Set<UUID> unknown) {
-        if (unknownIdRefresh != null) {
-            return;
+        long delay = unknownIds.request();
+        if (delay >= 0) {
+            log.debug("{}assigned topic ids {} are not in metadata yet; refreshing in {} ms", logPrefix, unknown, delay);
         }
-        long delay = unknownIdRefreshes == 0 ? 0 : backoff.delayMs(unknownIdRefreshes);
-        unknownIdRefreshes++;
-        log.debug("{}assigned topic ids {} are not in metadata yet; refreshing in {} ms", logPrefix, unknown, delay);
-        unknownIdRefresh = schedule(delay, () -> unknownIdRefresh = io.refreshMetadata()
-                .doFinally(signal -> onLoop(() -> {
-                    unknownIdRefresh = null;
-                    reconcileIfNeeded(); // still unknown: the next refresh after the backoff
-                }))
-                .subscribe(c -> { }, e -> log.debug("{}metadata refresh failed: {}", logPrefix, e.toString())));
     }
 
     private void removeOwned(Set<TopicPartition> dropped) {
@@ -690,7 +674,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     // ------------------------------------------------------------------------------------------------ leave
 
-    private void doLeave(String reason, MonoSink<Void> sink, Out why) {
+    /** @param then where the member ends: {@code LEFT} (leave()) or {@code STALE} (poll expired) */
+    private void doLeave(String reason, MonoSink<Void> sink, ConsumerMemberState then) {
         if (!state().isActive()) {
             if (sink != null) {
                 if (state() == ConsumerMemberState.LEAVING) {
@@ -704,7 +689,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         if (sink != null) {
             leaveWaiters.add(sink);
         }
-        boolean lost = why == Out.POLL_EXPIRED || state() == ConsumerMemberState.FENCED || memberEpoch <= 0;
+        boolean lost = then == ConsumerMemberState.STALE || state() == ConsumerMemberState.FENCED || memberEpoch <= 0;
         reconcileEpoch++;
         transitionTo(ConsumerMemberState.LEAVING);
         cancelHeartbeatTimer();
@@ -712,8 +697,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             removeOwned(dropped);
             Runnable done = () -> {
                 if (state() == ConsumerMemberState.LEAVING) {
-                    transitionTo(ConsumerMemberState.UNSUBSCRIBED);
-                    out = why;
+                    transitionTo(then);
                     memberEpoch = 0;
                     target = null;
                 }
@@ -724,7 +708,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             CoordinatorChannel ch = link.current();
             // A join the coordinator may have taken is left too: else the member would hold partitions until the
             // broker's session timeout. (Not after fencing: that membership is gone already.)
-            boolean member = memberEpoch > 0 || (joinSent && why != Out.POLL_EXPIRED);
+            boolean member = memberEpoch > 0 || (joinSent && then != ConsumerMemberState.STALE);
             if (ch == null || !member || state() != ConsumerMemberState.LEAVING) {
                 log.info("{}leaving the group without a leave heartbeat (no coordinator or no membership)", logPrefix);
                 done.run();

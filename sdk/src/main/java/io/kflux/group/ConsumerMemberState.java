@@ -10,16 +10,17 @@ import java.util.Set;
  * ({@link CoordinatorManager}): a member keeps its state and its partitions while the coordinator is looked for.
  *
  * <pre>
- * UNSUBSCRIBED -> JOINING -> RECONCILING -> ACKNOWLEDGING -> STABLE
+ * UNSUBSCRIBED -> JOINING -> RECONCILING -> ACKNOWLEDGING -> STABLE   (start())
  * STABLE -> RECONCILING            (a heartbeat answer carries a new target assignment)
  * any member state -> FENCED -> JOINING   (FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID, or no heartbeat answer for
  *                                          the session timeout ({@link SessionTimer}): partitions lost, epoch 0)
- * any -> LEAVING -> UNSUBSCRIBED   (leave(), max.poll.interval.ms expiry)
+ * any -> LEAVING -> LEFT          (leave(): for good)
+ * any -> LEAVING -> STALE -> JOINING   (max.poll.interval.ms expired; joins again when demand returns)
  * any -> FATAL | CLOSED            (terminal)
  * </pre>
  */
 public enum ConsumerMemberState implements StateTransitions<ConsumerMemberState> {
-    /** Not started, left, or out after {@code max.poll.interval.ms} expired: no heartbeats. */
+    /** Not started yet: no heartbeats. */
     UNSUBSCRIBED,
     /** Heartbeating with epoch 0 until the coordinator gives a member epoch. */
     JOINING,
@@ -39,6 +40,13 @@ public enum ConsumerMemberState implements StateTransitions<ConsumerMemberState>
     FENCED,
     /** Revoking everything, then the leave heartbeat (epoch -1, or -2 for a static member). */
     LEAVING,
+    /** Left the group on {@code leave()}: no heartbeats, and it does not join again. */
+    LEFT,
+    /**
+     * Left the group because {@code max.poll.interval.ms} expired (its partitions were reported lost); joins again
+     * with epoch 0 when downstream demand returns. The official client's {@code MemberState.STALE}.
+     */
+    STALE,
     /** Stopped by an error it cannot recover from; see {@link GroupListener#onFatalError}. */
     FATAL,
     /** {@link ConsumerGroupMember#close()} was called. */
@@ -50,15 +58,19 @@ public enum ConsumerMemberState implements StateTransitions<ConsumerMemberState>
     private Set<ConsumerMemberState> previous;
 
     static {
-        UNSUBSCRIBED.previous = EnumSet.of(LEAVING);
-        JOINING.previous = EnumSet.of(UNSUBSCRIBED, FENCED);
+        UNSUBSCRIBED.previous = EnumSet.noneOf(ConsumerMemberState.class); // where a member starts
+        JOINING.previous = EnumSet.of(UNSUBSCRIBED, FENCED, STALE);
         RECONCILING.previous = EnumSet.of(JOINING, ACKNOWLEDGING, STABLE);
         ACKNOWLEDGING.previous = EnumSet.of(RECONCILING);
         STABLE.previous = EnumSet.of(JOINING, ACKNOWLEDGING);
         FENCED.previous = EnumSet.of(JOINING, RECONCILING, ACKNOWLEDGING, STABLE);
         LEAVING.previous = EnumSet.copyOf(ACTIVE);
-        FATAL.previous = EnumSet.of(UNSUBSCRIBED, JOINING, RECONCILING, ACKNOWLEDGING, STABLE, FENCED, LEAVING);
-        CLOSED.previous = EnumSet.of(UNSUBSCRIBED, JOINING, RECONCILING, ACKNOWLEDGING, STABLE, FENCED, LEAVING);
+        LEFT.previous = EnumSet.of(LEAVING);
+        STALE.previous = EnumSet.of(LEAVING);
+        FATAL.previous = EnumSet.of(UNSUBSCRIBED, JOINING, RECONCILING, ACKNOWLEDGING, STABLE, FENCED, LEAVING, LEFT,
+                STALE);
+        CLOSED.previous = EnumSet.of(UNSUBSCRIBED, JOINING, RECONCILING, ACKNOWLEDGING, STABLE, FENCED, LEAVING, LEFT,
+                STALE);
     }
 
     @Override

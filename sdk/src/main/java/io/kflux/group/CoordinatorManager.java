@@ -13,9 +13,9 @@ import io.kflux.util.Backoff;
 import io.kflux.util.LogContext;
 import io.kflux.util.MonotonicScheduler;
 import io.kflux.util.SerialExecutor;
+import io.kflux.util.SharedAttempt;
 import io.kflux.util.StateTransitions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -60,7 +60,10 @@ public final class CoordinatorManager {
     private volatile CoordinatorChannel current;
 
     // Loop-only state.
-    private final List<MonoSink<CoordinatorChannel>> waiters = new ArrayList<>();
+    /** The lookup every caller waiting meanwhile shares; given up when none waits any more. */
+    private final SharedAttempt<CoordinatorChannel> lookups = SharedAttempt.whileWanted();
+    /** The shared lookup's outcome, while someone waits for it; retries go on only while it is set. */
+    private MonoSink<CoordinatorChannel> seeker;
     private int failures;
     private Disposable lookup;
     private Disposable watch;
@@ -120,19 +123,39 @@ public final class CoordinatorManager {
 
     /** As {@link #connection()}, the channel the group member sends on. */
     Mono<CoordinatorChannel> channel() {
-        return Mono.create(sink -> loop.execute(() -> {
-            if (state == CoordinatorState.CLOSED) {
-                sink.error(new IllegalStateException("the coordinator manager of group " + groupId + " is closed"));
-            } else if (state == CoordinatorState.KNOWN) {
-                sink.success(current);
-            } else {
-                waiters.add(sink);
-                sink.onCancel(() -> loop.execute(() -> waiters.remove(sink)));
-                if (state == CoordinatorState.UNKNOWN) {
-                    discover();
+        return Mono.defer(() -> {
+            CoordinatorChannel known = state == CoordinatorState.KNOWN ? current : null;
+            return known != null ? Mono.just(known) : lookups.join(this::lookUp);
+        });
+    }
+
+    /** The coordinator once found: the lookup the callers share ({@link #lookups}), on the loop. */
+    private Mono<CoordinatorChannel> lookUp() {
+        return Mono.create(sink -> {
+            sink.onCancel(() -> loop.execute(() -> {
+                if (seeker == sink) {
+                    seeker = null; // nobody waits any more: the try out ends, no retry follows it
                 }
+            }));
+            loop.execute(() -> seek(sink));
+        });
+    }
+
+    private void seek(MonoSink<CoordinatorChannel> sink) {
+        if (state == CoordinatorState.CLOSED) {
+            sink.error(closed());
+        } else if (state == CoordinatorState.KNOWN) {
+            sink.success(current);
+        } else {
+            seeker = sink;
+            if (state == CoordinatorState.UNKNOWN) {
+                discover(); // DISCOVERING: the try already out (for callers who left) serves this one
             }
-        }));
+        }
+    }
+
+    private IllegalStateException closed() {
+        return new IllegalStateException("the coordinator manager of group " + groupId + " is closed");
     }
 
     /** The coordinator's channel when one is known right now, else null; any thread. */
@@ -189,8 +212,9 @@ public final class CoordinatorManager {
             dispose(watch);
             lookup = watch = null;
             current = null;
-            failWaiters(new IllegalStateException("the coordinator manager of group " + groupId + " is closed"));
+            failSeeker(closed());
         });
+        lookups.abandon(closed()); // a lookup asked for but not started yet
     }
 
     // ------------------------------------------------------------------------------------------------ the machine
@@ -228,9 +252,11 @@ public final class CoordinatorManager {
         log.info("[group {}] discovered group coordinator (node {})", groupId, ch.nodeId());
         watch = ch.onClose().subscribe(null, e -> markUnavailable(ch, "the coordinator connection failed: " + e),
                 () -> markUnavailable(ch, "the coordinator connection closed"));
-        List<MonoSink<CoordinatorChannel>> ready = new ArrayList<>(waiters);
-        waiters.clear();
-        ready.forEach(w -> w.success(ch));
+        MonoSink<CoordinatorChannel> found = seeker;
+        seeker = null;
+        if (found != null) {
+            found.success(ch);
+        }
     }
 
     private void onFailed(Throwable e) {
@@ -249,21 +275,23 @@ public final class CoordinatorManager {
         if (fatal != null) {
             failures = 0;
             transitionTo(CoordinatorState.UNKNOWN);
-            failWaiters(fatal);
+            failSeeker(fatal);
             return;
         }
         failures++;
         log.debug("[group {}] coordinator lookup failed ({}), retrying", groupId, e.toString());
         transitionTo(CoordinatorState.UNKNOWN);
-        if (!waiters.isEmpty()) {
+        if (seeker != null) {
             discover(); // when nobody waits any more, the next caller starts again
         }
     }
 
-    private void failWaiters(Throwable error) {
-        List<MonoSink<CoordinatorChannel>> failed = new ArrayList<>(waiters);
-        waiters.clear();
-        failed.forEach(w -> w.error(error));
+    private void failSeeker(Throwable error) {
+        MonoSink<CoordinatorChannel> failed = seeker;
+        seeker = null;
+        if (failed != null) {
+            failed.error(error);
+        }
     }
 
     private static void dispose(Disposable d) {

@@ -19,12 +19,14 @@ import java.util.Set;
  *                                        (session expired: no answer from the coordinator for session.timeout.ms;
  *                                         generation dropped, partitions lost, issue #15; not while a JoinGroup is
  *                                         out, which the broker may hold)
- * any -> LEAVING -> UNJOINED             (leave(); max.poll.interval.ms expiry goes straight to UNJOINED)
+ * any -> LEAVING -> LEFT                 (leave(): for good)
+ * any -> STALE -> DISCOVERING_COORDINATOR | REDISCOVERING_COORDINATOR | REJOINING
+ *                                        (max.poll.interval.ms expired: partitions lost; back when demand returns)
  * any -> FATAL | CLOSED                  (terminal)
  * </pre>
  */
 public enum MemberState implements StateTransitions<MemberState> {
-    /** Not started, left the group, or out of it after {@code max.poll.interval.ms} expired: no membership, no heartbeats. */
+    /** Not started yet: no membership, no heartbeats. */
     UNJOINED,
     /** Looking for the group coordinator (FindCoordinator) without owning anything yet. */
     DISCOVERING_COORDINATOR,
@@ -52,6 +54,13 @@ public enum MemberState implements StateTransitions<MemberState> {
     REDISCOVERING_COORDINATOR,
     /** {@code leave()}: the revoke listener runs, then LeaveGroup (dynamic members only) is sent. */
     LEAVING,
+    /** Left the group on {@code leave()}: no membership, no heartbeats, and it does not join again. */
+    LEFT,
+    /**
+     * Out of the group because {@code max.poll.interval.ms} expired (partitions lost, LeaveGroup sent by a dynamic
+     * member); joins again when downstream demand returns. The official client's {@code MemberState.STALE}.
+     */
+    STALE,
     /** Stopped by an error it cannot recover from (FENCED_INSTANCE_ID, authorization, ...); see {@link GroupListener#onFatalError}. */
     FATAL,
     /** {@link ClassicGroupMember#close()} was called. */
@@ -63,17 +72,19 @@ public enum MemberState implements StateTransitions<MemberState> {
     private Set<MemberState> previous;
 
     static {
-        UNJOINED.previous = union(ACTIVE, EnumSet.of(LEAVING));
-        DISCOVERING_COORDINATOR.previous = union(ACTIVE, EnumSet.of(UNJOINED));
-        REDISCOVERING_COORDINATOR.previous = union(ACTIVE, EnumSet.of(UNJOINED));
-        REJOINING.previous = EnumSet.of(UNJOINED, DISCOVERING_COORDINATOR, REDISCOVERING_COORDINATOR, JOINING, SYNCING,
-                STABLE);
+        UNJOINED.previous = EnumSet.noneOf(MemberState.class); // where a member starts
+        LEFT.previous = EnumSet.of(LEAVING);
+        STALE.previous = EnumSet.copyOf(ACTIVE);
+        DISCOVERING_COORDINATOR.previous = union(ACTIVE, EnumSet.of(UNJOINED, STALE));
+        REDISCOVERING_COORDINATOR.previous = union(ACTIVE, EnumSet.of(UNJOINED, STALE));
+        REJOINING.previous = EnumSet.of(UNJOINED, STALE, DISCOVERING_COORDINATOR, REDISCOVERING_COORDINATOR, JOINING,
+                SYNCING, STABLE);
         JOINING.previous = EnumSet.of(REJOINING, JOINING, SYNCING);
         SYNCING.previous = EnumSet.of(JOINING);
         STABLE.previous = EnumSet.of(SYNCING, REDISCOVERING_COORDINATOR);
-        LEAVING.previous = union(ACTIVE, EnumSet.of(UNJOINED));
-        FATAL.previous = union(ACTIVE, EnumSet.of(UNJOINED, LEAVING));
-        CLOSED.previous = union(ACTIVE, EnumSet.of(UNJOINED, LEAVING));
+        LEAVING.previous = union(ACTIVE, EnumSet.of(STALE));
+        FATAL.previous = union(ACTIVE, EnumSet.of(UNJOINED, LEAVING, LEFT, STALE));
+        CLOSED.previous = union(ACTIVE, EnumSet.of(UNJOINED, LEAVING, LEFT, STALE));
     }
 
     private static Set<MemberState> union(Set<MemberState> a, Set<MemberState> b) {

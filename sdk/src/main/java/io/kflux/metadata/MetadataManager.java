@@ -7,6 +7,7 @@ import io.kflux.protocol.message.MetadataRequest;
 import io.kflux.protocol.message.MetadataRequest.MetadataRequestTopic;
 import io.kflux.protocol.message.MetadataResponse;
 import io.kflux.protocol.message.MetadataResponse.MetadataResponseTopic;
+import io.kflux.util.SharedAttempt;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -38,7 +38,7 @@ public final class MetadataManager {
     private final NodeConnections connections;
     private final List<InetSocketAddress> bootstrap;
     private final boolean allowAutoTopicCreation;
-    private final AtomicReference<Mono<Cluster>> inFlight = new AtomicReference<>();
+    private final SharedAttempt<Cluster> inFlight = new SharedAttempt<>();
     private final Sinks.Many<Cluster> updates = Sinks.many().multicast().directBestEffort();
     private volatile Cluster cluster = Cluster.EMPTY;
     private volatile Set<String> topics = Set.of();
@@ -85,23 +85,9 @@ public final class MetadataManager {
 
     /** A fresh snapshot; joins a refresh already under way. Fails when no broker answers. */
     public Mono<Cluster> refresh() {
-        for (;;) {
-            Mono<Cluster> existing = inFlight.get();
-            if (existing != null) {
-                return existing;
-            }
-            // The in-flight slot is cleared before the result reaches any subscriber (doOnTerminate
-            // runs ahead of a Mono's onNext): a subscriber that asks for another refresh from its
-            // onNext must get a new round trip, not this completed one replayed at once, which
-            // made Fetcher spin on the I/O thread. doFinally still covers cancellation.
-            Mono<Cluster> fresh = Mono.defer(this::fetch)
-                    .doOnTerminate(() -> inFlight.set(null))
-                    .doFinally(s -> inFlight.set(null))
-                    .cache();
-            if (inFlight.compareAndSet(null, fresh)) {
-                return fresh;
-            }
-        }
+        // Not cached once finished (SharedAttempt): a subscriber that asks for another refresh from its onNext gets a
+        // new round trip, not this completed one replayed at once, which made Fetcher spin on the I/O thread.
+        return inFlight.join(this::fetch);
     }
 
     private Mono<Cluster> fetch() {

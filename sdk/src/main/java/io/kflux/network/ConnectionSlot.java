@@ -1,12 +1,11 @@
 package io.kflux.network;
 
 import io.kflux.util.Backoff;
+import io.kflux.util.SharedAttempt;
 
 import java.time.Duration;
 import java.util.function.IntFunction;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 /**
  * The connection state of one destination (a broker node, or "the bootstrap servers"): the open
@@ -19,8 +18,8 @@ final class ConnectionSlot {
 
     private BrokerConnection connection;
     private Object connectionKey;
-    private Sinks.One<BrokerConnection> attempt;
-    private Disposable attemptSubscription;
+    /** The connect in progress that every concurrent caller shares. */
+    private final SharedAttempt<BrokerConnection> attempt = new SharedAttempt<>();
     private int failures;
     private long nextAttemptNanos;
     /** When the last connect succeeded / the last one failed or an open connection dropped (nanoTime; 0 never). */
@@ -41,9 +40,6 @@ final class ConnectionSlot {
      */
     Mono<BrokerConnection> get(Object key, IntFunction<Mono<BrokerConnection>> connector) {
         BrokerConnection stale = null;
-        Sinks.One<BrokerConnection> created = null;
-        long delayNanos = 0;
-        int priorFailures = 0;
         Mono<BrokerConnection> result;
         synchronized (this) {
             if (closed) {
@@ -56,53 +52,35 @@ final class ConnectionSlot {
                 stale = connection.isOpen() ? connection : null;
                 connection = null;
             }
-            if (attempt == null) {
-                created = Sinks.one();
-                attempt = created;
-                delayNanos = nextAttemptNanos - System.nanoTime();
-                priorFailures = failures;
-            }
-            result = attempt.asMono();
+            result = attempt.join(() -> connect(key, connector));
         }
         if (stale != null) {
             stale.close().subscribe();
-        }
-        if (created != null) {
-            launch(created, key, connector, delayNanos, priorFailures);
         }
         return result;
     }
 
     /**
-     * Subscribed here, not by the callers, so that a caller that cancels does not cancel the
-     * others' attempt; outside the monitor, so that no caller waits while a connect is set up.
+     * One attempt, after the backoff still due; started by {@link SharedAttempt} outside the monitor, so that no caller
+     * waits while a connect is set up, and subscribed there, so that a caller that cancels does not cancel the others'.
      */
-    private void launch(Sinks.One<BrokerConnection> sink, Object key, IntFunction<Mono<BrokerConnection>> connector,
-                        long delayNanos, int priorFailures) {
+    private Mono<BrokerConnection> connect(Object key, IntFunction<Mono<BrokerConnection>> connector) {
+        long delayNanos;
+        int priorFailures;
+        synchronized (this) {
+            delayNanos = nextAttemptNanos - System.nanoTime();
+            priorFailures = failures;
+        }
         Mono<BrokerConnection> connect = Mono.defer(() -> connector.apply(priorFailures));
         if (delayNanos > 0) {
             connect = Mono.delay(Duration.ofNanos(delayNanos)).then(connect);
         }
-        Disposable subscription = connect.subscribe(c -> onConnected(sink, key, c), e -> onFailed(sink, e));
-        boolean abandoned;
-        synchronized (this) {
-            abandoned = closed && attempt != sink;
-            if (attempt == sink) {
-                attemptSubscription = subscription;
-            }
-        }
-        if (abandoned) {
-            subscription.dispose(); // close() ran before the subscription could be recorded
-        }
+        return connect.doOnError(e -> onFailed()).flatMap(c -> onConnected(key, c));
     }
 
-    private void onConnected(Sinks.One<BrokerConnection> sink, Object key, BrokerConnection c) {
+    private Mono<BrokerConnection> onConnected(Object key, BrokerConnection c) {
         boolean keep;
         synchronized (this) {
-            if (attempt == sink) {
-                attempt = null;
-                attemptSubscription = null;
-            }
             keep = !closed;
             if (keep) {
                 connection = c;
@@ -114,24 +92,16 @@ final class ConnectionSlot {
         }
         if (!keep) {
             c.close().subscribe();
-            sink.tryEmitError(new DisconnectedException("connections of " + name + " were closed while connecting"));
-            return;
+            return Mono.error(new DisconnectedException("connections of " + name + " were closed while connecting"));
         }
         c.onClose().subscribe(null, e -> onClosed(c), () -> onClosed(c));
-        sink.tryEmitValue(c);
+        return Mono.just(c);
     }
 
-    private void onFailed(Sinks.One<BrokerConnection> sink, Throwable error) {
-        synchronized (this) {
-            if (attempt == sink) {
-                attempt = null;
-                attemptSubscription = null;
-            }
-            failures++;
-            lastFailureNanos = System.nanoTime();
-            nextAttemptNanos = lastFailureNanos + Duration.ofMillis(backoff.delayMs(failures)).toNanos();
-        }
-        sink.tryEmitError(error);
+    private synchronized void onFailed() {
+        failures++;
+        lastFailureNanos = System.nanoTime();
+        nextAttemptNanos = lastFailureNanos + Duration.ofMillis(backoff.delayMs(failures)).toNanos();
     }
 
     /**
@@ -159,23 +129,12 @@ final class ConnectionSlot {
     /** Closes the open connection and abandons any attempt; later {@link #get} calls fail. */
     Mono<Void> close() {
         BrokerConnection open;
-        Sinks.One<BrokerConnection> pending;
-        Disposable subscription;
         synchronized (this) {
             closed = true;
             open = connection;
             connection = null;
-            pending = attempt;
-            attempt = null;
-            subscription = attemptSubscription;
-            attemptSubscription = null;
         }
-        if (subscription != null) {
-            subscription.dispose();
-        }
-        if (pending != null) {
-            pending.tryEmitError(new DisconnectedException("connections of " + name + " were closed while connecting"));
-        }
+        attempt.abandon(new DisconnectedException("connections of " + name + " were closed while connecting"));
         return open == null ? Mono.empty() : open.close();
     }
 

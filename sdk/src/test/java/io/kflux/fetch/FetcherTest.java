@@ -565,9 +565,9 @@ class FetcherTest {
         advance(10);
         loop.execute(fetcher::plan);
         assertThat(io.refreshCount).isEqualTo(1);
-        advance(RETRY_BACKOFF_MS - 20);
+        advance(RETRY_BACKOFF_MS - 21);
         assertThat(io.refreshCount).isEqualTo(1);
-        advance(1);
+        advance(1); // retry.backoff.ms after the first
         assertThat(io.refreshCount).isEqualTo(2);
         advance(RETRY_BACKOFF_MS - 2);
         assertThat(io.refreshCount).as("within retry.backoff.ms of the last refresh").isEqualTo(2);

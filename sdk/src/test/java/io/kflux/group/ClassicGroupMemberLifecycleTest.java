@@ -56,7 +56,7 @@ class ClassicGroupMemberLifecycleTest {
             assertThat(m.groupInstanceId()).isNull();
             assertThat(m.reason()).isEqualTo("the consumer is being closed");
         });
-        assertThat(h.state()).isEqualTo(MemberState.UNJOINED);
+        assertThat(h.state()).isEqualTo(MemberState.LEFT);
         assertThat(h.member.assignment()).isEmpty();
         assertThat(h.member.generationId()).isEqualTo(-1);
         int sent = h.channel().sent.size();
@@ -72,7 +72,7 @@ class ClassicGroupMemberLifecycleTest {
         StepVerifier.create(h.member.leave("closing")).verifyComplete();
         assertThat(h.listener.kinds()).containsExactly("assigned", "revoked");
         assertThat(h.channel().sent(LeaveGroupRequest.class)).isEmpty();
-        assertThat(h.state()).isEqualTo(MemberState.UNJOINED);
+        assertThat(h.state()).isEqualTo(MemberState.LEFT);
     }
 
     @Test
@@ -124,7 +124,7 @@ class ClassicGroupMemberLifecycleTest {
                 .satisfies(l -> assertThat(l.members().get(0).reason()).isEqualTo(ClassicGroupMember.POLL_TIMEOUT_REASON));
         assertThat(h.listener.kinds()).containsExactly("assigned", "lost");
         assertThat(h.member.assignment()).isEmpty();
-        assertThat(h.state()).isEqualTo(MemberState.UNJOINED);
+        assertThat(h.state()).isEqualTo(MemberState.STALE);
         assertThat(h.member.memberId()).isEmpty();
         assertThat(h.member.generationId()).isEqualTo(-1);
         int heartbeats = h.channel().sent(HeartbeatRequest.class).size();
@@ -162,7 +162,7 @@ class ClassicGroupMemberLifecycleTest {
         h.member.pollTimeoutExpired();
         join.answer(joined(1, "m1", "other", "range", List.of()));
         assertThat(h.channel().sent(io.kflux.protocol.message.SyncGroupRequest.class)).isEmpty();
-        assertThat(h.state()).isEqualTo(MemberState.UNJOINED);
+        assertThat(h.state()).isEqualTo(MemberState.STALE);
     }
 
     // ------------------------------------------------------------------ subscriptions

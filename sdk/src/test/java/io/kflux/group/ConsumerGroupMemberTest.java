@@ -201,6 +201,31 @@ class ConsumerGroupMemberTest {
         }
     }
 
+    /**
+     * The answer to an acknowledgement that carries a new target goes on reconciling (ACKNOWLEDGING -> RECONCILING, as
+     * the official client), without passing through STABLE: one rebalance, ended once the second acknowledgement is
+     * answered.
+     */
+    @Test
+    void anAcknowledgementAnsweredWithANewTargetReconcilesAgainWithoutBecomingStable() {
+        create(null);
+        RecordingMetrics metrics = new RecordingMetrics();
+        member.metrics(metrics);
+        member.subscribe(List.of("t"));
+        member.start();
+        io.answerFind(1);
+        takeHeartbeat().answer(answer(1, Map.of(t, List.of(0))));
+        takeHeartbeat().answer(answer(2, Map.of(t, List.of(0, 1)))); // the ack's answer moves more partitions
+        assertThat(listener.kinds()).containsExactly("assigned", "assigned");
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.ACKNOWLEDGING);
+        assertThat(metrics.rebalances).as("not STABLE in between").isEmpty();
+        Pending<?> ack = takeHeartbeat();
+        assertThat(owned(heartbeat(ack))).isEqualTo(new TreeMap<>(Map.of(t, List.of(0, 1))));
+        ack.answer(answer(2, null));
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.STABLE);
+        assertThat(metrics.rebalances).hasSize(1);
+    }
+
     @Test
     void heartbeatAnswersAndReconciliationsAreReportedAsTheOfficialKip848ConsumerCountsThem() {
         create(null);
@@ -469,7 +494,7 @@ class ConsumerGroupMemberTest {
         assertThat(done[0]).isFalse();
         leave.answer(answer(-1, null));
         assertThat(done[0]).isTrue();
-        assertThat(member.state()).isEqualTo(ConsumerMemberState.UNSUBSCRIBED);
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.LEFT);
         assertThat(member.isOut()).isTrue();
     }
 
@@ -487,7 +512,7 @@ class ConsumerGroupMemberTest {
         join.answer(answer(1, Map.of(t, List.of(0)))); // a late join answer changes nothing
         leave.answer(answer(-1, null));
         assertThat(listener.calls).isEmpty();
-        assertThat(member.state()).isEqualTo(ConsumerMemberState.UNSUBSCRIBED);
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.LEFT);
     }
 
     @Test
@@ -507,7 +532,7 @@ class ConsumerGroupMemberTest {
         member.pollTimeoutExpired();
         assertThat(listener.kinds()).containsExactly("assigned", "lost");
         takeHeartbeat().answer(answer(-1, null));
-        assertThat(member.state()).isEqualTo(ConsumerMemberState.UNSUBSCRIBED);
+        assertThat(member.state()).isEqualTo(ConsumerMemberState.STALE);
         member.pollResumed();
         assertThat(member.state()).isEqualTo(ConsumerMemberState.JOINING);
         assertThat(heartbeat(takeHeartbeat()).memberEpoch()).isZero();

@@ -15,7 +15,7 @@ class MemberStateTest {
         MemberState s = MemberState.UNJOINED;
         for (MemberState next : new MemberState[] {MemberState.DISCOVERING_COORDINATOR, MemberState.REJOINING,
                 MemberState.JOINING, MemberState.SYNCING, MemberState.STABLE, MemberState.REDISCOVERING_COORDINATOR,
-                MemberState.STABLE, MemberState.LEAVING, MemberState.UNJOINED, MemberState.CLOSED}) {
+                MemberState.STABLE, MemberState.LEAVING, MemberState.LEFT, MemberState.CLOSED}) {
             s = StateTransitions.check(s, next);
         }
         assertThat(s).isEqualTo(MemberState.CLOSED);
@@ -37,7 +37,23 @@ class MemberStateTest {
     @Test
     void everyStateButUnjoinedHasAWayIn() {
         for (MemberState s : MemberState.values()) {
-            assertThat(s.previousValidStates()).as(s.name()).isNotEmpty();
+            if (s != MemberState.UNJOINED) {
+                assertThat(s.previousValidStates()).as(s.name()).isNotEmpty();
+            }
         }
+        assertThat(MemberState.UNJOINED.previousValidStates()).as("where a member starts, never again").isEmpty();
+    }
+
+    @Test
+    void aPollTimeoutIsStaleWhichRejoinsAndALeftMemberStaysOut() {
+        MemberState s = MemberState.STABLE;
+        for (MemberState next : new MemberState[] {MemberState.STALE, MemberState.REJOINING}) {
+            s = StateTransitions.check(s, next);
+        }
+        assertThat(s).isEqualTo(MemberState.REJOINING);
+        assertThatThrownBy(() -> StateTransitions.check(MemberState.LEFT, MemberState.DISCOVERING_COORDINATOR))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("LEFT -> DISCOVERING_COORDINATOR");
+        assertThat(MemberState.LEFT.isActive()).isFalse();
+        assertThat(MemberState.STALE.isActive()).isFalse();
     }
 }
