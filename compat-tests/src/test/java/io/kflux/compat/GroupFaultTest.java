@@ -297,11 +297,14 @@ class GroupFaultTest {
             Set<String> lost = new HashSet<>(produced);
             lost.removeAll(consumed);
             long duplicates = duplicates(members);
+            List<String> beforeFault = consumedAgainBefore(members, struck);
             System.out.printf("[group-faults] %-18s %-8s %-8s recovery %5d ms (first record), %5d ms (every member); "
-                    + "longest gap %5d ms; duplicates %4d (one commit interval: %d); lost %d of %d produced%n",
-                    scenario, client, protocol, firstMs, allMs, longestGapMs(members, struck), duplicates,
-                    ONE_COMMIT_INTERVAL, lost.size(), produced.size());
+                    + "longest gap %5d ms; duplicates %4d (one commit interval: %d; before the fault: %d); lost %d of "
+                    + "%d produced%n", scenario, client, protocol, firstMs, allMs, longestGapMs(members, struck),
+                    duplicates, ONE_COMMIT_INTERVAL, beforeFault.size(), lost.size(), produced.size());
             assertThat(lost).as("produced records no member consumed").isEmpty();
+            // the group formed (its members joining one after another) and consumed without a fault: nothing twice
+            assertThat(beforeFault).as("records consumed again before the fault struck").isEmpty();
             assertThat(commits.rereadBelowACommit(members)).as("records consumed again though a commit covered them")
                     .isEmpty();
             return duplicates;
@@ -384,6 +387,21 @@ class GroupFaultTest {
             longest = Math.max(longest, times[i] - times[i - 1]);
         }
         return TimeUnit.NANOSECONDS.toMillis(longest);
+    }
+
+    /** Consumptions before {@code nanos} of a (partition, offset) consumed before, over every member. */
+    private static List<String> consumedAgainBefore(List<StampedMember> members, long nanos) {
+        List<StampedMember.Consumed> all = new ArrayList<>();
+        members.forEach(m -> all.addAll(m.consumed()));
+        all.sort(java.util.Comparator.comparingLong(StampedMember.Consumed::nanos));
+        Map<TopicPartition, Set<Long>> seen = new HashMap<>();
+        List<String> again = new ArrayList<>();
+        for (StampedMember.Consumed c : all) {
+            if (c.nanos() < nanos && !seen.computeIfAbsent(c.partition(), p -> new HashSet<>()).add(c.offset())) {
+                again.add(c.partition() + "@" + c.offset());
+            }
+        }
+        return again;
     }
 
     /** Consumptions beyond the first of each (partition, offset), over every member. */
