@@ -79,9 +79,11 @@ class GroupFaultTest {
     /** Every member consuming again: looser, one official member once took longer than {@link #RESUME_BOUND}. */
     private static final Duration EVERY_MEMBER_BOUND = Duration.ofMillis(2L * SESSION_MS);
     /**
-     * For comparison only: one commit interval (plus its latency) of production. A backlog drained in a burst after
-     * the fault, or consumption that goes on while the coordinator cannot take commits, re-delivers more than this
-     * for both clients; the rule asserted is that nothing at or below a committed offset is consumed again.
+     * One commit interval (plus its latency) of production: what a member can have consumed and not yet committed
+     * when its session is lost, so the most a fault may re-deliver. Asserted for kflux in every scenario (measured:
+     * 0 but on one node frozen past the session, where the broker expires every session when it wakes: 209 classic,
+     * 119 consumer); the official consumer's runs print their count beside it. Besides the count, nothing at or
+     * below a committed offset may be consumed again.
      */
     private static final long ONE_COMMIT_INTERVAL = (long) PER_SECOND * (COMMIT_MS + 1_000) / 1_000;
 
@@ -223,8 +225,7 @@ class GroupFaultTest {
     @EnumSource(Protocol.class)
     void kfluxRedeliversNoMoreThanACommitIntervalWhenOnlyTheCoordinatorsNodeFreezes(Protocol protocol)
             throws Exception {
-        assertThat(runFrozenOfThree("frozen-of-three", Client.KFLUX, protocol))
-                .as("records consumed more than once").isLessThanOrEqualTo(ONE_COMMIT_INTERVAL);
+        runFrozenOfThree("frozen-of-three", Client.KFLUX, protocol); // the bound: asserted in runScenario
     }
 
     private long runFrozenOfThree(String scenario, Client client, Protocol protocol) throws Exception {
@@ -305,6 +306,9 @@ class GroupFaultTest {
             assertThat(lost).as("produced records no member consumed").isEmpty();
             // the group formed (its members joining one after another) and consumed without a fault: nothing twice
             assertThat(beforeFault).as("records consumed again before the fault struck").isEmpty();
+            if (client == Client.KFLUX) {
+                assertThat(duplicates).as("records consumed more than once").isLessThanOrEqualTo(ONE_COMMIT_INTERVAL);
+            }
             assertThat(commits.rereadBelowACommit(members)).as("records consumed again though a commit covered them")
                     .isEmpty();
             return duplicates;

@@ -1,5 +1,7 @@
 package io.kflux.compat;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.BackgroundProducer;
 import io.kflux.compat.support.GroupKit.KfluxMember;
@@ -53,7 +55,10 @@ class MixedGroupTest {
                 active.remove(m);
                 awaitBalanced(id, topic, active);
             }
-            GroupKit.assertEveryRecordConsumed(id, producer.stop(), all);
+            // members join and leave gracefully, committing what they consumed before their partitions move: no
+            // fault, so nothing is consumed twice
+            assertThat(GroupKit.assertEveryRecordConsumed(id, producer.stop(), all).duplicates())
+                    .as("records consumed more than once").isEmpty();
             System.out.printf("[%s] done in %d ms%n", id, (System.nanoTime() - t0) / 1_000_000);
         } finally {
             active.forEach(Member::stop);
