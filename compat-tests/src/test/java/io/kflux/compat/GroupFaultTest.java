@@ -152,52 +152,48 @@ class GroupFaultTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Protocol.class)
     void coordinatorFrozenPastTheSessionTimeout(Protocol protocol) throws Exception {
-        runFrozenCoordinator(Client.KFLUX, protocol);
+        runScenario("frozen-coordinator", Client.KFLUX, protocol, kafka, proxy.address(), this::freezeCoordinator);
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Protocol.class)
     @Tag("faults")
     void officialConsumerWhenTheCoordinatorIsFrozenPastTheSessionTimeout(Protocol protocol) throws Exception {
-        runFrozenCoordinator(Client.OFFICIAL, protocol);
+        runScenario("frozen-coordinator", Client.OFFICIAL, protocol, kafka, proxy.address(), this::freezeCoordinator);
     }
 
-    private void runFrozenCoordinator(Client client, Protocol protocol) throws Exception {
+    private void freezeCoordinator(String groupId) throws InterruptedException {
         int coordinator = kafka.nodeIds().get(0);
-        runScenario("frozen-coordinator", client, protocol, kafka, proxy.address(), groupId -> {
-            kafka.pause(coordinator);
-            try {
-                Thread.sleep(FREEZE_MS);
-            } finally {
-                kafka.resume(coordinator);
-            }
-        });
+        kafka.pause(coordinator);
+        try {
+            Thread.sleep(FREEZE_MS);
+        } finally {
+            kafka.resume(coordinator);
+        }
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Protocol.class)
     void blackHoleLongerThanTheRequestTimeoutOnEveryConnection(Protocol protocol) throws Exception {
-        runBlackHole(Client.KFLUX, protocol);
+        runScenario("black-hole", Client.KFLUX, protocol, kafka, proxy.address(), this::blackHole);
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Protocol.class)
     @Tag("faults")
     void officialConsumerBehindABlackHoleLongerThanTheRequestTimeout(Protocol protocol) throws Exception {
-        runBlackHole(Client.OFFICIAL, protocol);
+        runScenario("black-hole", Client.OFFICIAL, protocol, kafka, proxy.address(), this::blackHole);
     }
 
-    private void runBlackHole(Client client, Protocol protocol) throws Exception {
-        runScenario("black-hole", client, protocol, kafka, proxy.address(), groupId -> {
-            int before = proxy.acceptedConnections();
-            proxy.blackHole(true);
-            try {
-                Thread.sleep(BLACK_HOLE_MS);
-            } finally {
-                proxy.heal();
-            }
-            assertThat(proxy.acceptedConnections()).as("reconnects after request.timeout.ms").isGreaterThan(before);
-        });
+    private void blackHole(String groupId) throws InterruptedException {
+        int before = proxy.acceptedConnections();
+        proxy.blackHole(true);
+        try {
+            Thread.sleep(BLACK_HOLE_MS);
+        } finally {
+            proxy.heal();
+        }
+        assertThat(proxy.acceptedConnections()).as("reconnects after request.timeout.ms").isGreaterThan(before);
     }
 
     /**
@@ -213,8 +209,9 @@ class GroupFaultTest {
     }
 
     /**
-     * The same for kflux's members, with the ledger's rules and a bound on re-delivery. The official consumer keeps its partitions through this (its new coordinator loads the group with fresh
-     * sessions, and its heartbeats are accepted) and re-delivers nothing. kflux finds the new coordinator only about
+     * The same for kflux's members, with the ledger's rules and a bound on re-delivery. The official consumer keeps
+     * its partitions through this (its new coordinator loads the group with fresh sessions, and its heartbeats are
+     * accepted) and re-delivers nothing. kflux finds the new coordinator only about
      * 10.5 s after the freeze (its lookups go to the frozen node first and wait out {@code request.timeout.ms}), past
      * its own session deadline: it holds back its records from the deadline until the new coordinator confirms the
      * session, and keeps its partitions too. Before it did (issue #15) it declared them lost at the deadline and
