@@ -81,8 +81,8 @@ class GroupFaultTest {
     /**
      * One commit interval (plus its latency) of production: what a member can have consumed and not yet committed
      * when its session is lost, so the most a fault may re-deliver. Asserted for kflux in every scenario (measured:
-     * 0 but on one node frozen past the session, where the broker expires every session when it wakes: 209 classic,
-     * 119 consumer); the official consumer's runs print their count beside it. Besides the count, nothing at or
+     * 0 but on one node frozen past the session, where the broker expires every session when it wakes: 209 and 37
+     * classic, 119 and 89 consumer, in two runs); the official consumer's runs print their count beside it. Besides the count, nothing at or
      * below a committed offset may be consumed again.
      */
     private static final long ONE_COMMIT_INTERVAL = (long) PER_SECOND * (COMMIT_MS + 1_000) / 1_000;
