@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -29,9 +28,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A group of three members committing every second while the network or the coordinator misbehaves (issue #15,
@@ -57,9 +54,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and gets none, kflux gets {@code session.timeout.ms} equal to the brokers' (its client-side expiry: KIP-848 does
  * not tell clients the session timeout) and no assignor or heartbeat interval.
  *
- * <p>About five minutes: tagged {@code faults} and run only with {@code -Pfaults} (see README).
+ * <p>In the default build kflux's members under both protocols, each scenario once (the freeze and the black hole
+ * cannot be shorter: they must outlast the session timeout and the request timeout, which is what they test); the
+ * official consumer's runs of the same scenarios, for comparison, are tagged {@code faults} and run with
+ * {@code -Pfaults} (see README).
  */
-@Tag("faults")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class GroupFaultTest {
     private static final int MEMBERS = 3;
@@ -80,9 +79,11 @@ class GroupFaultTest {
     /** Every member consuming again: looser, one official member once took longer than {@link #RESUME_BOUND}. */
     private static final Duration EVERY_MEMBER_BOUND = Duration.ofMillis(2L * SESSION_MS);
     /**
-     * For comparison only: one commit interval (plus its latency) of production. A backlog drained in a burst after
-     * the fault, or consumption that goes on while the coordinator cannot take commits, re-delivers more than this
-     * for both clients; the rule asserted is that nothing at or below a committed offset is consumed again.
+     * One commit interval (plus its latency) of production: what a member can have consumed and not yet committed
+     * when its session is lost, so the most a fault may re-deliver. Asserted for kflux in every scenario (measured:
+     * 0 but on one node frozen past the session, where the broker expires every session when it wakes: 209 and 37
+     * classic, 119 and 89 consumer, in two runs); the official consumer's runs print their count beside it. Besides the count, nothing at or
+     * below a committed offset may be consumed again.
      */
     private static final long ONE_COMMIT_INTERVAL = (long) PER_SECOND * (COMMIT_MS + 1_000) / 1_000;
 
@@ -96,11 +97,6 @@ class GroupFaultTest {
         String config() {
             return name().toLowerCase();
         }
-    }
-
-    /** Every scenario runs for each client under each group protocol. */
-    static Stream<Arguments> clientsAndProtocols() {
-        return Stream.of(Client.values()).flatMap(c -> Stream.of(Protocol.values()).map(p -> Arguments.of(c, p)));
     }
 
     private static FaultProxy proxy;
@@ -153,48 +149,69 @@ class GroupFaultTest {
         members.clear();
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("clientsAndProtocols")
-    void coordinatorFrozenPastTheSessionTimeout(Client client, Protocol protocol) throws Exception {
-        int coordinator = kafka.nodeIds().get(0);
-        runScenario("frozen-coordinator", client, protocol, kafka, proxy.address(), groupId -> {
-            kafka.pause(coordinator);
-            try {
-                Thread.sleep(FREEZE_MS);
-            } finally {
-                kafka.resume(coordinator);
-            }
-        });
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Protocol.class)
+    void coordinatorFrozenPastTheSessionTimeout(Protocol protocol) throws Exception {
+        runScenario("frozen-coordinator", Client.KFLUX, protocol, kafka, proxy.address(), this::freezeCoordinator);
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("clientsAndProtocols")
-    void blackHoleLongerThanTheRequestTimeoutOnEveryConnection(Client client, Protocol protocol) throws Exception {
-        runScenario("black-hole", client, protocol, kafka, proxy.address(), groupId -> {
-            int before = proxy.acceptedConnections();
-            proxy.blackHole(true);
-            try {
-                Thread.sleep(BLACK_HOLE_MS);
-            } finally {
-                proxy.heal();
-            }
-            assertThat(proxy.acceptedConnections()).as("reconnects after request.timeout.ms").isGreaterThan(before);
-        });
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Protocol.class)
+    @Tag("faults")
+    void officialConsumerWhenTheCoordinatorIsFrozenPastTheSessionTimeout(Protocol protocol) throws Exception {
+        runScenario("frozen-coordinator", Client.OFFICIAL, protocol, kafka, proxy.address(), this::freezeCoordinator);
+    }
+
+    private void freezeCoordinator(String groupId) throws InterruptedException {
+        int coordinator = kafka.nodeIds().get(0);
+        kafka.pause(coordinator);
+        try {
+            Thread.sleep(FREEZE_MS);
+        } finally {
+            kafka.resume(coordinator);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Protocol.class)
+    void blackHoleLongerThanTheRequestTimeoutOnEveryConnection(Protocol protocol) throws Exception {
+        runScenario("black-hole", Client.KFLUX, protocol, kafka, proxy.address(), this::blackHole);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Protocol.class)
+    @Tag("faults")
+    void officialConsumerBehindABlackHoleLongerThanTheRequestTimeout(Protocol protocol) throws Exception {
+        runScenario("black-hole", Client.OFFICIAL, protocol, kafka, proxy.address(), this::blackHole);
+    }
+
+    private void blackHole(String groupId) throws InterruptedException {
+        int before = proxy.acceptedConnections();
+        proxy.blackHole(true);
+        try {
+            Thread.sleep(BLACK_HOLE_MS);
+        } finally {
+            proxy.heal();
+        }
+        assertThat(proxy.acceptedConnections()).as("reconnects after request.timeout.ms").isGreaterThan(before);
     }
 
     /**
      * On three nodes only the coordinator's node is frozen: its partition leaders and the group coordinator move to
-     * the other two once the controller fences it, while the partitions led elsewhere keep flowing.
+     * the other two once the controller fences it, while the partitions led elsewhere keep flowing (the official
+     * consumer, for comparison with kflux's run below).
      */
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("clientsAndProtocols")
-    void onlyTheCoordinatorsNodeFrozenOfThree(Client client, Protocol protocol) throws Exception {
-        runFrozenOfThree("frozen-of-three", client, protocol);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Protocol.class)
+    @Tag("faults")
+    void officialConsumerWhenOnlyTheCoordinatorsNodeFreezesOfThree(Protocol protocol) throws Exception {
+        runFrozenOfThree("frozen-of-three", Client.OFFICIAL, protocol);
     }
 
     /**
-     * The official consumer keeps its partitions through this (its new coordinator loads the group with fresh
-     * sessions, and its heartbeats are accepted) and re-delivers nothing. kflux finds the new coordinator only about
+     * The same for kflux's members, with the ledger's rules and a bound on re-delivery. The official consumer keeps
+     * its partitions through this (its new coordinator loads the group with fresh sessions, and its heartbeats are
+     * accepted) and re-delivers nothing. kflux finds the new coordinator only about
      * 10.5 s after the freeze (its lookups go to the frozen node first and wait out {@code request.timeout.ms}), past
      * its own session deadline: it holds back its records from the deadline until the new coordinator confirms the
      * session, and keeps its partitions too. Before it did (issue #15) it declared them lost at the deadline and
@@ -205,8 +222,7 @@ class GroupFaultTest {
     @EnumSource(Protocol.class)
     void kfluxRedeliversNoMoreThanACommitIntervalWhenOnlyTheCoordinatorsNodeFreezes(Protocol protocol)
             throws Exception {
-        assertThat(runFrozenOfThree("frozen-of-three-bound", Client.KFLUX, protocol))
-                .as("records consumed more than once").isLessThanOrEqualTo(ONE_COMMIT_INTERVAL);
+        runFrozenOfThree("frozen-of-three", Client.KFLUX, protocol); // the bound: asserted in runScenario
     }
 
     private long runFrozenOfThree(String scenario, Client client, Protocol protocol) throws Exception {
@@ -279,11 +295,17 @@ class GroupFaultTest {
             Set<String> lost = new HashSet<>(produced);
             lost.removeAll(consumed);
             long duplicates = duplicates(members);
+            List<String> beforeFault = consumedAgainBefore(members, struck);
             System.out.printf("[group-faults] %-18s %-8s %-8s recovery %5d ms (first record), %5d ms (every member); "
-                    + "longest gap %5d ms; duplicates %4d (one commit interval: %d); lost %d of %d produced%n",
-                    scenario, client, protocol, firstMs, allMs, longestGapMs(members, struck), duplicates,
-                    ONE_COMMIT_INTERVAL, lost.size(), produced.size());
+                    + "longest gap %5d ms; duplicates %4d (one commit interval: %d; before the fault: %d); lost %d of "
+                    + "%d produced%n", scenario, client, protocol, firstMs, allMs, longestGapMs(members, struck),
+                    duplicates, ONE_COMMIT_INTERVAL, beforeFault.size(), lost.size(), produced.size());
             assertThat(lost).as("produced records no member consumed").isEmpty();
+            // the group formed (its members joining one after another) and consumed without a fault: nothing twice
+            assertThat(beforeFault).as("records consumed again before the fault struck").isEmpty();
+            if (client == Client.KFLUX) {
+                assertThat(duplicates).as("records consumed more than once").isLessThanOrEqualTo(ONE_COMMIT_INTERVAL);
+            }
             assertThat(commits.rereadBelowACommit(members)).as("records consumed again though a commit covered them")
                     .isEmpty();
             return duplicates;
@@ -366,6 +388,21 @@ class GroupFaultTest {
             longest = Math.max(longest, times[i] - times[i - 1]);
         }
         return TimeUnit.NANOSECONDS.toMillis(longest);
+    }
+
+    /** Consumptions before {@code nanos} of a (partition, offset) consumed before, over every member. */
+    private static List<String> consumedAgainBefore(List<StampedMember> members, long nanos) {
+        List<StampedMember.Consumed> all = new ArrayList<>();
+        members.forEach(m -> all.addAll(m.consumed()));
+        all.sort(java.util.Comparator.comparingLong(StampedMember.Consumed::nanos));
+        Map<TopicPartition, Set<Long>> seen = new HashMap<>();
+        List<String> again = new ArrayList<>();
+        for (StampedMember.Consumed c : all) {
+            if (c.nanos() < nanos && !seen.computeIfAbsent(c.partition(), p -> new HashSet<>()).add(c.offset())) {
+                again.add(c.partition() + "@" + c.offset());
+            }
+        }
+        return again;
     }
 
     /** Consumptions beyond the first of each (partition, offset), over every member. */

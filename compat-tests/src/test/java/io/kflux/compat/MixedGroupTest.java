@@ -1,5 +1,7 @@
 package io.kflux.compat;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.BackgroundProducer;
 import io.kflux.compat.support.GroupKit.KfluxMember;
@@ -10,6 +12,7 @@ import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -53,7 +56,18 @@ class MixedGroupTest {
                 active.remove(m);
                 awaitBalanced(id, topic, active);
             }
-            GroupKit.assertEveryRecordConsumed(id, producer.stop(), all);
+            // Members join and leave gracefully, committing what they consumed before their partitions move: no
+            // fault. Under the eager assignors nothing is consumed twice. Under cooperative-sticky the official
+            // members hand partitions on with a few records consumed twice (10 and 12 in one run each way, measured,
+            // each read by an official member); none is consumed twice by kflux members alone.
+            Map<String, List<String>> twice = GroupKit.assertEveryRecordConsumed(id, producer.stop(), all)
+                    .duplicates();
+            if (assignor.equals("cooperative-sticky")) {
+                assertThat(twice).as("records consumed twice where no official member read them")
+                        .allSatisfy((value, readers) -> assertThat(readers).anyMatch(r -> r.startsWith("official-")));
+            } else {
+                assertThat(twice).as("records consumed more than once").isEmpty();
+            }
             System.out.printf("[%s] done in %d ms%n", id, (System.nanoTime() - t0) / 1_000_000);
         } finally {
             active.forEach(Member::stop);
