@@ -1,0 +1,39 @@
+package io.kflux.internal.processing;
+
+import io.kflux.util.StateTransitions;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * A {@code process()} subscription's life.
+ *
+ * <pre>
+ * ACTIVE -> DRAINING (the consumer's stream completed: records in flight finish, none is started)
+ * ACTIVE | DRAINING -> FAILING (a record failed for good, or the consumer's stream failed) -> TERMINATED (error delivered)
+ * DRAINING -> TERMINATED (nothing held any more: completion delivered)
+ * ACTIVE | DRAINING | FAILING -> CANCELLED (the subscriber cancelled)
+ * </pre>
+ */
+enum DriverState implements StateTransitions<DriverState> {
+    ACTIVE,
+    DRAINING,
+    FAILING,
+    TERMINATED,
+    CANCELLED;
+
+    @Override
+    public Set<DriverState> previousValidStates() {
+        return switch (this) {
+            case ACTIVE -> EnumSet.noneOf(DriverState.class);
+            case DRAINING -> EnumSet.of(ACTIVE);
+            case FAILING -> EnumSet.of(ACTIVE, DRAINING);
+            case TERMINATED -> EnumSet.of(DRAINING, FAILING);
+            case CANCELLED -> EnumSet.of(ACTIVE, DRAINING, FAILING);
+        };
+    }
+
+    /** Records may still start and be reported. */
+    boolean running() {
+        return this == ACTIVE || this == DRAINING;
+    }
+}
