@@ -117,8 +117,9 @@ public interface KafkaFluxConsumer<K, V> {
      * When the group revokes partitions, their records not started are dropped (the new owner processes them) and
      * the revocation waits for their records in flight, up to {@link ProcessingOptions#revokeTimeout(Duration)},
      * before it commits and gives them up. Cancelling the subscription cancels the handlers running (those records
-     * are not acknowledged). {@code close()} completes it once the records in flight finished; records not started
-     * are not processed.
+     * are not acknowledged). {@code close()} first lets the records in flight finish (within its budget and the
+     * revoke timeout) and starts no other, then commits, then completes the stream; records not started are left to
+     * the next reader.
      *
      * <p>The handler runs on the thread that lets its record start (kflux's emit thread or the thread that
      * completed an earlier record) and must not block.
@@ -347,6 +348,7 @@ public interface KafkaFluxConsumer<K, V> {
      * other method fails with {@link IllegalStateException}, except the commits, which are refused with
      * {@link CommitFailedException} ({@link ConsumerRecord#commit()} of a record whose offset the final commit
      * covered completes normally), so that records still in flight at close meet the error the recipes handle.
+     * Under {@link #process}, the records in flight finish first (at most its revoke timeout) and are committed.
      *
      * @param timeout the time budget for the commit and LeaveGroup; connections are closed when it runs out
      * @return completes when closed, after the final commit, or when the budget ran out (the shutdown then goes on in the background); a

@@ -746,6 +746,20 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     @Override
     public Mono<Void> close(Duration timeout) {
         return Mono.defer(() -> {
+            // process(): its records in flight finish first (within the budget), so the final commit has them
+            ConsumerSession<K, V> running = active.get();
+            long start = System.nanoTime();
+            Mono<Void> finishing = running == null || running.isStopping() || closed ? Mono.empty()
+                    : running.revocationHook().closing().timeout(timeout, Mono.empty());
+            return finishing.then(Mono.defer(() -> {
+                Duration left = timeout.minusNanos(System.nanoTime() - start);
+                return closeNow(left.isNegative() ? Duration.ZERO : left);
+            }));
+        });
+    }
+
+    private Mono<Void> closeNow(Duration timeout) {
+        return Mono.defer(() -> {
             closed = true;
             ConsumerSession<K, V> session = active.get();
             Mono<Void> stop;

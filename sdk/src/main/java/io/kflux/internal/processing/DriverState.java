@@ -8,14 +8,16 @@ import java.util.Set;
  * A {@code process()} subscription's life.
  *
  * <pre>
- * ACTIVE -> DRAINING (the consumer's stream completed: records in flight finish, none is started)
- * ACTIVE | DRAINING -> FAILING (a record failed for good, or the consumer's stream failed) -> TERMINATED (error delivered)
+ * ACTIVE -> CLOSING (close() called: records in flight finish before its final commit, none is started or taken)
+ * ACTIVE | CLOSING -> DRAINING (the consumer's stream completed: records in flight finish, none is started)
+ * ACTIVE | CLOSING | DRAINING -> FAILING (a record failed for good, or the consumer's stream failed) -> TERMINATED (error delivered)
  * DRAINING -> TERMINATED (nothing held any more: completion delivered)
- * ACTIVE | DRAINING | FAILING -> CANCELLED (the subscriber cancelled)
+ * ACTIVE | CLOSING | DRAINING | FAILING -> CANCELLED (the subscriber cancelled)
  * </pre>
  */
 enum DriverState implements StateTransitions<DriverState> {
     ACTIVE,
+    CLOSING,
     DRAINING,
     FAILING,
     TERMINATED,
@@ -25,15 +27,16 @@ enum DriverState implements StateTransitions<DriverState> {
     public Set<DriverState> previousValidStates() {
         return switch (this) {
             case ACTIVE -> EnumSet.noneOf(DriverState.class);
-            case DRAINING -> EnumSet.of(ACTIVE);
-            case FAILING -> EnumSet.of(ACTIVE, DRAINING);
+            case CLOSING -> EnumSet.of(ACTIVE);
+            case DRAINING -> EnumSet.of(ACTIVE, CLOSING);
+            case FAILING -> EnumSet.of(ACTIVE, CLOSING, DRAINING);
             case TERMINATED -> EnumSet.of(DRAINING, FAILING);
-            case CANCELLED -> EnumSet.of(ACTIVE, DRAINING, FAILING);
+            case CANCELLED -> EnumSet.of(ACTIVE, CLOSING, DRAINING, FAILING);
         };
     }
 
     /** Records may still start and be reported. */
     boolean running() {
-        return this == ACTIVE || this == DRAINING;
+        return this == ACTIVE || this == CLOSING || this == DRAINING;
     }
 }

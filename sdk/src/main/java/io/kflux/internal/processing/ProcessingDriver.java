@@ -190,16 +190,14 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
 
     @Override
     public void onComplete() {
-        List<Job> dropped;
         synchronized (this) {
-            if (state != DriverState.ACTIVE) {
+            if (state != DriverState.ACTIVE && state != DriverState.CLOSING) {
                 return;
             }
             state = StateTransitions.check(state, DriverState.DRAINING);
             // The consumer stopped (close()): acknowledgements from now on are not committed, so records not
             // started are left to the next reader instead of being processed for nothing.
-            dropped = dispatcher.drop(tp -> true);
-            forget(dropped, JobState.DROPPED);
+            forget(dispatcher.drop(tp -> true), JobState.DROPPED);
         }
         drain();
     }
@@ -234,12 +232,31 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
 
     @Override
     public Mono<Void> revoked(Set<TopicPartition> partitions) {
+        return finishInFlight(partitions::contains, false);
+    }
+
+    @Override
+    public Mono<Void> closing() {
+        return finishInFlight(tp -> true, true);
+    }
+
+    /**
+     * Drops the held records of the partitions {@code which} accepts and waits for their records in flight, at
+     * most the revoke timeout; with {@code closing}, nothing is taken or started any more.
+     */
+    private Mono<Void> finishInFlight(java.util.function.Predicate<TopicPartition> which, boolean closing) {
         List<Mono<Void>> waits = new ArrayList<>();
         List<Job> waited = new ArrayList<>();
         synchronized (this) {
-            forget(dispatcher.drop(partitions::contains), JobState.DROPPED);
+            if (closing) {
+                if (state != DriverState.ACTIVE) {
+                    return Mono.empty();
+                }
+                state = StateTransitions.check(state, DriverState.CLOSING);
+            }
+            forget(dispatcher.drop(which), JobState.DROPPED);
             for (Job job : running) {
-                if (partitions.contains(job.record.topicPartition())) {
+                if (which.test(job.record.topicPartition())) {
                     job.ended = Sinks.empty();
                     waits.add(job.ended.asMono());
                     waited.add(job);

@@ -269,4 +269,31 @@ class ProcessingDriverTest {
         subscription.dispose();
         assertThat(cancelled.get()).isEqualTo(2);
     }
+
+    @Test
+    void closingLetsRecordsInFlightFinishAndStartsOrTakesNoOther() {
+        Sinks.Many<ConsumerRecord<String, String>> source = Sinks.many().unicast().onBackpressureBuffer();
+        Sinks.Empty<Void> gate = Sinks.empty();
+        List<Long> started = new CopyOnWriteArrayList<>();
+        AtomicReference<ProcessingDriver<String, String>> driver = new AtomicReference<>();
+        AtomicReference<String> end = new AtomicReference<>();
+        List<ProcessedRecord<String, String>> out = new CopyOnWriteArrayList<>();
+        process(source.asFlux(), ProcessingOptions.ordering(Ordering.PARTITION), r -> {
+            started.add(r.offset());
+            return gate.asMono();
+        }, driver).subscribe(out::add, e -> end.set("error"), () -> end.set("complete"));
+        source.tryEmitNext(new ConsumerRecord<>("t", 0, 0, "k", "v"));
+        source.tryEmitNext(new ConsumerRecord<>("t", 0, 1, "k", "v"));
+        AtomicReference<String> closed = new AtomicReference<>();
+        driver.get().closing().subscribe(null, e -> closed.set("error"), () -> closed.set("done"));
+        source.tryEmitNext(new ConsumerRecord<>("t", 1, 0, "k", "v")); // emitted while closing: not taken
+        assertThat(closed.get()).isNull();
+        gate.tryEmitEmpty();
+        assertThat(closed.get()).isEqualTo("done");
+        assertThat(end.get()).isNull(); // the consumer's stream has not completed yet
+        source.tryEmitComplete();
+        assertThat(end.get()).isEqualTo("complete");
+        assertThat(started).containsExactly(0L);
+        assertThat(out).extracting(p -> p.record().offset()).containsExactly(0L);
+    }
 }
