@@ -298,7 +298,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
             gauges();
         }
         if (!abandoned.isEmpty()) {
-            logContext.run(() -> log.warn("revocation: {} record(s) still in process() after the revoke timeout of {}"
+            logContext.run(() -> log.warn("revocation or close: {} record(s) still in process() after the revoke timeout of {}"
                     + " are abandoned, not acknowledged (their next owner processes them again): {}",
                     abandoned.size(), timeout, abandoned));
         }
