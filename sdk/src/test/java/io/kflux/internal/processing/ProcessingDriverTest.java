@@ -296,4 +296,66 @@ class ProcessingDriverTest {
         assertThat(started).containsExactly(0L);
         assertThat(out).extracting(p -> p.record().offset()).containsExactly(0L);
     }
+
+    @Test
+    void skipsAreCounted() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        ProcessingOptions<String, String> options = ProcessingOptions.<String, String>ordering(Ordering.UNORDERED)
+                .retry(1, Duration.ofMillis(1)).skipFailures();
+        List<ProcessedRecord<String, String>> out = new CopyOnWriteArrayList<>();
+        var subscription = new Flux<ProcessedRecord<String, String>>() {
+            @Override
+            public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
+                records(1, 5, 5).subscribe(ProcessingDriver.create(actual, options,
+                        r -> r.offset() == 3 ? Mono.error(new IllegalStateException("x")) : Mono.empty(), registry,
+                        "c1", LogContext.NONE));
+            }
+        }.subscribe(out::add);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (out.size() < 5 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(registry.get("kflux.processing.skipped").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("kflux.processing.retries").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("kflux.processing.handler.latency").timer().count()).isEqualTo(5);
+        subscription.dispose();
+        assertThat(registry.getMeters()).isEmpty();
+    }
+
+    @Test
+    void metersWhileRunning() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        ProcessingOptions<String, String> options = ProcessingOptions.<String, String>ordering(Ordering.KEY)
+                .maxInFlight(2).retry(2, Duration.ofMillis(1)).onFailure((r, e) -> Mono.empty());
+        List<ProcessedRecord<String, String>> out = new CopyOnWriteArrayList<>();
+        var subscription = new Flux<ProcessedRecord<String, String>>() {
+            @Override
+            public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
+                Flux.just(new ConsumerRecord<>("t", 0, 0, "a", "v"), new ConsumerRecord<>("t", 0, 1, "b", "v"),
+                                new ConsumerRecord<>("t", 0, 2, "a", "v"), new ConsumerRecord<>("t", 0, 3, "c", "v"),
+                                new ConsumerRecord<>("t", 0, 4, "d", "v"))
+                        .concatWith(Flux.never())
+                        .subscribe(ProcessingDriver.create(actual, options,
+                                r -> r.offset() == 1 ? Mono.error(new IllegalStateException("x"))
+                                        : r.offset() == 0 ? Mono.empty() : Mono.never(), registry, "c1",
+                                LogContext.NONE));
+            }
+        }.subscribe(out::add);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (out.size() < 2 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(out).extracting(ProcessedRecord::outcome)
+                .containsExactlyInAnyOrder(Outcome.PROCESSED, Outcome.FAILED_HANDLED);
+        assertThat(registry.get("kflux.processing.retries").counter().count()).isEqualTo(2.0);
+        assertThat(registry.get("kflux.processing.failed.handled").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("kflux.processing.handler.latency").timer().count()).isEqualTo(2);
+        // 2 and 3 run (never complete), 4 waits for a slot
+        assertThat(registry.get("kflux.processing.in.flight").tag("client.id", "c1").gauge().value()).isEqualTo(2.0);
+        assertThat(registry.get("kflux.processing.waiting").gauge().value()).isEqualTo(1.0);
+        subscription.dispose();
+        assertThat(registry.getMeters()).isEmpty();
+    }
 }
