@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -121,6 +123,38 @@ public interface KafkaFluxConsumer<K, V> {
      *         signalled to the inner fluxes of the affected partitions
      */
     Flux<PartitionFlux<K, V>> receivePartitioned();
+
+    /**
+     * Processes records with {@code handler}, concurrently as {@code options} allow: each record is handed to the
+     * handler once its turn comes (its {@link Ordering} lane is free and fewer than {@code maxInFlight} records are
+     * in flight), acknowledged (see {@link ConsumerRecord#acknowledge()}) when the handler's publisher completes
+     * (its elements are ignored), or when the failure handler completed after the last retry, or when it was
+     * skipped, and then emitted as a {@link ProcessedRecord}. Commits follow the acknowledgements as for
+     * {@code receive()} ({@code enable.auto.commit}, {@code commit()}, on revocation and on close): contiguous per
+     * partition, so a record never acknowledged keeps every later record of its partition uncommitted.
+     *
+     * <p>Same lifecycle and subscription rule as {@link #receive()}: it is the consumer's one active subscription.
+     * Memory is bounded by {@code maxInFlight + maxWaiting} records (see {@link ProcessingOptions}).
+     * When the group revokes partitions, their records not started are dropped (the new owner processes them) and
+     * the revocation waits for their records in flight, up to {@link ProcessingOptions#revokeTimeout(Duration)},
+     * before it commits and gives them up. Cancelling the subscription cancels the handlers running (those records
+     * are not acknowledged). {@code close()} first lets the records in flight finish (within its budget and the
+     * revoke timeout) and starts no other, then commits, then completes the stream; records not started are left to
+     * the next reader.
+     *
+     * <p>The handler runs on the thread that lets its record start (kflux's emit thread or the thread that
+     * completed an earlier record) and must not block.
+     *
+     * @param options how to run the handler
+     * @param handler called once per attempt; a throw, a {@code null} or an error signal is a failed attempt
+     * @return one element per finished record, in completion order; ends with the errors of {@link #receive()},
+     *         or with a record's last error when it failed for good without a failure handler or
+     *         {@link ProcessingOptions#skipFailures()} (or with the failure handler's own error); never completes
+     *         but on {@code close()}
+     * @throws NullPointerException for a null argument
+     */
+    Flux<ProcessedRecord<K, V>> process(ProcessingOptions<K, V> options,
+                                        Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler);
 
     /**
      * Commits every acknowledged offset not committed yet (see {@link ConsumerRecord#acknowledge()}), with
@@ -340,6 +374,7 @@ public interface KafkaFluxConsumer<K, V> {
      * other method fails with {@link IllegalStateException}, except the commits, which are refused with
      * {@link CommitFailedException} ({@link ConsumerRecord#commit()} of a record whose offset the final commit
      * covered completes normally), so that records still in flight at close meet the error the recipes handle.
+     * Under {@link #process}, the records in flight finish first (at most its revoke timeout) and are committed.
      *
      * @param timeout the time budget for the commit and LeaveGroup; connections are closed when it runs out
      * @return completes when closed, after the final commit, or when the budget ran out (the shutdown then goes on in the background); a

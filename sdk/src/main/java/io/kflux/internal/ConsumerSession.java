@@ -6,6 +6,7 @@ import io.kflux.TimeoutException;
 import io.kflux.TopicPartition;
 import io.kflux.ConsumerOptions;
 import io.kflux.commit.CommitManager;
+import io.kflux.internal.processing.RevocationHook;
 import io.kflux.commit.CommitOffset;
 import io.kflux.group.ClassicGroupMember;
 import io.kflux.group.ConsumerGroupConfig;
@@ -75,6 +76,8 @@ final class ConsumerSession<K, V> implements FetchSink {
     private final io.kflux.util.LogContext logContext;
     /** receivePartitioned(): the emitter gets marker records where partitions start and end. */
     private volatile boolean partitioned;
+    /** process(): told of revoked and lost partitions; {@link RevocationHook#NONE} otherwise. */
+    private volatile RevocationHook revocationHook = RevocationHook.NONE;
 
     ConsumerSession(DefaultKafkaFluxConsumer<K, V> consumer, ClientSettings settings, ClientResources resources,
                     Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
@@ -156,6 +159,15 @@ final class ConsumerSession<K, V> implements FetchSink {
         left.keySet().removeAll(partitions);
         states = Map.copyOf(left);
         partitionsEnded(partitions);
+    }
+
+    /** Set before start for process(). */
+    void revocationHook(RevocationHook hook) {
+        this.revocationHook = hook;
+    }
+
+    RevocationHook revocationHook() {
+        return revocationHook;
     }
 
     /** Called on the loop before {@code partitions} are first fetched (receivePartitioned: a new inner flux each). */

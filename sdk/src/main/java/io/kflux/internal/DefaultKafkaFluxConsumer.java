@@ -7,6 +7,8 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.OffsetAndTimestamp;
 import io.kflux.PartitionFlux;
+import io.kflux.ProcessedRecord;
+import io.kflux.ProcessingOptions;
 import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
 import io.kflux.internal.config.ConsumerConfig;
@@ -15,6 +17,8 @@ import io.kflux.internal.config.EffectiveConfig;
 import io.kflux.internal.config.GroupProtocol;
 import io.kflux.internal.metrics.ConsumerMetrics;
 import io.kflux.internal.metrics.RecordTracing;
+import io.kflux.internal.processing.ProcessingDriver;
+import io.kflux.internal.processing.RevocationHook;
 import io.kflux.internal.security.ConnectionSecurities;
 import io.kflux.commit.CommitOffset;
 import io.kflux.commit.OffsetCommitter;
@@ -34,6 +38,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -202,15 +208,37 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         subscribeReceive(actual, false);
     }
 
+    private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned) {
+        subscribeReceive(actual, partitioned, RevocationHook.NONE);
+    }
+
+    /** The records of {@code receive()} driven by a {@link ProcessingDriver}, which also hears of revocations. */
+    @Override
+    public Flux<ProcessedRecord<K, V>> process(ProcessingOptions<K, V> processing,
+                                               Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler) {
+        Objects.requireNonNull(processing, "options");
+        Objects.requireNonNull(handler, "handler");
+        return new Flux<>() {
+            @Override
+            public void subscribe(CoreSubscriber<? super ProcessedRecord<K, V>> actual) {
+                ProcessingDriver<K, V> driver = ProcessingDriver.create(actual, processing, handler,
+                        options.meterRegistry().orElse(null), settings.clientId(), settings.logContext());
+                subscribeReceive(driver, false, driver);
+            }
+        };
+    }
+
     /** A subscriber waiting for the previous subscription to finish stopping. */
-    private record WaitingReceiver<K, V>(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned) {
+    private record WaitingReceiver<K, V>(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned,
+                                         RevocationHook revocationHook) {
     }
 
     /** Subscribers waiting for a stopping session, oldest first. */
     private final java.util.Queue<WaitingReceiver<K, V>> waitingReceivers =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
 
-    private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned) {
+    private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned,
+                                  RevocationHook revocationHook) {
         if (closed) {
             Operators.error(actual, new IllegalStateException("this consumer is closed"));
             return;
@@ -223,11 +251,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             // it stopped instead of failing with "already has an active subscription".
             // Waiters are served in the order they subscribed: each callback takes the oldest waiter (the
             // future runs its callbacks newest first, which served the last subscriber first).
-            waitingReceivers.add(new WaitingReceiver<>(actual, partitioned));
+            waitingReceivers.add(new WaitingReceiver<>(actual, partitioned, revocationHook));
             previous.whenStopped().whenComplete((v, e) -> {
                 WaitingReceiver<K, V> next = waitingReceivers.poll();
                 if (next != null) {
-                    subscribeReceive(next.actual(), next.partitioned());
+                    subscribeReceive(next.actual(), next.partitioned(), next.revocationHook());
                 }
             });
             return;
@@ -257,6 +285,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 OptionsAccess.config(options).groupProtocol() != GroupProtocol.CONSUMER));
         session.fetcher().requestListener(fetchRequestListener);
         session.partitioned(partitioned);
+        session.revocationHook(revocationHook);
         actual.onSubscribe(session.emitter());
         if (options.subscriptionType() == ConsumerOptions.SubscriptionType.ASSIGNMENT) {
             session.start(options.assignedPartitions());
@@ -774,6 +803,20 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
 
     @Override
     public Mono<Void> close(Duration timeout) {
+        return Mono.defer(() -> {
+            // process(): its records in flight finish first (within the budget), so the final commit has them
+            ConsumerSession<K, V> running = active.get();
+            long start = System.nanoTime();
+            Mono<Void> finishing = running == null || running.isStopping() || closed ? Mono.empty()
+                    : running.revocationHook().closing().timeout(timeout, Mono.empty());
+            return finishing.then(Mono.defer(() -> {
+                Duration left = timeout.minusNanos(System.nanoTime() - start);
+                return closeNow(left.isNegative() ? Duration.ZERO : left);
+            }));
+        });
+    }
+
+    private Mono<Void> closeNow(Duration timeout) {
         return Mono.defer(() -> {
             closed = true;
             ConsumerSession<K, V> session = active.get();

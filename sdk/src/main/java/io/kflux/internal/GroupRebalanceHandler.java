@@ -123,7 +123,9 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         // The commit is not conditional on enable.auto.commit (it was, as in the official client): acknowledging
         // is the application's statement that a record is processed, so committing it before the partition moves
         // only spares duplicates, and a failure here is logged and never ends receive().
+        // process(): records not started are dropped, those in flight finish (bounded), so the commit below has them
         return stopFetching(partitions)
+                .then(Mono.defer(() -> session.revocationHook().revoked(partitions)))
                 .then(commits.commitAcknowledged(partitions).onErrorResume(e -> {
                     session.logContext().run(() -> log.warn("commit before revoking {} failed: {}", partitions,
                             e.toString()));
@@ -148,6 +150,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         // Lost partitions cannot be committed any more: untrack them at once so no commit tries.
         return Mono.fromRunnable(() -> commits.untrack(partitions))
                 .then(stopFetching(partitions))
+                .then(Mono.fromRunnable(() -> session.revocationHook().lost(partitions)))
                 .then(guarded(ListenerCallback.LOST, () -> listener.onPartitionsLost(partitions, new Context(partitions))));
     }
 

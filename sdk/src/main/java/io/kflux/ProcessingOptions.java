@@ -1,0 +1,248 @@
+package io.kflux;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.BiFunction;
+import reactor.core.publisher.Mono;
+
+/**
+ * How {@link KafkaFluxConsumer#process} runs the handler: ordering, concurrency, retries, and what happens to a
+ * record whose last attempt failed. Immutable: every method returns a changed copy.
+ *
+ * <pre>{@code
+ * ProcessingOptions<String, Order> processing = ProcessingOptions.<String, Order>ordering(Ordering.KEY)
+ *     .maxInFlight(500)
+ *     .retry(3, Duration.ofMillis(100))
+ *     .onFailure((record, error) -> deadLetters.send(record, error));
+ * }</pre>
+ *
+ * <p><b>Memory.</b> The records held by a {@code process} subscription (in flight, waiting for a busy key or
+ * partition, or finished but not yet taken by the subscriber) are at most {@code maxInFlight + maxWaiting}: records
+ * are requested from the consumer only below that bound, so when it is reached no record is emitted, fetched data
+ * stays within the consumer's buffer bound ({@code ConsumerOptions.withMaxBufferedBytes}) and fetching stops. A
+ * slow or retrying key delays other keys only once the waiting records fill {@code maxWaiting}.
+ *
+ * <p><b>Failures.</b> A failed attempt (the handler threw, returned {@code null}, or its publisher signalled an
+ * error) is retried up to {@code retry}'s attempts with Reactor's {@code Retry.backoff} (exponential backoff from
+ * the first backoff, doubling, at most the maximum backoff, each delay with 50 % jitter: Reactor is what kflux is
+ * built on, so no further dependency). After the last attempt: the failure handler of {@link #onFailure} if set,
+ * else skipping if {@link #skipFailures()} was called, else the stream ends with the handler's error. The last of
+ * {@code onFailure}/{@code skipFailures} called wins.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public final class ProcessingOptions<K, V> {
+    /** Records in flight when {@link #maxInFlight(int)} is not called. */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 256;
+    /** Records held waiting beyond those in flight when {@link #maxWaiting(int)} is not called. */
+    public static final int DEFAULT_MAX_WAITING = 1024;
+    /** Largest backoff between attempts when {@link #retry(int, Duration, Duration)} does not give one. */
+    public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
+    /** How long a revocation waits for records in flight when {@link #revokeTimeout(Duration)} is not called. */
+    public static final Duration DEFAULT_REVOKE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** What happens to a record whose last attempt failed. */
+    public enum FailurePolicy {
+        /** The stream ends with the error; the record is not acknowledged. */
+        END_STREAM,
+        /** The failure handler runs; the record is acknowledged once its {@code Mono} completed. */
+        HANDLE,
+        /** A WARN log line, and the record is acknowledged. */
+        SKIP
+    }
+
+    private final Ordering ordering;
+    private final int maxInFlight;
+    private final int maxWaiting;
+    private final int retries;
+    private final Duration firstBackoff;
+    private final Duration maxBackoff;
+    private final FailurePolicy failurePolicy;
+    private final BiFunction<ConsumerRecord<K, V>, Throwable, Mono<Void>> failureHandler;
+    private final Duration revokeTimeout;
+
+    private ProcessingOptions(Ordering ordering, int maxInFlight, int maxWaiting, int retries, Duration firstBackoff,
+                              Duration maxBackoff, FailurePolicy failurePolicy,
+                              BiFunction<ConsumerRecord<K, V>, Throwable, Mono<Void>> failureHandler,
+                              Duration revokeTimeout) {
+        this.ordering = ordering;
+        this.maxInFlight = maxInFlight;
+        this.maxWaiting = maxWaiting;
+        this.retries = retries;
+        this.firstBackoff = firstBackoff;
+        this.maxBackoff = maxBackoff;
+        this.failurePolicy = failurePolicy;
+        this.failureHandler = failureHandler;
+        this.revokeTimeout = revokeTimeout;
+    }
+
+    /**
+     * Options with this ordering, {@value #DEFAULT_MAX_IN_FLIGHT} records in flight, {@value #DEFAULT_MAX_WAITING}
+     * waiting, no retries, and the stream ending at a failure.
+     *
+     * @throws NullPointerException for a null ordering
+     */
+    public static <K, V> ProcessingOptions<K, V> ordering(Ordering ordering) {
+        return new ProcessingOptions<>(Objects.requireNonNull(ordering, "ordering"), DEFAULT_MAX_IN_FLIGHT,
+                DEFAULT_MAX_WAITING, 0, Duration.ZERO, DEFAULT_MAX_BACKOFF, FailurePolicy.END_STREAM, null,
+                DEFAULT_REVOKE_TIMEOUT);
+    }
+
+    /**
+     * At most {@code maxInFlight} records of the consumer are being handled (retries and failure handler
+     * included) at any time.
+     *
+     * @throws IllegalArgumentException below 1
+     */
+    public ProcessingOptions<K, V> maxInFlight(int maxInFlight) {
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
+        }
+        return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
+                failurePolicy, failureHandler, revokeTimeout);
+    }
+
+    /**
+     * At most {@code maxWaiting} records are held beyond those in flight (waiting for a busy key or partition, or
+     * for the subscriber to take their result); see "Memory" above.
+     *
+     * @throws IllegalArgumentException below 0
+     */
+    public ProcessingOptions<K, V> maxWaiting(int maxWaiting) {
+        if (maxWaiting < 0) {
+            throw new IllegalArgumentException("maxWaiting must not be negative, was " + maxWaiting);
+        }
+        return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
+                failurePolicy, failureHandler, revokeTimeout);
+    }
+
+    /**
+     * Retries a failed record {@code attempts} times after its first attempt, the first after about
+     * {@code firstBackoff}, each later one after twice the previous delay, at most {@link #DEFAULT_MAX_BACKOFF} (10 s);
+     * every delay with 50 % jitter.
+     *
+     * @param attempts     retries after the first attempt, 0 for none
+     * @param firstBackoff delay before the first retry
+     * @throws IllegalArgumentException for negative attempts or a negative backoff
+     * @throws NullPointerException for a null backoff
+     */
+    public ProcessingOptions<K, V> retry(int attempts, Duration firstBackoff) {
+        return retry(attempts, firstBackoff, DEFAULT_MAX_BACKOFF);
+    }
+
+    /**
+     * As {@link #retry(int, Duration)}, with the largest delay between attempts.
+     *
+     * @throws IllegalArgumentException for negative attempts, a negative backoff or a maximum below the first
+     * @throws NullPointerException for a null backoff
+     */
+    public ProcessingOptions<K, V> retry(int attempts, Duration firstBackoff, Duration maxBackoff) {
+        Objects.requireNonNull(firstBackoff, "firstBackoff");
+        Objects.requireNonNull(maxBackoff, "maxBackoff");
+        if (attempts < 0) {
+            throw new IllegalArgumentException("retry attempts must not be negative, was " + attempts);
+        }
+        if (firstBackoff.isNegative() || maxBackoff.compareTo(firstBackoff) < 0) {
+            throw new IllegalArgumentException("backoffs must satisfy 0 <= firstBackoff <= maxBackoff, were "
+                    + firstBackoff + " and " + maxBackoff);
+        }
+        return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, attempts, firstBackoff, maxBackoff,
+                failurePolicy, failureHandler, revokeTimeout);
+    }
+
+    /**
+     * Hands a record whose last attempt failed to {@code handler} (e.g. to write it to a dead-letter topic) with
+     * the last attempt's error; the record is acknowledged and emitted as
+     * {@link ProcessedRecord.Outcome#FAILED_HANDLED} once the returned {@code Mono} completed. A failure handler
+     * that throws or whose {@code Mono} fails ends the stream with that error (its cause's error added as
+     * suppressed), and the record is not acknowledged. Called at most once per record.
+     *
+     * @throws NullPointerException for a null handler
+     */
+    public ProcessingOptions<K, V> onFailure(BiFunction<ConsumerRecord<K, V>, Throwable, Mono<Void>> handler) {
+        Objects.requireNonNull(handler, "handler");
+        return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
+                FailurePolicy.HANDLE, handler, revokeTimeout);
+    }
+
+    /**
+     * Skips a record whose last attempt failed: a WARN log line (topic, partition, offset, attempts, error), the
+     * record is acknowledged and emitted as {@link ProcessedRecord.Outcome#SKIPPED}.
+     */
+    public ProcessingOptions<K, V> skipFailures() {
+        return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
+                FailurePolicy.SKIP, null, revokeTimeout);
+    }
+
+    /**
+     * When the group revokes partitions, their records not started yet are dropped (their next owner processes
+     * them) and the revocation waits for their records in flight up to {@code timeout}; records still in flight
+     * then are abandoned (their handler is cancelled, they are not acknowledged, their next owner processes them
+     * again). The revocation as a whole is bounded by {@code max.poll.interval.ms}, so a longer timeout has no
+     * effect beyond it.
+     *
+     * @throws NullPointerException for null
+     * @throws IllegalArgumentException for a negative timeout
+     */
+    public ProcessingOptions<K, V> revokeTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("revokeTimeout must not be negative, was " + timeout);
+        }
+        return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
+                failurePolicy, failureHandler, timeout);
+    }
+
+    /** The ordering. */
+    public Ordering ordering() {
+        return ordering;
+    }
+
+    /** Records in flight at most. */
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
+    /** Records held beyond those in flight at most. */
+    public int maxWaiting() {
+        return maxWaiting;
+    }
+
+    /** Attempts after the first. */
+    public int retries() {
+        return retries;
+    }
+
+    /** Delay before the first retry (jittered). */
+    public Duration firstBackoff() {
+        return firstBackoff;
+    }
+
+    /** Largest delay between attempts. */
+    public Duration maxBackoff() {
+        return maxBackoff;
+    }
+
+    /** What happens after the last failed attempt. */
+    public FailurePolicy failurePolicy() {
+        return failurePolicy;
+    }
+
+    /** The failure handler, or null unless the policy is {@link FailurePolicy#HANDLE}. */
+    public BiFunction<ConsumerRecord<K, V>, Throwable, Mono<Void>> failureHandler() {
+        return failureHandler;
+    }
+
+    /** How long a revocation waits for records in flight. */
+    public Duration revokeTimeout() {
+        return revokeTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "ProcessingOptions[ordering=" + ordering + ", maxInFlight=" + maxInFlight + ", maxWaiting=" + maxWaiting
+                + ", retries=" + retries + ", firstBackoff=" + firstBackoff + ", maxBackoff=" + maxBackoff
+                + ", onFailure=" + failurePolicy + ", revokeTimeout=" + revokeTimeout + "]";
+    }
+}
