@@ -66,13 +66,13 @@ class ShareAcknowledgeCodecTest {
                 ShareAcknowledgeResponse ours = new ShareAcknowledgeResponse(0, (short) 0, null, lock, List.of(
                         new ShareAcknowledgeTopicResponse(JOBS_ID, List.of(
                                 new PartitionData(0, (short) 0, null, new LeaderIdAndEpoch(-1, -1)),
-                                new PartitionData(1, (short) 124, "The record state is invalid.", new LeaderIdAndEpoch(-1, -1)),
+                                new PartitionData(1, (short) 121, "The record state is invalid.", new LeaderIdAndEpoch(-1, -1)),
                                 new PartitionData(2, (short) 6, null, new LeaderIdAndEpoch(3, 9))))),
                         List.of(new NodeEndpoint(3, "broker-3", 9094, null)));
                 String json = """
                         {"throttleTimeMs":0,"errorCode":0,"errorMessage":null,%s"responses":[{"topicId":"%s","partitions":[
                            {"partitionIndex":0,"errorCode":0,"errorMessage":null,"currentLeader":{"leaderId":-1,"leaderEpoch":-1}},
-                           {"partitionIndex":1,"errorCode":124,"errorMessage":"The record state is invalid.",
+                           {"partitionIndex":1,"errorCode":121,"errorMessage":"The record state is invalid.",
                             "currentLeader":{"leaderId":-1,"leaderEpoch":-1}},
                            {"partitionIndex":2,"errorCode":6,"errorMessage":null,"currentLeader":{"leaderId":3,"leaderEpoch":9}}]}],
                          "nodeEndpoints":[{"nodeId":3,"host":"broker-3","port":9094,"rack":null}]}

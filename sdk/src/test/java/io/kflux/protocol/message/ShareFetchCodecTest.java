@@ -119,7 +119,7 @@ class ShareFetchCodecTest {
                             "acknowledgeErrorMessage":null,"currentLeader":{"leaderId":-1,"leaderEpoch":-1},
                             "records":"%s","acquiredRecords":[{"firstOffset":1150,"lastOffset":1150,"deliveryCount":1},
                                                               {"firstOffset":1151,"lastOffset":1151,"deliveryCount":3}]},
-                           {"partitionIndex":1,"errorCode":6,"errorMessage":"not the leader","acknowledgeErrorCode":124,
+                           {"partitionIndex":1,"errorCode":6,"errorMessage":"not the leader","acknowledgeErrorCode":121,
                             "acknowledgeErrorMessage":"The record state is invalid.",
                             "currentLeader":{"leaderId":2,"leaderEpoch":7},"records":"","acquiredRecords":[]}]}],
                          "nodeEndpoints":[{"nodeId":2,"host":"broker-2","port":9092,"rack":"eu-west-1b"}]}
@@ -153,7 +153,7 @@ class ShareFetchCodecTest {
                 new PartitionData(0, (short) 0, null, (short) 0, null, new LeaderIdAndEpoch(-1, -1),
                         Unpooled.wrappedBuffer(JOBS_RECORDS), List.of(new AcquiredRecords(1150L, 1150L, (short) 1),
                         new AcquiredRecords(1151L, 1151L, (short) 3))),
-                new PartitionData(1, (short) 6, "not the leader", (short) 124, "The record state is invalid.",
+                new PartitionData(1, (short) 6, "not the leader", (short) 121, "The record state is invalid.",
                         new LeaderIdAndEpoch(2, 7), Unpooled.EMPTY_BUFFER, List.of())))),
                 List.of(new NodeEndpoint(2, "broker-2", 9092, "eu-west-1b")));
     }
