@@ -4,34 +4,20 @@ import static io.kflux.protocol.Field.field;
 import static io.kflux.protocol.Types.INT16;
 import static io.kflux.protocol.Types.INT32;
 import static io.kflux.protocol.Types.STRING;
-import static io.kflux.protocol.Types.UUID_TYPE;
-import static io.kflux.protocol.Types.array;
 import static io.kflux.protocol.Types.nullableStruct;
 
 import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.MessageSpec;
 import io.kflux.protocol.Schema;
-import java.util.List;
-import java.util.UUID;
+import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse.Assignment;
 
 /**
  * ShareGroupHeartbeat response (KIP-932), version 1. {@code assignment} is null when unchanged since the last
- * heartbeat; a share member owns every partition it is assigned at once (no revocation step, unlike KIP-848).
+ * heartbeat; a share member owns every partition it is assigned at once (no revocation step, unlike KIP-848). Its
+ * assignment structs are ConsumerGroupHeartbeat's (the same fields).
  */
 public record ShareGroupHeartbeatResponse(int throttleTimeMs, short errorCode, String errorMessage, String memberId,
                                           int memberEpoch, int heartbeatIntervalMs, Assignment assignment) {
-
-    public record TopicPartitions(UUID topicId, List<Integer> partitions) {
-        static final Schema<TopicPartitions> SCHEMA = Schema.of(TopicPartitions.class,
-                field("topicId", UUID_TYPE),
-                field("partitions", array(INT32)));
-    }
-
-    /** The share partitions assigned to the member. */
-    public record Assignment(List<TopicPartitions> topicPartitions) {
-        static final Schema<Assignment> SCHEMA = Schema.of(Assignment.class,
-                field("topicPartitions", array(TopicPartitions.SCHEMA)));
-    }
 
     public static final MessageSpec<ShareGroupHeartbeatResponse> SPEC = MessageSpec.of(
             ApiKey.SHARE_GROUP_HEARTBEAT, 1, 1, 0,

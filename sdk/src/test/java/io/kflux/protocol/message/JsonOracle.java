@@ -14,6 +14,9 @@ import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.common.Uuid;
 
 /**
  * kafka-clients as an oracle addressed by message name, its messages built from and compared as the generated
@@ -61,6 +64,17 @@ final class JsonOracle {
         } catch (MalformedURLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The versions of {@code spec} this kafka-clients also knows as message {@code name}. */
+    List<Short> versions(MessageSpec<?> spec, String name) {
+        return OracleEquivalence.versions(spec).stream()
+                .filter(v -> v >= lowestVersion(name) && v <= highestVersion(name)).toList();
+    }
+
+    /** A topic id as the JSON converters write it (Kafka's base64 {@code Uuid} form). */
+    static String topicId(UUID id) {
+        return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
     }
 
     /** The {@code LOWEST_SUPPORTED_VERSION} of message {@code name} (e.g. "ShareFetchRequest"). */

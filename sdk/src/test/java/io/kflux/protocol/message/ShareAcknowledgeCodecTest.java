@@ -10,7 +10,6 @@ import io.kflux.protocol.message.ShareAcknowledgeResponse.PartitionData;
 import io.kflux.protocol.message.ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,15 +18,6 @@ import org.junit.jupiter.api.Test;
  */
 class ShareAcknowledgeCodecTest {
     private static final UUID JOBS_ID = UUID.fromString("5d6a1f3e-2b47-4c1a-9f0e-7c3b2a1d0e9f");
-
-    private static String id(UUID u) {
-        return new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits()).toString();
-    }
-
-    private static List<Short> versionsOf(JsonOracle oracle, String name) {
-        return OracleEquivalence.versions(ShareAcknowledgeRequest.SPEC).stream()
-                .filter(v -> v >= oracle.lowestVersion(name) && v <= oracle.highestVersion(name)).toList();
-    }
 
     @Test
     void versionRangeIsTheNewestBrokersAndTheTestsClientLacksV2() {
@@ -41,7 +31,7 @@ class ShareAcknowledgeCodecTest {
     @Test
     void requestMatchesOfficialBytes() {
         for (JsonOracle oracle : List.of(JsonOracle.TESTS, JsonOracle.KAFKA_4_4)) {
-            for (short v : versionsOf(oracle, "ShareAcknowledgeRequest")) {
+            for (short v : oracle.versions(ShareAcknowledgeRequest.SPEC, "ShareAcknowledgeRequest")) {
                 boolean renew = v >= 2;
                 ShareAcknowledgeRequest ours = new ShareAcknowledgeRequest("workers", "Zr0YSzlPTSy8xqVj5gRnMg", 4, renew,
                         List.of(new AcknowledgeTopic(JOBS_ID, List.of(new AcknowledgePartition(0, List.of(
@@ -52,7 +42,7 @@ class ShareAcknowledgeCodecTest {
                          "topics":[{"topicId":"%s","partitions":[{"partitionIndex":0,"acknowledgementBatches":[
                            {"firstOffset":100,"lastOffset":100,"acknowledgeTypes":[3]},
                            {"firstOffset":101,"lastOffset":103,"acknowledgeTypes":[%d,0,1]}]}]}]}
-                        """.formatted(renew ? "\"isRenewAck\":true," : "", id(JOBS_ID), renew ? 4 : 2);
+                        """.formatted(renew ? "\"isRenewAck\":true," : "", JsonOracle.topicId(JOBS_ID), renew ? 4 : 2);
                 oracle.assertSameBytes(ShareAcknowledgeRequest.SPEC, ours, "ShareAcknowledgeRequest", json, v);
             }
         }
@@ -61,7 +51,7 @@ class ShareAcknowledgeCodecTest {
     @Test
     void responseMatchesOfficialBytes() {
         for (JsonOracle oracle : List.of(JsonOracle.TESTS, JsonOracle.KAFKA_4_4)) {
-            for (short v : versionsOf(oracle, "ShareAcknowledgeResponse")) {
+            for (short v : oracle.versions(ShareAcknowledgeResponse.SPEC, "ShareAcknowledgeResponse")) {
                 int lock = v >= 2 ? 30_000 : 0;
                 ShareAcknowledgeResponse ours = new ShareAcknowledgeResponse(0, (short) 0, null, lock, List.of(
                         new ShareAcknowledgeTopicResponse(JOBS_ID, List.of(
@@ -76,7 +66,7 @@ class ShareAcknowledgeCodecTest {
                             "currentLeader":{"leaderId":-1,"leaderEpoch":-1}},
                            {"partitionIndex":2,"errorCode":6,"errorMessage":null,"currentLeader":{"leaderId":3,"leaderEpoch":9}}]}],
                          "nodeEndpoints":[{"nodeId":3,"host":"broker-3","port":9094,"rack":null}]}
-                        """.formatted(v >= 2 ? "\"acquisitionLockTimeoutMs\":30000," : "", id(JOBS_ID));
+                        """.formatted(v >= 2 ? "\"acquisitionLockTimeoutMs\":30000," : "", JsonOracle.topicId(JOBS_ID));
                 oracle.assertSameBytes(ShareAcknowledgeResponse.SPEC, ours, "ShareAcknowledgeResponse", json, v);
             }
         }

@@ -1,5 +1,7 @@
 package io.kflux.protocol.message;
 
+import static io.kflux.protocol.message.FetchCodecTest.bytes;
+import static io.kflux.protocol.message.FetchCodecTest.bytesOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.protocol.message.FetchResponse.LeaderIdAndEpoch;
@@ -12,12 +14,9 @@ import io.kflux.protocol.message.ShareFetchResponse.PartitionData;
 import io.kflux.protocol.message.ShareFetchResponse.ShareFetchableTopicResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
@@ -34,26 +33,6 @@ class ShareFetchCodecTest {
             new SimpleRecord(1_717_171_717_000L, bytes("job-1"), bytes("resize a.png")),
             new SimpleRecord(1_717_171_717_010L, bytes("job-2"), bytes("resize b.png"))));
 
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] bytesOf(MemoryRecords records) {
-        ByteBuffer b = records.buffer().duplicate();
-        byte[] out = new byte[b.remaining()];
-        b.get(out);
-        return out;
-    }
-
-    private static String id(UUID u) {
-        return new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits()).toString();
-    }
-
-    private static List<Short> versionsOf(JsonOracle oracle, String name) {
-        return OracleEquivalence.versions(ShareFetchRequest.SPEC).stream()
-                .filter(v -> v >= oracle.lowestVersion(name) && v <= oracle.highestVersion(name)).toList();
-    }
-
     @Test
     void versionRangeIsTheNewestBrokersAndTheTestsClientLacksV2() {
         assertThat(ShareFetchRequest.SPEC.lowestVersion()).isEqualTo(JsonOracle.KAFKA_4_4.lowestVersion("ShareFetchRequest"));
@@ -66,7 +45,7 @@ class ShareFetchCodecTest {
     @Test
     void requestWithAcknowledgementsAndForgottenPartitionsMatchesOfficialBytes() {
         for (JsonOracle oracle : List.of(JsonOracle.TESTS, JsonOracle.KAFKA_4_4)) {
-            for (short v : versionsOf(oracle, "ShareFetchRequest")) {
+            for (short v : oracle.versions(ShareFetchRequest.SPEC, "ShareFetchRequest")) {
                 boolean renew = v >= 2;
                 ShareFetchRequest ours = new ShareFetchRequest("workers", "Zr0YSzlPTSy8xqVj5gRnMg", 3, 500, 1, 52_428_800,
                         500, 500, renew ? ShareFetchRequest.ACQUIRE_RECORD_LIMIT : ShareFetchRequest.ACQUIRE_BATCH_OPTIMIZED,
@@ -85,8 +64,8 @@ class ShareFetchCodecTest {
                              {"firstOffset":110,"lastOffset":113,"acknowledgeTypes":[2,0,3,%d]}]},
                            {"partitionIndex":1,"acknowledgementBatches":[]}]}],
                          "forgottenTopicsData":[{"topicId":"%s","partitions":[4,5]}]}
-                        """.formatted(renew ? "\"shareAcquireMode\":1,\"isRenewAck\":true," : "", id(JOBS_ID),
-                        renew ? 4 : 1, id(MAIL_ID));
+                        """.formatted(renew ? "\"shareAcquireMode\":1,\"isRenewAck\":true," : "", JsonOracle.topicId(JOBS_ID),
+                        renew ? 4 : 1, JsonOracle.topicId(MAIL_ID));
                 oracle.assertSameBytes(ShareFetchRequest.SPEC, ours, "ShareFetchRequest", json, v);
             }
         }
@@ -95,7 +74,7 @@ class ShareFetchCodecTest {
     @Test
     void openingAndClosingRequestsMatchOfficialBytes() {
         for (JsonOracle oracle : List.of(JsonOracle.TESTS, JsonOracle.KAFKA_4_4)) {
-            for (short v : versionsOf(oracle, "ShareFetchRequest")) {
+            for (short v : oracle.versions(ShareFetchRequest.SPEC, "ShareFetchRequest")) {
                 ShareFetchRequest close = new ShareFetchRequest(null, "m", -1, 0, 0, Integer.MAX_VALUE, 0, 0, (byte) 0, false,
                         List.of(), List.of());
                 oracle.assertSameBytes(ShareFetchRequest.SPEC, close, "ShareFetchRequest",
@@ -110,7 +89,7 @@ class ShareFetchCodecTest {
     @Test
     void responseWithAcquiredRecordsAndErrorsMatchesOfficialBytes() {
         for (JsonOracle oracle : List.of(JsonOracle.TESTS, JsonOracle.KAFKA_4_4)) {
-            for (short v : versionsOf(oracle, "ShareFetchResponse")) {
+            for (short v : oracle.versions(ShareFetchResponse.SPEC, "ShareFetchResponse")) {
                 ShareFetchResponse ours = response();
                 String json = """
                         {"throttleTimeMs":0,"errorCode":0,"errorMessage":null,"acquisitionLockTimeoutMs":30000,
@@ -123,7 +102,7 @@ class ShareFetchCodecTest {
                             "acknowledgeErrorMessage":"The record state is invalid.",
                             "currentLeader":{"leaderId":2,"leaderEpoch":7},"records":"","acquiredRecords":[]}]}],
                          "nodeEndpoints":[{"nodeId":2,"host":"broker-2","port":9092,"rack":"eu-west-1b"}]}
-                        """.formatted(id(JOBS_ID), Base64.getEncoder().encodeToString(JOBS_RECORDS));
+                        """.formatted(JsonOracle.topicId(JOBS_ID), Base64.getEncoder().encodeToString(JOBS_RECORDS));
                 oracle.assertSameBytes(ShareFetchResponse.SPEC, ours, "ShareFetchResponse", json, v);
                 ours.release();
             }

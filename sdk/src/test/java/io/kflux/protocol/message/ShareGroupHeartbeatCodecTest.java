@@ -3,8 +3,8 @@ package io.kflux.protocol.message;
 import static io.kflux.protocol.message.OracleEquivalence.assertEquivalent;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kflux.protocol.message.ShareGroupHeartbeatResponse.Assignment;
-import io.kflux.protocol.message.ShareGroupHeartbeatResponse.TopicPartitions;
+import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse.Assignment;
+import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse.TopicPartitions;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.common.Uuid;
