@@ -245,6 +245,40 @@ public final class Types {
         }
     };
 
+    /**
+     * A struct that may be null, as the Kafka generator writes one: an int8 -1 for null, 1 followed by the struct
+     * otherwise; any other marker is malformed. Default: null.
+     */
+    public static <T> Type<T> nullableStruct(Schema<T> schema) {
+        return new NullableStruct<>(schema);
+    }
+
+    private record NullableStruct<T>(Schema<T> schema) implements Type<T> {
+        @Override public T read(ByteBuf buf, short version, boolean flexible) {
+            byte marker = buf.readByte();
+            if (marker < 0) {
+                return null;
+            }
+            if (marker != 1) {
+                throw new MalformedMessageException("nullable struct marker " + marker + " is neither -1 nor 1");
+            }
+            return schema.read(buf, version, flexible);
+        }
+
+        @Override public void write(ByteBuf buf, T value, short version, boolean flexible) {
+            if (value == null) {
+                buf.writeByte(-1);
+            } else {
+                buf.writeByte(1);
+                schema.write(buf, value, version, flexible);
+            }
+        }
+
+        @Override public T defaultValue() {
+            return null;
+        }
+    }
+
     /** An array of {@code element}; null arrays (length -1) read as null. Default: empty list. */
     public static <E> Type<List<E>> array(Type<E> element) {
         return new ArrayType<>(element, Collections.emptyList());

@@ -22,6 +22,10 @@ import io.kflux.protocol.message.OffsetFetchResponse;
 import io.kflux.protocol.message.OffsetForLeaderEpochResponse;
 import io.kflux.protocol.message.SaslAuthenticateResponse;
 import io.kflux.protocol.message.SaslHandshakeResponse;
+import io.kflux.protocol.message.ShareAcknowledgeResponse;
+import io.kflux.protocol.message.ShareFetchResponse;
+import io.kflux.protocol.message.ShareGroupDescribeResponse;
+import io.kflux.protocol.message.ShareGroupHeartbeatResponse;
 import io.kflux.protocol.message.SyncGroupResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -50,7 +54,10 @@ class ResponseFuzzTest {
             FetchResponse.SPEC, FindCoordinatorResponse.SPEC, HeartbeatResponse.SPEC, JoinGroupResponse.SPEC,
             LeaveGroupResponse.SPEC, ListOffsetsResponse.SPEC, MetadataResponse.SPEC, OffsetCommitResponse.SPEC,
             OffsetFetchResponse.SPEC, OffsetForLeaderEpochResponse.SPEC, SaslAuthenticateResponse.SPEC,
-            SaslHandshakeResponse.SPEC, SyncGroupResponse.SPEC, ConsumerGroupDescribeResponse.SPEC);
+            SaslHandshakeResponse.SPEC, SyncGroupResponse.SPEC, ConsumerGroupDescribeResponse.SPEC,
+            // appended, never inserted: byte 0 of the kept corpus indexes this list
+            ShareGroupHeartbeatResponse.SPEC, ShareGroupDescribeResponse.SPEC, ShareFetchResponse.SPEC,
+            ShareAcknowledgeResponse.SPEC);
 
     @FuzzTest(maxDuration = "2m")
     void responses(byte[] input) {

@@ -6,13 +6,11 @@ import static io.kflux.protocol.Types.INT32;
 import static io.kflux.protocol.Types.STRING;
 import static io.kflux.protocol.Types.UUID_TYPE;
 import static io.kflux.protocol.Types.array;
+import static io.kflux.protocol.Types.nullableStruct;
 
 import io.kflux.protocol.ApiKey;
-import io.kflux.protocol.MalformedMessageException;
 import io.kflux.protocol.MessageSpec;
 import io.kflux.protocol.Schema;
-import io.kflux.protocol.Type;
-import io.netty.buffer.ByteBuf;
 import java.util.List;
 import java.util.UUID;
 
@@ -35,36 +33,6 @@ public record ConsumerGroupHeartbeatResponse(int throttleTimeMs, short errorCode
                 field("topicPartitions", array(TopicPartitions.SCHEMA)));
     }
 
-    /** A struct that may be null: int8 -1 for null, 1 then the struct (as the Kafka generator writes it). */
-    private record NullableStruct<T>(Schema<T> schema) implements Type<T> {
-        @Override
-        public T read(ByteBuf buf, short version, boolean flexible) {
-            byte marker = buf.readByte();
-            if (marker < 0) {
-                return null;
-            }
-            if (marker != 1) {
-                throw new MalformedMessageException("nullable struct marker " + marker + " is neither -1 nor 1");
-            }
-            return schema.read(buf, version, flexible);
-        }
-
-        @Override
-        public void write(ByteBuf buf, T value, short version, boolean flexible) {
-            if (value == null) {
-                buf.writeByte(-1);
-            } else {
-                buf.writeByte(1);
-                schema.write(buf, value, version, flexible);
-            }
-        }
-
-        @Override
-        public T defaultValue() {
-            return null;
-        }
-    }
-
     public static final MessageSpec<ConsumerGroupHeartbeatResponse> SPEC = MessageSpec.of(
             ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, 1, 0,
             Schema.of(ConsumerGroupHeartbeatResponse.class,
@@ -74,5 +42,5 @@ public record ConsumerGroupHeartbeatResponse(int throttleTimeMs, short errorCode
                     field("memberId", STRING),
                     field("memberEpoch", INT32),
                     field("heartbeatIntervalMs", INT32),
-                    field("assignment", new NullableStruct<>(Assignment.SCHEMA))));
+                    field("assignment", nullableStruct(Assignment.SCHEMA))));
 }

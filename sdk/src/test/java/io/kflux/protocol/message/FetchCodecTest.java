@@ -49,11 +49,11 @@ class FetchCodecTest {
     private static final MemoryRecords PAYMENTS_RECORDS = MemoryRecords.withRecords(5_000L, Compression.NONE,
             new SimpleRecord(1_717_171_800_000L, bytes("pay-1"), bytes("ok")));
 
-    private static byte[] bytes(String s) {
+    static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static byte[] bytesOf(MemoryRecords records) {
+    static byte[] bytesOf(MemoryRecords records) {
         ByteBuffer b = records.buffer().duplicate();
         byte[] out = new byte[b.remaining()];
         b.get(out);
