@@ -8,7 +8,6 @@ import io.kflux.compat.support.BrokerVersion;
 import io.kflux.compat.support.KafkaCluster;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.network.BrokerConnection;
-import io.kflux.network.NetworkOptions;
 import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.Errors;
@@ -195,7 +194,8 @@ class ShareGroupProtocolTest {
     private static BrokerConnection connect(EmbeddedKafkaCluster kafka) {
         String[] hostPort = kafka.address(kafka.nodeIds().get(0)).split(":");
         return BrokerConnection.connect(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])),
-                NetworkOptions.defaults()).block(WAIT);
+                io.kflux.internal.ClientSettings.of(java.util.Map.of("bootstrap.servers", "localhost:9092", "client.id",
+                                                                     "kflux")).network()).block(WAIT);
     }
 
     private static boolean assigned(ShareGroupHeartbeatResponse hb, UUID topicId) {
