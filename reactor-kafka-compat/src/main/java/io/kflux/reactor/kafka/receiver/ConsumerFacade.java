@@ -56,16 +56,10 @@ final class ConsumerFacade<K, V> implements Consumer<K, V> {
                 : timeout instanceof Number n ? n.longValue() : Long.parseLong(timeout.toString().trim()));
     }
 
+    /** The official consumer's bound: kafka-clients' TimeoutException when no answer came within it. */
     private <T> T await(Mono<T> call, Duration timeout) {
-        try {
-            return call.block(timeout);
-        } catch (IllegalStateException e) {
-            if (e.getMessage() != null && e.getMessage().startsWith("Timeout on blocking read")) {
-                throw new org.apache.kafka.common.errors.TimeoutException("no answer within " + timeout.toMillis()
-                                                                          + " ms", e);
-            }
-            throw e;
-        }
+        return call.timeout(timeout, Mono.error(() -> new org.apache.kafka.common.errors.TimeoutException(
+                "no answer within " + timeout.toMillis() + " ms"))).block();
     }
 
     private static UnsupportedOperationException unsupported(String method, String instead) {
