@@ -109,6 +109,30 @@ public interface KafkaFluxConsumer<K, V> {
     Flux<ConsumerRecord<K, V>> receive();
 
     /**
+     * Receives records in batches, one {@link RecordBatch} per partition's fetched result: the records that result
+     * holds at or after the partition's position, at most {@code max.poll.records} (default 500) of them, in offset
+     * order. A result larger than that is handed over as several batches; batches of one partition come in offset
+     * order, batches of different partitions interleave as their results arrive. Each unit of demand is one batch
+     * (whatever its size), and the whole batch is built in one pass and handed over in one {@code onNext}: the
+     * per-record costs of a reactive stream (one {@code onNext}, one unit of demand per record) are not paid. Never
+     * emits an empty batch.
+     *
+     * <p>Otherwise as {@link #receive()}: the same lifecycle, bounded memory (fetched-but-unemitted bytes), pause and
+     * resume, seek, commits ({@link RecordBatch#acknowledge()} and {@link RecordBatch#commit()} acknowledge each
+     * record of the batch, and only acknowledged records are committed) and rebalances: a revocation waits until the
+     * batch in {@code onNext} returned, and a batch whose partition's revocation started while it was being built is
+     * dropped unemitted (its records were not acknowledged; the partition's next owner reads them). It is the
+     * consumer's one active subscription: {@code receive()}, {@code receivePartitioned()}, {@code process()} and
+     * {@code receiveBatches()} may not be subscribed at the same time. Batches are not observed:
+     * {@link ConsumerOptions#withObservationRegistry} observes the {@code onNext} of single records only.
+     *
+     * @return the batches; terminates with the errors listed for {@link #receive()} (a record's deserialization
+     *         failure the {@link DeserializationErrorHandler} does not skip ends it with
+     *         {@link RecordDeserializationException}, after the batch of the records before it was emitted)
+     */
+    Flux<RecordBatch<K, V>> receiveBatches();
+
+    /**
      * Receives records grouped by partition: one {@link PartitionFlux} per assigned partition, emitted after
      * {@link RebalanceListener#onPartitionsAssigned} ran for it. Each inner flux emits that partition's records in
      * offset order and completes when the partition is revoked or lost, so partitions can be processed in order
