@@ -14,8 +14,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * A reactive, non-blocking Kafka consumer. Creating one does no I/O; subscribing to {@link #receive()} (or
- * {@link #receivePartitioned()}) connects, joins the group (or takes the manual assignment) and starts fetching,
- * paced by downstream demand.
+ * {@link #receivePartitioned()}, {@link #receiveBatches()}, {@code process}) connects, joins the group (or takes the
+ * manual assignment) and starts fetching, paced by downstream demand.
  *
  * <p>All methods are thread-safe and non-blocking. Methods returning {@code Mono} are lazy: nothing happens
  * until subscription. Unless stated otherwise, retriable errors (connection loss, leader changes,
@@ -26,9 +26,9 @@ import reactor.core.publisher.Mono;
  *
  * <p><b>Where a consumer stands, and after {@code receive()} ended.</b> {@link #assignment()}, {@link #position} and
  * {@link #currentLag} answer from the same partition states, under a manual assignment and under both group
- * protocols alike: those of the running {@code receive()} (or {@code receivePartitioned()}). Once it ended (completed,
- * failed, or cancelled, e.g. by {@code take(n)}) they give the last known values while its shutdown runs (LeaveGroup,
- * final commit), then:
+ * protocols alike: those of the running {@code receive()} (or {@code receivePartitioned()}, {@code receiveBatches()}).
+ * Once it ended (completed, failed, or cancelled, e.g. by {@code take(n)}) they give the last known values while its
+ * shutdown runs (LeaveGroup, final commit), then:
  * <ul>
  *   <li>with a group subscription the member owns nothing: {@code assignment()} is empty, {@code currentLag} empty,
  *       and {@code position} fails with {@link IllegalStateException} saying that {@code receive()} has ended, until

@@ -169,7 +169,8 @@ public final class ConsumeBenchmark {
                 case "kflux" -> ConsumeBenchmark::drainWithKflux;
                 case "kflux-batches" -> ConsumeBenchmark::drainWithKfluxBatches;
                 case "official" -> ConsumeBenchmark::drainWithOfficial;
-                default -> throw new IllegalArgumentException("unknown client " + name + " (kflux, kflux-batches or official)");
+                default -> throw new IllegalArgumentException("unknown client " + name
+                        + " (kflux, kflux-batches or official)");
             });
         }
 

@@ -41,7 +41,8 @@ import reactor.core.scheduler.Schedulers;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ReceiveBatchesTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final int MAX_POLL_RECORDS = 37; // not a divisor of anything here: batches get cut by it and by results
+    /** Not a divisor of anything here: batches get cut by it and where results end. */
+    private static final int MAX_POLL_RECORDS = 37;
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"assignment", "classic", "consumer"})
