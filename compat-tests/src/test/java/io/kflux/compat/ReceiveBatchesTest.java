@@ -168,6 +168,83 @@ class ReceiveBatchesTest {
         }
     }
 
+    /**
+     * Under a manual assignment: one subscription at a time (receive() beside receiveBatches() is refused), demand
+     * counts batches, a paused partition gets no batch until resumed and then goes on where it stopped, and a seek
+     * makes the partition's next batch start at the new offset.
+     */
+    @org.junit.jupiter.api.Test
+    void demandPauseResumeAndSeekWorkOnBatches(KafkaTestCluster kafka) throws Exception {
+        String topic = "batches-control";
+        List<TopicPartition> tps = written(kafka, "assignment", topic, 2, 300);
+        TopicPartition tp0 = tps.get(0);
+        TopicPartition tp1 = tps.get(1);
+        KafkaFluxConsumer<String, String> consumer = Kflux.strings(Kflux.props(kafka.bootstrapServers(),
+                "max.poll.records", 50), tps);
+        java.util.concurrent.BlockingQueue<RecordBatch<String, String>> q =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        reactor.core.publisher.BaseSubscriber<RecordBatch<String, String>> subscriber =
+                new reactor.core.publisher.BaseSubscriber<>() {
+                    @Override
+                    protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                    }
+
+                    @Override
+                    protected void hookOnNext(RecordBatch<String, String> batch) {
+                        q.add(batch);
+                    }
+                };
+        consumer.receiveBatches().subscribe(subscriber);
+        try {
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> consumer.receive().blockFirst(WAIT)))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("active receive()");
+            subscriber.request(2);
+            RecordBatch<String, String> first = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            RecordBatch<String, String> second = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(first).isNotNull();
+            assertThat(second).isNotNull();
+            assertThat(q.poll(500, TimeUnit.MILLISECONDS)).as("nothing past a demand of two batches").isNull();
+            Map<TopicPartition, List<Long>> offsets = new java.util.HashMap<>();
+            java.util.function.Consumer<RecordBatch<String, String>> note = b -> b.records().forEach(r ->
+                    offsets.computeIfAbsent(r.topicPartition(), tp -> new ArrayList<>()).add(r.offset()));
+            note.accept(first);
+            note.accept(second);
+
+            consumer.pause(List.of(tp1)).block(WAIT);
+            subscriber.request(Long.MAX_VALUE);
+            GroupKit.await("partition 0 read to its end", WAIT, () -> {
+                for (RecordBatch<String, String> b; (b = q.poll()) != null; ) {
+                    assertThat(b.topicPartition()).as("a batch while partition 1 is paused").isEqualTo(tp0);
+                    note.accept(b);
+                }
+                return offsets.getOrDefault(tp0, List.of()).size() == 300;
+            });
+            List<Long> tp1BeforeResume = List.copyOf(offsets.getOrDefault(tp1, List.of()));
+            assertThat(tp1BeforeResume.size()).as("partition 1 stopped short of its end").isLessThan(300);
+
+            consumer.seek(tp0, 10).block(WAIT);
+            RecordBatch<String, String> afterSeek = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(afterSeek).isNotNull();
+            assertThat(afterSeek.topicPartition()).isEqualTo(tp0);
+            assertThat(afterSeek.records().get(0).offset()).as("first offset after the seek").isEqualTo(10L);
+
+            consumer.resume(List.of(tp1)).block(WAIT);
+            List<Long> tp1All = new ArrayList<>(tp1BeforeResume);
+            GroupKit.await("partition 1 read to its end after the resume", WAIT, () -> {
+                for (RecordBatch<String, String> b; (b = q.poll()) != null; ) {
+                    if (b.topicPartition().equals(tp1)) {
+                        b.records().forEach(r -> tp1All.add(r.offset()));
+                    }
+                }
+                return tp1All.size() >= 300;
+            });
+            assertThat(tp1All).as("partition 1 across the pause").isEqualTo(LongStream.range(0, 300).boxed().toList());
+        } finally {
+            subscriber.dispose();
+            consumer.close().block(WAIT);
+        }
+    }
+
     private static int distinct(Queue<ConsumerRecord<String, String>> first,
                                 Queue<ConsumerRecord<String, String>> second) {
         java.util.Set<String> keys = new java.util.HashSet<>();
