@@ -67,6 +67,22 @@ class RecordEmitterBatchTest {
         return emitter;
     }
 
+    /** A partition positioned at offset 0. */
+    private static PartitionState atZero(TopicPartition tp) {
+        PartitionState ps = new PartitionState(tp);
+        ps.seek(0);
+        return ps;
+    }
+
+    /** Runs {@code action} as the record of value {@code value} is deserialized, i.e. while its batch is built. */
+    private void whenBuilding(String value, Runnable action) {
+        onValue = v -> {
+            if (v.equals(value)) {
+                action.run();
+            }
+        };
+    }
+
     private void runWorker() {
         for (Runnable t; (t = tasks.poll()) != null; ) {
             t.run();
@@ -84,8 +100,7 @@ class RecordEmitterBatchTest {
     @Test
     void oneBatchPerUnitOfDemandAtMostMaxPollRecordsNeverSpanningResults() {
         RecordEmitter<String, String> emitter = emitter(5);
-        PartitionState ps = new PartitionState(TP0);
-        ps.seek(0);
+        PartitionState ps = atZero(TP0);
         emitter.offer(fetch(ps, 0, 12));
         emitter.offer(fetch(ps, 12, 3));
 
@@ -124,14 +139,9 @@ class RecordEmitterBatchTest {
     @Test
     void aBatchOfAPartitionRevokedWhileBuildingIsDropped() {
         RecordEmitter<String, String> emitter = emitter(500);
-        PartitionState ps = new PartitionState(TP0);
-        ps.seek(0);
+        PartitionState ps = atZero(TP0);
         CompletedFetch cf = fetch(ps, 0, 10);
-        onValue = v -> {
-            if (v.equals("v3")) {
-                ps.revoke();
-            }
-        };
+        whenBuilding("v3", ps::revoke);
         emitter.offer(cf);
         emitter.request(5);
         runWorker();
@@ -145,13 +155,8 @@ class RecordEmitterBatchTest {
     @Test
     void aPauseCutsTheBatchAndTheResumeGoesOnFromThere() {
         RecordEmitter<String, String> emitter = emitter(500);
-        PartitionState ps = new PartitionState(TP0);
-        ps.seek(0);
-        onValue = v -> {
-            if (v.equals("v2")) {
-                ps.paused(true);
-            }
-        };
+        PartitionState ps = atZero(TP0);
+        whenBuilding("v2", () -> ps.paused(true));
         emitter.offer(fetch(ps, 0, 6));
         emitter.request(5);
         runWorker();
@@ -169,13 +174,8 @@ class RecordEmitterBatchTest {
     @Test
     void aDeserializationFailureEndsTheFluxAfterTheRecordsBeforeIt() {
         RecordEmitter<String, String> emitter = emitter(500);
-        PartitionState ps = new PartitionState(TP0);
-        ps.seek(0);
-        onValue = v -> {
-            if (v.equals("v3")) {
-                throw new IllegalArgumentException("poison");
-            }
-        };
+        PartitionState ps = atZero(TP0);
+        whenBuilding("v3", () -> { throw new IllegalArgumentException("poison"); });
         emitter.offer(fetch(ps, 0, 6));
         emitter.request(5);
         runWorker();
@@ -189,13 +189,8 @@ class RecordEmitterBatchTest {
     @Test
     void aSeekCutsTheBatch() {
         RecordEmitter<String, String> emitter = emitter(500);
-        PartitionState ps = new PartitionState(TP0);
-        ps.seek(0);
-        onValue = v -> {
-            if (v.equals("v2")) {
-                ps.seek(100);
-            }
-        };
+        PartitionState ps = atZero(TP0);
+        whenBuilding("v2", () -> ps.seek(100));
         emitter.offer(fetch(ps, 0, 6));
         emitter.request(5);
         runWorker();
