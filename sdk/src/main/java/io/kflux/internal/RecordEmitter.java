@@ -475,6 +475,7 @@ final class RecordEmitter<K, V> implements Subscription {
             CompletedFetch from = current; // the record's result: poll returns a record before finishing its result
             List<ConsumerRecord<K, V>> records = new ArrayList<>(Math.min(maxBatch, 64));
             records.add(first);
+            long bytes = walk.cursor().sizeInBytes(); // the cursor is at the record poll returned until the next step
             while (records.size() < maxBatch) {
                 ConsumerRecord<K, V> next;
                 try {
@@ -490,8 +491,12 @@ final class RecordEmitter<K, V> implements Subscription {
                     break;
                 }
                 records.add(next);
+                bytes += walk.cursor().sizeInBytes();
             }
             if (from.partition().isRevoked()) {
+                // counted as they were taken, all of one topic since the last report: not consumed after all
+                countedRecords -= records.size();
+                countedBytes -= bytes;
                 continue;
             }
             return new RecordBatch<>(first.topicPartition(), java.util.Collections.unmodifiableList(records));
