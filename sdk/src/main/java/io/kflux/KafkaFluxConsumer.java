@@ -14,8 +14,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * A reactive, non-blocking Kafka consumer. Creating one does no I/O; subscribing to {@link #receive()} (or
- * {@link #receivePartitioned()}) connects, joins the group (or takes the manual assignment) and starts fetching,
- * paced by downstream demand.
+ * {@link #receivePartitioned()}, {@link #receiveBatches()}, {@code process}) connects, joins the group (or takes the
+ * manual assignment) and starts fetching, paced by downstream demand.
  *
  * <p>All methods are thread-safe and non-blocking. Methods returning {@code Mono} are lazy: nothing happens
  * until subscription. Unless stated otherwise, retriable errors (connection loss, leader changes,
@@ -26,9 +26,9 @@ import reactor.core.publisher.Mono;
  *
  * <p><b>Where a consumer stands, and after {@code receive()} ended.</b> {@link #assignment()}, {@link #position} and
  * {@link #currentLag} answer from the same partition states, under a manual assignment and under both group
- * protocols alike: those of the running {@code receive()} (or {@code receivePartitioned()}). Once it ended (completed,
- * failed, or cancelled, e.g. by {@code take(n)}) they give the last known values while its shutdown runs (LeaveGroup,
- * final commit), then:
+ * protocols alike: those of the running {@code receive()} (or {@code receivePartitioned()}, {@code receiveBatches()}).
+ * Once it ended (completed, failed, or cancelled, e.g. by {@code take(n)}) they give the last known values while its
+ * shutdown runs (LeaveGroup, final commit), then:
  * <ul>
  *   <li>with a group subscription the member owns nothing: {@code assignment()} is empty, {@code currentLag} empty,
  *       and {@code position} fails with {@link IllegalStateException} saying that {@code receive()} has ended, until
@@ -107,6 +107,30 @@ public interface KafkaFluxConsumer<K, V> {
      *         {@link IllegalStateException} (a concurrent subscription, or the consumer was closed).
      */
     Flux<ConsumerRecord<K, V>> receive();
+
+    /**
+     * Receives records in batches, one {@link RecordBatch} per partition's fetched result: the records that result
+     * holds at or after the partition's position, at most {@code max.poll.records} (default 500) of them, in offset
+     * order. A result larger than that is handed over as several batches; batches of one partition come in offset
+     * order, batches of different partitions interleave as their results arrive. Each unit of demand is one batch
+     * (whatever its size), and the whole batch is built in one pass and handed over in one {@code onNext}: the
+     * per-record costs of a reactive stream (one {@code onNext}, one unit of demand per record) are not paid. Never
+     * emits an empty batch.
+     *
+     * <p>Otherwise as {@link #receive()}: the same lifecycle, bounded memory (fetched-but-unemitted bytes), pause and
+     * resume, seek, commits ({@link RecordBatch#acknowledge()} and {@link RecordBatch#commit()} acknowledge each
+     * record of the batch, and only acknowledged records are committed) and rebalances: a revocation waits until the
+     * batch in {@code onNext} returned, and a batch whose partition's revocation started while it was being built is
+     * dropped unemitted (its records were not acknowledged; the partition's next owner reads them). It is the
+     * consumer's one active subscription: {@code receive()}, {@code receivePartitioned()}, {@code process()} and
+     * {@code receiveBatches()} may not be subscribed at the same time. Batches are not observed:
+     * {@link ConsumerOptions#withObservationRegistry} observes the {@code onNext} of single records only.
+     *
+     * @return the batches; terminates with the errors listed for {@link #receive()} (a record's deserialization
+     *         failure the {@link DeserializationErrorHandler} does not skip ends it with
+     *         {@link RecordDeserializationException}, after the batch of the records before it was emitted)
+     */
+    Flux<RecordBatch<K, V>> receiveBatches();
 
     /**
      * Receives records grouped by partition: one {@link PartitionFlux} per assigned partition, emitted after

@@ -54,7 +54,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * --workload w1|w2          w1: 2M x 100 B, no compression (default); w2: 500k x 1 KB, lz4
  * --rounds N                measured drains per client (default 3)
  * --warmup N                unmeasured drains per client before the first round (default 1)
- * --clients kflux,official  which clients to run (default both)
+ * --clients kflux,official  which clients to run (default both; kflux-batches: kflux's receiveBatches(),
+ *                           every record of each batch fed to the tally as the others' are)
  * --bootstrap-servers h:p   use this cluster instead of starting a 1-node embedded broker
  * --topic name              topic to fill once and drain (default bench-&lt;workload&gt;); an existing topic
  *                           holding exactly the workload's record count is reused as it is
@@ -166,8 +167,10 @@ public final class ConsumeBenchmark {
         for (String name : opts.getOrDefault("--clients", "kflux,official").split(",")) {
             clients.put(name, switch (name) {
                 case "kflux" -> ConsumeBenchmark::drainWithKflux;
+                case "kflux-batches" -> ConsumeBenchmark::drainWithKfluxBatches;
                 case "official" -> ConsumeBenchmark::drainWithOfficial;
-                default -> throw new IllegalArgumentException("unknown client " + name + " (kflux or official)");
+                default -> throw new IllegalArgumentException("unknown client " + name
+                        + " (kflux, kflux-batches or official)");
             });
         }
 
@@ -197,7 +200,7 @@ public final class ConsumeBenchmark {
             for (int i = 1; i <= warmup; i++) {
                 for (Map.Entry<String, Client> client : clients.entrySet()) {
                     Drain d = run.drain(client.getKey(), client.getValue());
-                    System.out.printf("warm-up %d  %-8s %6.2f s, max gap %3d ms before record %,d%n", i, d.client(),
+                    System.out.printf("warm-up %d  %-13s %6.2f s, max gap %3d ms before record %,d%n", i, d.client(),
                             d.nanos() / 1e9, d.maxGapNanos() / 1_000_000, d.maxGapAt() + 1);
                 }
             }
@@ -206,7 +209,7 @@ public final class ConsumeBenchmark {
                 for (Map.Entry<String, Client> client : clients.entrySet()) {
                     Drain d = run.drain(client.getKey(), client.getValue());
                     results.computeIfAbsent(d.client(), k -> new ArrayList<>()).add(d);
-                    System.out.printf("round %d  %-8s %,d records in %5.2f s: %5.2f M records/s, %6.1f MB/s,"
+                    System.out.printf("round %d  %-13s %,d records in %5.2f s: %5.2f M records/s, %6.1f MB/s,"
                                     + " %,4.0f B allocated/record, max gap %3d ms before record %,d"
                                     + " (GC %d ms, load %.1f)%n"
                                     + "          %,d Fetches, %s partitions/Fetch, %,.0f KB/Fetch, %,.0f ns CPU/record,"
@@ -277,6 +280,37 @@ public final class ConsumeBenchmark {
     // ---------------------------------------------------------------- the two clients
 
     private static void drainWithKflux(String servers, List<TopicPartition> partitions, long expected, Tally tally) {
+        KafkaFluxConsumer<byte[], byte[]> consumer = kflux(servers, partitions, tally);
+        try {
+            consumer.receive()
+                    .take(expected)
+                    .doOnNext(r -> tally.add(r.serializedKeySize(), r.serializedValueSize()))
+                    .blockLast(DRAIN_TIMEOUT);
+        } finally {
+            close(consumer);
+        }
+    }
+
+    /** receiveBatches(): one onNext per partition's fetched result (issue #28); every record still touched. */
+    private static void drainWithKfluxBatches(String servers, List<TopicPartition> partitions, long expected,
+                                              Tally tally) {
+        KafkaFluxConsumer<byte[], byte[]> consumer = kflux(servers, partitions, tally);
+        try {
+            consumer.receiveBatches()
+                    .doOnNext(batch -> {
+                        for (io.kflux.ConsumerRecord<byte[], byte[]> r : batch.records()) {
+                            tally.add(r.serializedKeySize(), r.serializedValueSize());
+                        }
+                    })
+                    .takeUntil(batch -> tally.records >= expected)
+                    .blockLast(DRAIN_TIMEOUT);
+        } finally {
+            close(consumer);
+        }
+    }
+
+    private static KafkaFluxConsumer<byte[], byte[]> kflux(String servers, List<TopicPartition> partitions,
+                                                           Tally tally) {
         ConsumerOptions<byte[], byte[]> options = ConsumerOptions.create(Map.of(
                         "bootstrap.servers", servers,
                         "client.id", "bench-kflux",
@@ -288,17 +322,14 @@ public final class ConsumeBenchmark {
             tally.fetches++;
             tally.fetchPartitions += request.sessionPartitions();
         });
+        return consumer;
+    }
+
+    private static void close(KafkaFluxConsumer<byte[], byte[]> consumer) {
         try {
-            consumer.receive()
-                    .take(expected)
-                    .doOnNext(r -> tally.add(r.serializedKeySize(), r.serializedValueSize()))
-                    .blockLast(DRAIN_TIMEOUT);
-        } finally {
-            try {
-                consumer.close().block(Duration.ofSeconds(30));
-            } catch (RuntimeException e) {
-                System.out.println("  (kflux close failed: " + e + ")");
-            }
+            consumer.close().block(Duration.ofSeconds(30));
+        } catch (RuntimeException e) {
+            System.out.println("  (kflux close failed: " + e + ")");
         }
     }
 
@@ -412,15 +443,29 @@ public final class ConsumeBenchmark {
     private static void printSummary(Map<String, List<Drain>> results) {
         System.out.println("medians:");
         results.forEach((client, drains) -> System.out.printf(
-                "  %-8s %5.2f M records/s, %6.1f MB/s, %,6.0f B allocated/record, max gap %,d ms (worst round);"
+                "  %-13s %5.2f M records/s, %6.1f MB/s, %,6.0f B allocated/record, max gap %,d ms (worst round);"
                         + " %,.0f Fetches/drain, %,.0f KB/Fetch, %,.0f ns CPU/record, broker CPU %,.0f ms/drain%n",
                 client, median(drains, Drain::recordsPerSecond) / 1e6, median(drains, Drain::megabytesPerSecond),
                 median(drains, Drain::allocatedPerRecord),
                 drains.stream().mapToLong(Drain::maxGapNanos).max().orElse(0) / 1_000_000,
                 median(drains, Drain::fetches), median(drains, Drain::bytesPerFetch) / 1e3,
                 median(drains, Drain::cpuNanosPerRecord), median(drains, d -> d.brokerCpuNanos() / 1e6)));
-        List<Drain> kflux = results.get("kflux");
         List<Drain> official = results.get("official");
+        List<Drain> batches = results.get("kflux-batches");
+        if (batches != null && official != null) {
+            printRatio("ns CPU/record (receiveBatches)", batches, official, Drain::cpuNanosPerRecord);
+        }
+        if (batches != null && results.get("kflux") != null) {
+            List<Drain> receive = results.get("kflux");
+            List<Double> ratios = new ArrayList<>();
+            for (int i = 0; i < Math.min(batches.size(), receive.size()); i++) {
+                ratios.add(batches.get(i).cpuNanosPerRecord() / receive.get(i).cpuNanosPerRecord());
+            }
+            System.out.printf("  kflux receiveBatches()/receive() ns CPU/record: %.2f (median of the per-round"
+                    + " ratios %s)%n", median(ratios, r -> r), ratios.stream().map(r -> String.format("%.2f", r))
+                    .toList());
+        }
+        List<Drain> kflux = results.get("kflux");
         if (kflux != null && official != null) {
             List<Double> ratios = new ArrayList<>();
             for (int i = 0; i < kflux.size(); i++) {

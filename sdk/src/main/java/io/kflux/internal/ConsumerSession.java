@@ -32,7 +32,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -81,7 +80,7 @@ final class ConsumerSession<K, V> implements FetchSink {
 
     ConsumerSession(DefaultKafkaFluxConsumer<K, V> consumer, ClientSettings settings, ClientResources resources,
                     Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
-                    CoreSubscriber<? super ConsumerRecord<K, V>> actual) {
+                    Downstream<K, V> actual) {
         this.consumer = consumer;
         this.settings = settings;
         this.resources = resources;

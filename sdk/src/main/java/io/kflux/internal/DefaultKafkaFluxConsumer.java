@@ -9,6 +9,7 @@ import io.kflux.OffsetAndTimestamp;
 import io.kflux.PartitionFlux;
 import io.kflux.ProcessedRecord;
 import io.kflux.ProcessingOptions;
+import io.kflux.RecordBatch;
 import io.kflux.TopicPartition;
 import io.kflux.commit.CommitManager;
 import io.kflux.internal.config.ConsumerConfig;
@@ -209,7 +210,19 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     }
 
     private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned) {
-        subscribeReceive(actual, partitioned, RevocationHook.NONE);
+        subscribeReceive(Downstream.records(actual), partitioned, RevocationHook.NONE);
+    }
+
+    /** One {@link RecordBatch} per partition's fetched result, through the same emitter as receive(). */
+    @Override
+    public Flux<RecordBatch<K, V>> receiveBatches() {
+        return new Flux<>() {
+            @Override
+            public void subscribe(CoreSubscriber<? super RecordBatch<K, V>> actual) {
+                subscribeReceive(Downstream.batches(actual, OptionsAccess.config(options).maxPollRecords()), false,
+                        RevocationHook.NONE);
+            }
+        };
     }
 
     /** The records of {@code receive()} driven by a {@link ProcessingDriver}, which also hears of revocations. */
@@ -223,13 +236,13 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             public void subscribe(CoreSubscriber<? super ProcessedRecord<K, V>> actual) {
                 ProcessingDriver<K, V> driver = ProcessingDriver.create(actual, processing, handler,
                         options.meterRegistry().orElse(null), settings.clientId(), settings.logContext());
-                subscribeReceive(driver, false, driver);
+                subscribeReceive(Downstream.records(driver), false, driver);
             }
         };
     }
 
     /** A subscriber waiting for the previous subscription to finish stopping. */
-    private record WaitingReceiver<K, V>(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned,
+    private record WaitingReceiver<K, V>(Downstream<K, V> actual, boolean partitioned,
                                          RevocationHook revocationHook) {
     }
 
@@ -237,8 +250,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private final java.util.Queue<WaitingReceiver<K, V>> waitingReceivers =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
 
-    private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned,
-                                  RevocationHook revocationHook) {
+    private void subscribeReceive(Downstream<K, V> downstream, boolean partitioned, RevocationHook revocationHook) {
+        CoreSubscriber<?> actual = downstream.subscriber();
         if (closed) {
             Operators.error(actual, new IllegalStateException("this consumer is closed"));
             return;
@@ -251,7 +264,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             // it stopped instead of failing with "already has an active subscription".
             // Waiters are served in the order they subscribed: each callback takes the oldest waiter (the
             // future runs its callbacks newest first, which served the last subscriber first).
-            waitingReceivers.add(new WaitingReceiver<>(actual, partitioned, revocationHook));
+            waitingReceivers.add(new WaitingReceiver<>(downstream, partitioned, revocationHook));
             previous.whenStopped().whenComplete((v, e) -> {
                 WaitingReceiver<K, V> next = waitingReceivers.poll();
                 if (next != null) {
@@ -272,7 +285,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             return;
         }
         ConsumerSession<K, V> session = new ConsumerSession<>(this, settings, resources(),
-                options.keyDeserializer(), options.valueDeserializer(), actual);
+                options.keyDeserializer(), options.valueDeserializer(), downstream);
         if (!active.compareAndSet(null, session)) {
             Operators.error(actual, new IllegalStateException(
                     "this consumer already has an active receive() subscription; cancel it first"));

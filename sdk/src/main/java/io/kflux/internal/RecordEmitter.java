@@ -4,6 +4,7 @@ import io.kflux.internal.metrics.RecordTracing;
 import io.kflux.util.ClientMetrics;
 import io.kflux.ConsumerRecord;
 import io.kflux.DeserializationErrorHandler;
+import io.kflux.RecordBatch;
 import io.kflux.Deserializer;
 import io.kflux.TopicPartition;
 import io.kflux.fetch.CompletedFetch;
@@ -22,7 +23,9 @@ import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * Hands buffered fetch data to the subscriber, one record per unit of demand. It decodes and
+ * Hands buffered fetch data to the subscriber, one record per unit of demand, or under {@code receiveBatches()} one
+ * {@link RecordBatch} per unit: the records one fetched result of a partition holds, up to {@code max.poll.records},
+ * built in one drain loop and handed over in one {@code onNext} (see {@link Downstream}). It decodes and
  * deserializes on its own worker (never on a Netty thread, so a slow subscriber cannot stall
  * I/O or heartbeats) and advances each partition's position only as records are emitted.
  * A finished {@link CompletedFetch} is released and handed back through {@link Returns}, which
@@ -82,7 +85,14 @@ final class RecordEmitter<K, V> implements Subscription {
         }
     }
 
+    /** The per-record subscriber; null under receiveBatches(). */
     private final CoreSubscriber<? super ConsumerRecord<K, V>> actual;
+    /** The batch subscriber under receiveBatches(), else null. */
+    private final CoreSubscriber<? super RecordBatch<K, V>> batches;
+    /** Whichever of the two is set: told of the end. */
+    private final CoreSubscriber<?> downstream;
+    /** At most this many records per batch ({@code max.poll.records}). */
+    private final int maxBatch;
     private final RecordBuilder<K, V> builder;
     private final Returns returns;
     private final Runnable onTerminate;
@@ -126,13 +136,16 @@ final class RecordEmitter<K, V> implements Subscription {
     private long countedBytes;
     private String countedTopic;
 
-    RecordEmitter(CoreSubscriber<? super ConsumerRecord<K, V>> actual, Deserializer<K> keyDeserializer,
+    RecordEmitter(Downstream<K, V> downstream, Deserializer<K> keyDeserializer,
                   Deserializer<V> valueDeserializer, DeserializationErrorHandler deserializationErrorHandler,
                   AckHandle ackHandle, boolean checkCrcs, Returns returns, Runnable onTerminate,
                   Scheduler.Worker worker, Progress progress, io.kflux.util.LogContext logContext) {
         this.drainLoop = logContext.wrap(this::drainLoop); // the handler's and the subscriber's log lines too
         this.progress = progress;
-        this.actual = actual;
+        this.actual = downstream.records();
+        this.batches = downstream.batches();
+        this.downstream = downstream.subscriber();
+        this.maxBatch = downstream.maxBatch();
         this.builder = new RecordBuilder<>(keyDeserializer, valueDeserializer, deserializationErrorHandler, ackHandle);
         this.returns = returns;
         this.onTerminate = onTerminate;
@@ -322,6 +335,7 @@ final class RecordEmitter<K, V> implements Subscription {
         }
         long r = requested;
         long e = 0L;
+        int turnRecords = 0; // batches: a turn ends after RECORDS_PER_TURN records, whatever the number of batches
         boolean turnUsedUp = false;
         for (;;) {
             if (cancelled) {
@@ -331,20 +345,39 @@ final class RecordEmitter<K, V> implements Subscription {
             Throwable ex = error;
             if (ex != null) {
                 terminate();
-                actual.onError(ex);
+                downstream.onError(ex);
                 return false;
             }
             if (completeRequested) {
                 terminate();
-                actual.onComplete();
+                downstream.onComplete();
                 return false;
             }
             if (e == r) {
                 break;
             }
-            if (e == RECORDS_PER_TURN) {
+            if (e == RECORDS_PER_TURN || turnRecords >= RECORDS_PER_TURN) {
                 turnUsedUp = true;
                 break;
+            }
+            if (batches != null) {
+                if (heldBack) {
+                    break;
+                }
+                RecordBatch<K, V> batch;
+                try {
+                    batch = pollBatch();
+                } catch (Throwable t) {
+                    error = t;
+                    continue;
+                }
+                if (batch == null) {
+                    break;
+                }
+                batches.onNext(batch);
+                turnRecords += batch.records().size();
+                e++;
+                continue;
             }
             ConsumerRecord<K, V> record = markers.poll();
             boolean marker = record != null;
@@ -353,7 +386,7 @@ final class RecordEmitter<K, V> implements Subscription {
             }
             if (record == null) {
                 try {
-                    record = poll();
+                    record = poll(false);
                 } catch (Throwable t) {
                     error = t;
                     continue;
@@ -423,10 +456,64 @@ final class RecordEmitter<K, V> implements Subscription {
         returns.consumed(cf);
     }
 
-    /** The next record to emit, or null when nothing is buffered for an unpaused partition. */
-    private ConsumerRecord<K, V> poll() {
+    /**
+     * The next batch: records of the first result that has one to emit, up to {@link #maxBatch}, taken step by step
+     * as {@link #poll} takes them for {@code receive()} (each step checks staleness and pause), so a batch ends early
+     * where that result ends or its partition turned stale or paused, or before a record that failed (the failure then
+     * ends the flux after this batch). A batch whose partition's revocation started
+     * while it was built is dropped unemitted: its records were never acknowledged, so nothing of them is committed
+     * and the partition's next owner reads them.
+     *
+     * @return null when nothing is buffered for an unpaused partition
+     */
+    private RecordBatch<K, V> pollBatch() {
+        for (;;) {
+            ConsumerRecord<K, V> first = poll(false);
+            if (first == null) {
+                return null;
+            }
+            CompletedFetch from = current; // the record's result: poll returns a record before finishing its result
+            List<ConsumerRecord<K, V>> records = new ArrayList<>(Math.min(maxBatch, 64));
+            records.add(first);
+            long bytes = walk.cursor().sizeInBytes(); // the cursor is at the record poll returned until the next step
+            while (records.size() < maxBatch) {
+                ConsumerRecord<K, V> next;
+                try {
+                    next = poll(true);
+                } catch (Throwable t) {
+                    // as receive(): the records before the failing one go out first, then the flux ends with it
+                    if (error == null) {
+                        error = t;
+                    }
+                    break;
+                }
+                if (next == null) {
+                    break;
+                }
+                records.add(next);
+                bytes += walk.cursor().sizeInBytes();
+            }
+            if (from.partition().isRevoked()) {
+                // counted as they were taken, all of one topic since the last report: not consumed after all
+                countedRecords -= records.size();
+                countedBytes -= bytes;
+                continue;
+            }
+            return new RecordBatch<>(first.topicPartition(), java.util.Collections.unmodifiableList(records));
+        }
+    }
+
+    /**
+     * The next record to emit, or null when nothing is buffered for an unpaused partition.
+     *
+     * @param sameResult only from the result being emitted now: null once it ended, turned stale or was parked
+     */
+    private ConsumerRecord<K, V> poll(boolean sameResult) {
         for (;;) {
             if (current == null) {
+                if (sameResult) {
+                    return null;
+                }
                 CompletedFetch cf = resumed.isEmpty() ? queue.poll() : resumed.poll();
                 if (cf == null) {
                     return null;

@@ -79,7 +79,7 @@ class RecordEmitterOrderTest {
                 refused.add(cf);
             }
         };
-        emitter = new RecordEmitter<>(subscriber, Deserializers.string(), Deserializers.string(),
+        emitter = new RecordEmitter<>(Downstream.records(subscriber), Deserializers.string(), Deserializers.string(),
                 io.kflux.DeserializationErrorHandler.fail(), null, true,
                 returns, () -> { }, Schedulers.fromExecutor(tasks::add).createWorker(), progress,
                 io.kflux.util.LogContext.NONE);

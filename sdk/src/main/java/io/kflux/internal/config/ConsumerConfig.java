@@ -439,6 +439,15 @@ public final class ConsumerConfig implements io.kflux.util.ConfigValues {
     }
 
     /**
+     * {@code max.poll.records}: the most records one batch of {@code receiveBatches()} holds.
+     *
+     * @return records, {@code >= 1}
+     */
+    public int maxPollRecords() {
+        return parsed.<Integer>get(MAX_POLL_RECORDS);
+    }
+
+    /**
      * {@code max.poll.interval.ms}: also sent as the rebalance timeout in JoinGroup.
      *
      * @return ms, {@code >= 1}

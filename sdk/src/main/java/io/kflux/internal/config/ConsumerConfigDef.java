@@ -234,7 +234,7 @@ public final class ConsumerConfigDef {
         h(d, MAX_PARTITION_FETCH_BYTES, ConfigType.INT, 1048576, Validator.atLeast(0),
           "Soft upper bound, in bytes, of the data returned for one partition per fetch.");
         h(d, MAX_POLL_RECORDS, ConfigType.INT, 500, Validator.atLeast(1),
-          "Accepted for shared configuration files; no effect: downstream demand sizes what is handed over (there is no poll()).");
+          "The most records one batch of receiveBatches() holds; receive() hands over one record per unit of demand, so it is unaffected.");
         h(d, CHECK_CRCS, ConfigType.BOOLEAN, Boolean.TRUE, null,
           "Verify the CRC32C of every fetched record batch; a mismatch fails with CorruptRecordException.");
         h(d, ALLOW_AUTO_CREATE_TOPICS, ConfigType.BOOLEAN, Boolean.TRUE, null,

@@ -75,10 +75,12 @@ public interface KafkaReceiver<K, V> {
 
     /**
      * Records in batches, each record acknowledged (or committed) by the application through its
-     * {@link ReceiverRecord#receiverOffset()}, as with {@link #receive(Integer)}. A batch is what arrived within
-     * {@link ReceiverOptions#pollTimeout()} of its first record, at most {@code max.poll.records} (default 500)
-     * records: kflux has no poll, so this stands for "the records of one poll". Acknowledged offsets are committed as
-     * for {@link #receive()}.
+     * {@link ReceiverRecord#receiverOffset()}, as with {@link #receive(Integer)}. A batch is one kflux
+     * {@code RecordBatch} ({@code KafkaFluxConsumer.receiveBatches()}): the records of one partition's fetched result,
+     * at most {@code max.poll.records} (default 500), in offset order, handed over as soon as that result is there (no
+     * wait for more; {@link ReceiverOptions#pollTimeout()} plays no part). Where reactor-kafka's batch is one poll and
+     * may hold several partitions, kflux has no poll: each batch holds one partition's records. Acknowledged offsets
+     * are committed as for {@link #receive()}.
      *
      * @param prefetch how many batches to request ahead, or {@code null} for the default
      * @return the batches; errors as {@link #receive(Integer)}

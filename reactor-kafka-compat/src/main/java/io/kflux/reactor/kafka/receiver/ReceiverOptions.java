@@ -113,8 +113,9 @@ public interface ReceiverOptions<K, V> {
     ReceiverOptions<K, V> withValueDeserializer(Deserializer<V> valueDeserializer);
 
     /**
-     * How long {@link KafkaReceiver#receiveAutoAck()} and {@link KafkaReceiver#receiveBatch()} wait to fill a batch
-     * after its first record (kflux has no poll loop; this plays the part of the poll timeout). Default 100 ms.
+     * How long {@link KafkaReceiver#receiveAutoAck()} waits to fill a batch after its first record (kflux has no poll
+     * loop; this plays the part of the poll timeout; {@link KafkaReceiver#receiveBatch()} does not wait). Default
+     * 100 ms.
      *
      * @param timeout a positive duration
      * @return a copy
@@ -291,7 +292,7 @@ public interface ReceiverOptions<K, V> {
      */
     Deserializer<V> valueDeserializer();
 
-    /** @return the batch wait of {@link KafkaReceiver#receiveAutoAck()} and {@link KafkaReceiver#receiveBatch()} */
+    /** @return the batch wait of {@link KafkaReceiver#receiveAutoAck()} */
     Duration pollTimeout();
 
     /** @return the close bound, or {@code null} for {@code default.api.timeout.ms} */

@@ -187,8 +187,9 @@ final class ReceiverSession<K, V> {
                         .doOnTerminate(() -> batch.forEach(this::acknowledge))), prefetch);
     }
 
+    /** One inner flux per {@link io.kflux.RecordBatch}: a partition's fetched result, handed over whole by kflux. */
     Flux<Flux<ReceiverRecord<K, V>>> batches(Integer prefetch) {
-        return deliver(polls().map(batch -> Flux.fromIterable(batch)
+        return deliver(consumer.receiveBatches().map(batch -> Flux.fromIterable(batch.records())
                 .map(r -> new ReceiverRecord<>(KafkaTypes.kafka(r), new Offset(r)))), prefetch);
     }
 
