@@ -3,7 +3,6 @@ package io.kflux.group;
 import io.kflux.TopicPartition;
 import io.kflux.group.ClassicGroupMember.Generation;
 import io.kflux.group.assignor.RebalanceProtocol;
-import io.kflux.protocol.Errors;
 import io.kflux.util.StateTransitions;
 import java.util.HashSet;
 import java.util.Objects;
@@ -15,10 +14,10 @@ import java.util.function.Consumer;
  * The classic member's pure core: where the member is ({@link ClassicPhase}, one enum, checked transitions), what it
  * holds (generation, owned partitions, subscription and the topics of its last JoinGroup, the flow epoch that retires
  * answers of abandoned steps), and what each event means for it: the next step when a step ends ({@link #proceed}),
- * a rejoin asked for, the coordinator lost, and what a Heartbeat, JoinGroup or SyncGroup answer says
- * ({@link #heartbeatVerdict}, {@link #joinVerdict}, {@link #syncVerdict}). It does no I/O, keeps no timer and reads
- * no clock: times come in as arguments. {@link ClassicGroupMember} drives it: it sends what the verdicts ask for,
- * runs the listener calls and timers, and tells the core what happened, on the consumer's loop.
+ * a rejoin asked for, the coordinator lost, a JoinGroup sent, joined, assigned, a poll timeout, leaving. What a
+ * Heartbeat, JoinGroup or SyncGroup answer says is decided beside it, in {@link ClassicAnswers}. It does no I/O, keeps
+ * no timer and reads no clock: times come in as arguments. {@link ClassicGroupMember} drives it: it sends what the
+ * verdicts ask for, runs the listener calls and timers, and tells the core what happened, on the consumer's loop.
  *
  * <p>Fields read by other threads ({@link #generation()}, {@link #owned()}, {@link #everJoined()}) are volatile and
  * replaced whole; every write happens on the loop.
@@ -37,57 +36,6 @@ final class ClassicMembership {
         PREPARE_JOIN,
         /** Settled: heartbeat and look at the newest metadata. */
         SETTLED
-    }
-
-    /** What a Heartbeat answer means. */
-    enum HeartbeatVerdict {
-        /** The session is confirmed; look at the newest metadata. */
-        CONFIRMED,
-        /** Confirmed, and a STABLE member must rejoin: the group is rebalancing. */
-        CONFIRMED_REBALANCING,
-        /** Confirmed, nothing to do: the group rebalances and the member takes part already. */
-        CONFIRMED_IN_REBALANCE,
-        /** The generation (ILLEGAL_GENERATION) or also the member id (UNKNOWN_MEMBER_ID) is gone: reset, rejoin. */
-        RESET_AND_REJOIN,
-        /** An answer for a generation no longer current, or one a JoinGroup under way decides: only its timing counts. */
-        STALE_ANSWER,
-        /** FENCED_INSTANCE_ID for the current generation: fatal. */
-        FENCED,
-        /** FENCED_INSTANCE_ID for an older generation: ignored. */
-        IGNORED,
-        COORDINATOR_LOST,
-        /** GROUP_AUTHORIZATION_FAILED: fatal. */
-        FATAL,
-        /** Any other error: heartbeat again soon. */
-        RETRY
-    }
-
-    /** What a JoinGroup answer means. */
-    enum JoinVerdict {
-        JOINED,
-        /** MEMBER_ID_REQUIRED (KIP-394, with the id) or REBALANCE_IN_PROGRESS: send JoinGroup again at once. */
-        JOIN_AGAIN,
-        /** UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION: reset the generation, then prepare a new join. */
-        RESET_AND_PREPARE,
-        COORDINATOR_LOST,
-        FENCED,
-        FATAL,
-        RETRY_LATER
-    }
-
-    /** What a SyncGroup answer means. */
-    enum SyncVerdict {
-        ASSIGNED,
-        /** The generation was reset while SyncGroup was out: its assignment is stale. */
-        GENERATION_CHANGED,
-        /** REBALANCE_IN_PROGRESS: join again. */
-        PREPARE_JOIN,
-        /** UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION: reset the generation if it is the one synced, then join again. */
-        RESET_AND_PREPARE,
-        COORDINATOR_LOST,
-        FENCED,
-        FATAL,
-        RETRY_LATER
     }
 
     private final RebalanceProtocol protocol;
@@ -373,20 +321,6 @@ final class ClassicMembership {
         return nowNanos - stepSentNanos;
     }
 
-    /** What a JoinGroup answer with {@code error} means (protocol type checked by the caller on NONE). */
-    static JoinVerdict joinVerdict(Errors error) {
-        return switch (error) {
-            case NONE -> JoinVerdict.JOINED;
-            case MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS -> JoinVerdict.JOIN_AGAIN;
-            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> JoinVerdict.RESET_AND_PREPARE;
-            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> JoinVerdict.COORDINATOR_LOST;
-            case FENCED_INSTANCE_ID -> JoinVerdict.FENCED;
-            case INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT, INVALID_GROUP_ID, GROUP_AUTHORIZATION_FAILED,
-                 GROUP_MAX_SIZE_REACHED, UNSUPPORTED_VERSION -> JoinVerdict.FATAL;
-            default -> error.retriable() ? JoinVerdict.RETRY_LATER : JoinVerdict.FATAL;
-        };
-    }
-
     /** MEMBER_ID_REQUIRED (KIP-394): the broker handed out a member id to join with. */
     void memberIdGiven(String memberId) {
         generation = new Generation(-1, memberId, null);
@@ -404,18 +338,6 @@ final class ClassicMembership {
     int joinRetryScheduled() {
         move(ClassicPhase.JOIN_BACKOFF);
         return ++joinFailures;
-    }
-
-    /** What a SyncGroup answer for {@code sent} with {@code error} means (protocol type and name checked by the caller). */
-    SyncVerdict syncVerdict(Errors error, Generation sent) {
-        return switch (error) {
-            case NONE -> generation != sent ? SyncVerdict.GENERATION_CHANGED : SyncVerdict.ASSIGNED;
-            case REBALANCE_IN_PROGRESS -> SyncVerdict.PREPARE_JOIN;
-            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> SyncVerdict.RESET_AND_PREPARE;
-            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> SyncVerdict.COORDINATOR_LOST;
-            case FENCED_INSTANCE_ID -> SyncVerdict.FENCED;
-            default -> error.retriable() ? SyncVerdict.RETRY_LATER : SyncVerdict.FATAL;
-        };
     }
 
     /** The rejoin reason for the next JoinGroup, set where an answer (not {@link #requestRejoin}) decides it. */
@@ -479,25 +401,6 @@ final class ClassicMembership {
         Set<TopicPartition> next = new HashSet<>(owned);
         next.removeAll(dropped);
         owned = Set.copyOf(next);
-    }
-
-    // ------------------------------------------------------------------------------------------------ heartbeats
-
-    /** What a Heartbeat answer (from the current coordinator, sent for {@code sent}) with {@code error} means. */
-    HeartbeatVerdict heartbeatVerdict(Errors error, Generation sent) {
-        return switch (error) {
-            case NONE -> HeartbeatVerdict.CONFIRMED;
-            // Heartbeats go on during a rebalance, whose answers all say so: only a STABLE member must act.
-            case REBALANCE_IN_PROGRESS -> phase.visible() == MemberState.STABLE
-                    ? HeartbeatVerdict.CONFIRMED_REBALANCING : HeartbeatVerdict.CONFIRMED_IN_REBALANCE;
-            // While a JoinGroup is under way its answer decides; a late heartbeat answer must not reset it.
-            case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> sent == generation && !phase.isJoining()
-                    ? HeartbeatVerdict.RESET_AND_REJOIN : HeartbeatVerdict.STALE_ANSWER;
-            case FENCED_INSTANCE_ID -> sent == generation ? HeartbeatVerdict.FENCED : HeartbeatVerdict.IGNORED;
-            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> HeartbeatVerdict.COORDINATOR_LOST;
-            case GROUP_AUTHORIZATION_FAILED -> HeartbeatVerdict.FATAL;
-            default -> HeartbeatVerdict.RETRY;
-        };
     }
 
     // ------------------------------------------------------------------------------------------------ out of the group

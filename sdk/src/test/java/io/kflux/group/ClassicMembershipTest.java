@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kflux.TopicPartition;
 import io.kflux.group.ClassicGroupMember.Generation;
 import io.kflux.group.ClassicMembership.AfterPrepare;
-import io.kflux.group.ClassicMembership.HeartbeatVerdict;
-import io.kflux.group.ClassicMembership.JoinVerdict;
+import io.kflux.group.ClassicAnswers.HeartbeatVerdict;
+import io.kflux.group.ClassicAnswers.JoinVerdict;
 import io.kflux.group.ClassicMembership.Leave;
 import io.kflux.group.ClassicMembership.Next;
-import io.kflux.group.ClassicMembership.SyncVerdict;
+import io.kflux.group.ClassicAnswers.SyncVerdict;
 import io.kflux.group.assignor.RebalanceProtocol;
 import io.kflux.protocol.Errors;
 import io.kflux.util.StateTransitions;
@@ -46,7 +46,7 @@ class ClassicMembershipTest {
         m.joinSent(1_000);
         m.joined(new Generation(generationId, "m-1", "range"));
         m.syncSent(2_000);
-        assertThat(m.syncVerdict(Errors.NONE, m.generation())).isEqualTo(SyncVerdict.ASSIGNED);
+        assertThat(ClassicAnswers.sync(Errors.NONE, m.generation(), m.generation())).isEqualTo(SyncVerdict.ASSIGNED);
         assertThat(m.settled(5_000)).as("rebalance time from the first JoinGroup").isEqualTo(4_000);
         assertThat(m.revokedBy(assigned)).isEmpty();
         m.take(assigned);
@@ -66,7 +66,7 @@ class ClassicMembershipTest {
         assertThat(m.sessionHeld()).isTrue();
         assertThat(m.heartbeatAllowed(true)).isTrue();
         assertThat(m.heartbeatAllowed(false)).as("no coordinator, no heartbeat").isFalse();
-        assertThat(m.joinedTopics()).containsExactly("a", "b");
+        assertThat(m.joinedTopics()).containsExactlyInAnyOrder("a", "b");
     }
 
     @Test
@@ -114,52 +114,63 @@ class ClassicMembershipTest {
     void aHeartbeatAnswerDecidesByGenerationAndPhase() {
         ClassicMembership m = stable(RebalanceProtocol.EAGER, 2, Set.of(A0));
         Generation current = m.generation();
-        assertThat(m.heartbeatVerdict(Errors.NONE, current)).isEqualTo(HeartbeatVerdict.CONFIRMED);
-        assertThat(m.heartbeatVerdict(Errors.REBALANCE_IN_PROGRESS, current))
+        Generation old = new Generation(1, "m-1", "range");
+        assertThat(ClassicAnswers.heartbeat(Errors.NONE, current, m.generation(), m.phase()))
+                .isEqualTo(HeartbeatVerdict.CONFIRMED);
+        assertThat(ClassicAnswers.heartbeat(Errors.REBALANCE_IN_PROGRESS, current, m.generation(), m.phase()))
                 .isEqualTo(HeartbeatVerdict.CONFIRMED_REBALANCING);
-        assertThat(m.heartbeatVerdict(Errors.ILLEGAL_GENERATION, current)).isEqualTo(HeartbeatVerdict.RESET_AND_REJOIN);
-        assertThat(m.heartbeatVerdict(Errors.UNKNOWN_MEMBER_ID, new Generation(1, "m-1", "range")))
+        assertThat(ClassicAnswers.heartbeat(Errors.ILLEGAL_GENERATION, current, m.generation(), m.phase()))
+                .isEqualTo(HeartbeatVerdict.RESET_AND_REJOIN);
+        assertThat(ClassicAnswers.heartbeat(Errors.UNKNOWN_MEMBER_ID, old, m.generation(), m.phase()))
                 .as("an answer for an older generation").isEqualTo(HeartbeatVerdict.STALE_ANSWER);
-        assertThat(m.heartbeatVerdict(Errors.FENCED_INSTANCE_ID, current)).isEqualTo(HeartbeatVerdict.FENCED);
-        assertThat(m.heartbeatVerdict(Errors.FENCED_INSTANCE_ID, new Generation(1, "m-1", "range")))
+        assertThat(ClassicAnswers.heartbeat(Errors.FENCED_INSTANCE_ID, current, m.generation(), m.phase()))
+                .isEqualTo(HeartbeatVerdict.FENCED);
+        assertThat(ClassicAnswers.heartbeat(Errors.FENCED_INSTANCE_ID, old, m.generation(), m.phase()))
                 .isEqualTo(HeartbeatVerdict.IGNORED);
-        assertThat(m.heartbeatVerdict(Errors.NOT_COORDINATOR, current)).isEqualTo(HeartbeatVerdict.COORDINATOR_LOST);
-        assertThat(m.heartbeatVerdict(Errors.GROUP_AUTHORIZATION_FAILED, current)).isEqualTo(HeartbeatVerdict.FATAL);
-        assertThat(m.heartbeatVerdict(Errors.UNKNOWN_SERVER_ERROR, current)).isEqualTo(HeartbeatVerdict.RETRY);
+        assertThat(ClassicAnswers.heartbeat(Errors.NOT_COORDINATOR, current, m.generation(), m.phase()))
+                .isEqualTo(HeartbeatVerdict.COORDINATOR_LOST);
+        assertThat(ClassicAnswers.heartbeat(Errors.GROUP_AUTHORIZATION_FAILED, current, m.generation(), m.phase()))
+                .isEqualTo(HeartbeatVerdict.FATAL);
+        assertThat(ClassicAnswers.heartbeat(Errors.UNKNOWN_SERVER_ERROR, current, m.generation(), m.phase()))
+                .isEqualTo(HeartbeatVerdict.RETRY);
 
         // once rejoining, REBALANCE_IN_PROGRESS asks nothing more; while a JoinGroup is out its answer decides
         m.requestRejoin("the group is rebalancing");
         assertThat(m.proceed(true, false)).isEqualTo(Next.PREPARE_JOIN);
         long epoch = m.prepareJoin();
-        assertThat(m.heartbeatVerdict(Errors.REBALANCE_IN_PROGRESS, current))
+        assertThat(ClassicAnswers.heartbeat(Errors.REBALANCE_IN_PROGRESS, current, m.generation(), m.phase()))
                 .isEqualTo(HeartbeatVerdict.CONFIRMED_IN_REBALANCE);
         m.afterPrepare(epoch, current, true);
         m.joinSent(0);
-        assertThat(m.heartbeatVerdict(Errors.UNKNOWN_MEMBER_ID, current)).isEqualTo(HeartbeatVerdict.STALE_ANSWER);
+        assertThat(ClassicAnswers.heartbeat(Errors.UNKNOWN_MEMBER_ID, current, m.generation(), m.phase()))
+                .isEqualTo(HeartbeatVerdict.STALE_ANSWER);
     }
 
     @Test
     void answersOfAJoinGroupAndASyncGroupMapToVerdicts() {
-        assertThat(ClassicMembership.joinVerdict(Errors.NONE)).isEqualTo(JoinVerdict.JOINED);
-        assertThat(ClassicMembership.joinVerdict(Errors.MEMBER_ID_REQUIRED)).isEqualTo(JoinVerdict.JOIN_AGAIN);
-        assertThat(ClassicMembership.joinVerdict(Errors.REBALANCE_IN_PROGRESS)).isEqualTo(JoinVerdict.JOIN_AGAIN);
-        assertThat(ClassicMembership.joinVerdict(Errors.ILLEGAL_GENERATION)).isEqualTo(JoinVerdict.RESET_AND_PREPARE);
-        assertThat(ClassicMembership.joinVerdict(Errors.COORDINATOR_NOT_AVAILABLE))
+        assertThat(ClassicAnswers.join(Errors.NONE)).isEqualTo(JoinVerdict.JOINED);
+        assertThat(ClassicAnswers.join(Errors.MEMBER_ID_REQUIRED)).isEqualTo(JoinVerdict.JOIN_AGAIN);
+        assertThat(ClassicAnswers.join(Errors.REBALANCE_IN_PROGRESS)).isEqualTo(JoinVerdict.JOIN_AGAIN);
+        assertThat(ClassicAnswers.join(Errors.ILLEGAL_GENERATION)).isEqualTo(JoinVerdict.RESET_AND_PREPARE);
+        assertThat(ClassicAnswers.join(Errors.COORDINATOR_NOT_AVAILABLE))
                 .isEqualTo(JoinVerdict.COORDINATOR_LOST);
-        assertThat(ClassicMembership.joinVerdict(Errors.GROUP_MAX_SIZE_REACHED)).isEqualTo(JoinVerdict.FATAL);
-        assertThat(ClassicMembership.joinVerdict(Errors.COORDINATOR_LOAD_IN_PROGRESS))
+        assertThat(ClassicAnswers.join(Errors.GROUP_MAX_SIZE_REACHED)).isEqualTo(JoinVerdict.FATAL);
+        assertThat(ClassicAnswers.join(Errors.COORDINATOR_LOAD_IN_PROGRESS))
                 .isEqualTo(JoinVerdict.RETRY_LATER);
-        assertThat(ClassicMembership.joinVerdict(Errors.FENCED_INSTANCE_ID)).isEqualTo(JoinVerdict.FENCED);
+        assertThat(ClassicAnswers.join(Errors.FENCED_INSTANCE_ID)).isEqualTo(JoinVerdict.FENCED);
 
         ClassicMembership m = stable(RebalanceProtocol.EAGER, 4, Set.of(A0));
         Generation sent = m.generation();
         m.resetGeneration(false);
         assertThat(m.generation().memberId()).as("ILLEGAL_GENERATION keeps the member id").isEqualTo("m-1");
-        assertThat(m.syncVerdict(Errors.NONE, sent)).isEqualTo(SyncVerdict.GENERATION_CHANGED);
-        assertThat(m.syncVerdict(Errors.REBALANCE_IN_PROGRESS, sent)).isEqualTo(SyncVerdict.PREPARE_JOIN);
-        assertThat(m.syncVerdict(Errors.UNKNOWN_MEMBER_ID, sent)).isEqualTo(SyncVerdict.RESET_AND_PREPARE);
-        assertThat(m.syncVerdict(Errors.REQUEST_TIMED_OUT, sent)).isEqualTo(SyncVerdict.RETRY_LATER);
-        assertThat(m.syncVerdict(Errors.INVALID_GROUP_ID, sent)).isEqualTo(SyncVerdict.FATAL);
+        assertThat(ClassicAnswers.sync(Errors.NONE, sent, m.generation())).isEqualTo(SyncVerdict.GENERATION_CHANGED);
+        assertThat(ClassicAnswers.sync(Errors.REBALANCE_IN_PROGRESS, sent, m.generation()))
+                .isEqualTo(SyncVerdict.PREPARE_JOIN);
+        assertThat(ClassicAnswers.sync(Errors.UNKNOWN_MEMBER_ID, sent, m.generation()))
+                .isEqualTo(SyncVerdict.RESET_AND_PREPARE);
+        assertThat(ClassicAnswers.sync(Errors.REQUEST_TIMED_OUT, sent, m.generation()))
+                .isEqualTo(SyncVerdict.RETRY_LATER);
+        assertThat(ClassicAnswers.sync(Errors.INVALID_GROUP_ID, sent, m.generation())).isEqualTo(SyncVerdict.FATAL);
     }
 
     @Test
