@@ -12,7 +12,6 @@ import io.kflux.group.assignor.Assignment;
 import io.kflux.group.assignor.PartitionAssignor;
 import io.kflux.group.assignor.Assignors;
 import io.kflux.group.assignor.ConsumerProtocolCodec;
-import io.kflux.group.assignor.RebalanceProtocol;
 import io.kflux.group.assignor.Subscription;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
@@ -78,10 +77,16 @@ import reactor.core.scheduler.Scheduler;
  * that fails or times out is logged at WARN and the rebalance goes on (as with the official client, a listener
  * cannot veto a rebalance; the consumer may end itself from inside its listener if it wants).
  *
- * <p><b>Why one class past 500 lines.</b> What is left here is the member's state machine ({@link MemberState}, which
- * every step checks and moves through checked transitions) and the JoinGroup/SyncGroup flow, whose every answer
- * decides the next state from the generation, the flow epoch and the owned partitions: split apart, each half would
- * read and write the other's fields. The separable concerns live beside it: {@link CoordinatorManager} (the
+ * <p><b>Core and driver.</b> Where the member is and what each event means for it live in the pure core,
+ * {@link ClassicMembership} (phases in {@link ClassicPhase}, one checked enum, shown as {@link MemberState}; answers
+ * judged by {@link ClassicAnswers}); this class is its driver: it sends the requests, runs listener calls and timers
+ * and tells the core what happened.
+ *
+ * <p><b>Why one class past 500 lines.</b> What is left here is the I/O of the JoinGroup/SyncGroup flow (each request's
+ * send, its answer handed to the core on the loop under the flow epoch, and the leader's assignment step between
+ * them), leaving, and the subscription's metadata watch, which feeds the same flow (a pattern's matches are taken
+ * at the JoinGroup). Splitting the flow's sends from its answers would pass the request, its epoch and its
+ * channel between files for each step. The separable concerns live beside it: {@link CoordinatorManager} (the
  * coordinator, shared with commits), {@link CoordinatorLink} (this member's hold on it), {@link ClassicHeartbeat}
  * (heartbeat loop), {@link LeaderAssignment} (the leader's assignment), {@link ListenerCalls} (listener calls).
  */
@@ -107,25 +112,11 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     }
 
     private final GroupConfig config;
-    private final RebalanceProtocol protocol;
-
-    // Published for other threads; written only on the loop.
-    private volatile Generation generation = Generation.NONE;
-    private volatile Set<TopicPartition> owned = Set.of();
-    private volatile boolean everJoined;
+    /** Phase, generation, owned partitions, subscription, flow epoch and what each answer means; no I/O. */
+    private final ClassicMembership core;
 
     // Loop-only state.
-    private boolean needsJoin;
-    private String rejoinReason = "";
-    /** System.nanoTime() when the rebalance under way began (its first JoinGroup), 0 when none is. */
-    private long rebalanceStartedNanos;
-    /** System.nanoTime() when the JoinGroup or SyncGroup under way was sent. */
-    private long stepSentNanos;
-    /** Bumped whenever a rebalance step is abandoned: answers and timers of an older epoch are ignored. */
-    private long flowEpoch;
     private Pattern pattern;
-    private Set<String> subscribedTopics = new TreeSet<>();
-    private Set<String> joinedTopics = Set.of();
     private final LeaderAssignment leaderAssignment;
     private Cluster lastCheckedCluster;
 
@@ -135,9 +126,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
 
     /** The JoinGroup, SyncGroup, leader metadata refresh or retry timer of the current rebalance step. */
     private Disposable joinCall;
-    /** Whether {@link #joinCall} is a JoinGroup out (JOINING), not its retry timer. */
-    private boolean joinInFlight;
-    private int joinFailures;
 
     private final ListenerCalls listenerCalls;
     private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
@@ -175,7 +163,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             throw new IllegalArgumentException("the coordinator manager is for group " + coordinators.groupId()
                     + ", the member for " + config.groupId());
         }
-        this.protocol = Assignors.commonProtocol(config.assignors());
+        this.core = new ClassicMembership(Assignors.commonProtocol(config.assignors()), this::moved);
         this.leaderAssignment = new LeaderAssignment(logPrefix);
         this.link = new CoordinatorLink(coordinators, this::onLoop, logPrefix, this::onCoordinatorFound, this::fail,
                 this::onCoordinatorLost);
@@ -199,7 +187,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         Set<String> copy = new TreeSet<>(topics);
         onLoop(() -> {
             pattern = null;
-            subscribedTopics = copy;
+            core.subscribe(copy);
             updateInterest();
             subscriptionMaybeChanged();
         });
@@ -215,7 +203,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         Objects.requireNonNull(pattern, "pattern");
         onLoop(() -> {
             this.pattern = pattern;
-            subscribedTopics = match(io.cluster());
+            core.subscribe(match(io.cluster()));
             updateInterest();
             subscriptionMaybeChanged();
             if (started()) {
@@ -231,10 +219,9 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     @Override
     public void start() {
         onLoop(() -> {
-            if (started() || terminal()) {
+            if (!core.start()) {
                 return;
             }
-            needsJoin = true;
             link.start();
             updateInterest();
             // The consumer refreshes metadata (metadata.max.age.ms, fetch errors); the member looks at every snapshot.
@@ -277,18 +264,15 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
                     + "after records were emitted; leaving the group until demand returns.", logPrefix,
                     POLL_TIMEOUT_REASON, config.maxPollIntervalMs());
-            Generation g = generation;
             CoordinatorChannel ch = coordinatorChannel();
+            Generation g = core.pollExpired();
             if (config.groupInstanceId() == null && ch != null && !g.memberId().isEmpty()) {
                 sendLeaveGroup(ch, g, POLL_TIMEOUT_REASON).subscribe();
             }
-            abortFlow();
+            abandonStep();
             heartbeat.stop();
-            transitionTo(MemberState.STALE);
-            generation = Generation.NONE;
             resetLeader();
-            needsJoin = true;
-            listenerCalls.drop(ListenerCalls.Drop.LOST, () -> owned, this::removeOwned);
+            listenerCalls.drop(ListenerCalls.Drop.LOST, core::owned, core::dropped);
         });
     }
 
@@ -296,25 +280,22 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (state() != MemberState.STALE) {
-                return;
+            if (core.pollResumed()) {
+                activate();
             }
-            needsJoin = true;
-            rejoinReason = "consumer poll resumed";
-            activate();
         });
     }
 
     /** The generation of the last successful JoinGroup, -1 when the member has none; any thread. */
     @Override
     public int generationId() {
-        return generation.generationId();
+        return core.generation().generationId();
     }
 
     /** The member id the coordinator gave, {@code ""} when none; any thread. For OffsetCommit. */
     @Override
     public String memberId() {
-        return generation.memberId();
+        return core.generation().memberId();
     }
 
     /** {@code group.instance.id} (static membership), for OffsetCommit; empty for a dynamic member. */
@@ -326,24 +307,38 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     /** True once a JoinGroup succeeded, whatever happened since; any thread. */
     @Override
     public boolean everJoined() {
-        return everJoined;
+        return core.everJoined();
     }
 
     /** The partitions the member owns now (an immutable snapshot); any thread. */
     @Override
     public Set<TopicPartition> assignment() {
-        return owned;
+        return core.owned();
     }
 
     // ------------------------------------------------------------------------------------------------ the machine
 
+    /** The core moved to {@code next}: publish the state it shows as (a checked move when that changes). */
+    private void moved(ClassicPhase next) {
+        log.trace("{}phase {}", logPrefix, next);
+        transitionTo(next.visible());
+    }
+
+    /** {@code fail()} or {@code close()} moved the member to a terminal state: the core follows. */
+    @Override
+    void entered(MemberState next) {
+        if (next.isTerminal() && !core.phase().isTerminal()) {
+            core.terminated(next == MemberState.FATAL ? ClassicPhase.FATAL : ClassicPhase.CLOSED);
+        }
+    }
+
     private boolean started() {
-        return state() != MemberState.UNJOINED;
+        return core.started();
     }
 
     /** Not taking part in the group: not started, left, out after a poll timeout, leaving, or terminal. */
     private boolean inactive() {
-        return !state().isActive();
+        return core.inactive();
     }
 
     /** From UNJOINED (start) or STALE (poll resumed) into the group: look for the coordinator, or join at once. */
@@ -357,8 +352,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
 
     /** The coordinator is unknown: DISCOVERING without anything to keep, else REDISCOVERING (keeps its assignment). */
     private void awaitCoordinator() {
-        transitionTo(generation.generationId() >= 0 || !owned.isEmpty() ? MemberState.REDISCOVERING_COORDINATOR
-                : MemberState.DISCOVERING_COORDINATOR);
+        core.awaitCoordinator();
         discover();
     }
 
@@ -367,56 +361,43 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * STABLE and heartbeat. Called after every step that ends.
      */
     private void proceed() {
-        if (inactive() || state() == MemberState.JOINING || state() == MemberState.SYNCING) {
-            return;
-        }
-        if (coordinatorChannel() == null) {
-            awaitCoordinator();
-            return;
-        }
-        if (listenerCalls.busy()) {
+        switch (core.proceed(coordinatorChannel() != null, listenerCalls.busy())) {
+            case NOTHING -> { }
+            case FIND_COORDINATOR -> discover();
             // A listener call of the step under way still runs; a coordinator found meanwhile resumes that step.
-            if (state().isDiscovering()) {
-                transitionTo(needsJoin || !generation.valid() ? MemberState.REJOINING : MemberState.STABLE);
+            case HEARTBEAT -> heartbeat.ensure();
+            case PREPARE_JOIN -> prepareJoin();
+            case SETTLED -> {
                 heartbeat.ensure();
+                checkMetadataIfChanged();
             }
-            return;
         }
-        if (needsJoin || !generation.valid()) {
-            prepareJoin();
-            return;
-        }
-        transitionTo(MemberState.STABLE);
-        heartbeat.ensure();
-        checkMetadataIfChanged();
     }
 
     private void requestRejoin(String reason) {
-        if (!needsJoin) {
+        if (core.requestRejoin(reason)) {
             log.info("{}rejoining the group: {}", logPrefix, reason);
         }
-        needsJoin = true;
-        rejoinReason = reason;
         proceed();
     }
 
     /** Abandons the JoinGroup/SyncGroup step under way (its answer will be ignored). */
     private void abortFlow() {
-        flowEpoch++;
+        core.abortFlow();
+        abandonStep();
+    }
+
+    /** Cancels the request or timer of the step under way; the core's flow epoch retires its answers. */
+    private void abandonStep() {
         dispose(joinCall);
         joinCall = null;
-        joinInFlight = false;
-        if (state() == MemberState.JOINING || state() == MemberState.SYNCING) {
-            needsJoin = true;
-        }
     }
 
     private void resetGeneration(boolean resetMemberId, String reason) {
-        log.info("{}resetting generation{} ({}): {}", logPrefix, resetMemberId ? " and member id" : "", generation,
-                reason);
-        generation = resetMemberId ? Generation.NONE : new Generation(-1, generation.memberId(), null);
+        log.info("{}resetting generation{} ({}): {}", logPrefix, resetMemberId ? " and member id" : "",
+                core.generation(), reason);
+        core.resetGeneration(resetMemberId);
         resetLeader();
-        needsJoin = true;
     }
 
     private void resetLeader() {
@@ -427,7 +408,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
 
     @Override
     void cleanup() {
-        flowEpoch++;
         dispose(joinCall);
         heartbeat.cancel(state() == MemberState.FATAL);
         link.cancel();
@@ -483,17 +463,18 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             return;
         }
         heartbeat.stop();
-        if (state() == MemberState.JOINING) {
+        if (core.phase().isJoining()) {
             // The JoinGroup step ends unanswered. Not a confirmation: the broker may have completed the join and its
             // answer been lost, and then expires the member a session timeout on (issue #15: counted as one, the
             // member emitted that much longer).
             heartbeat.joinUnanswered();
         }
-        if (state() == MemberState.JOINING || state() == MemberState.SYNCING) {
-            abortFlow();
+        if (core.phase().isJoining() || core.phase().isSyncing()) {
+            abandonStep();
         }
-        if (state().isActive()) {
-            awaitCoordinator();
+        core.coordinatorLost();
+        if (core.phase().isActive()) {
+            discover();
         }
     }
 
@@ -504,9 +485,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * member cannot tell the two apart (issue #15: a cooperative member emits the partitions it keeps meanwhile).
      */
     boolean sessionHeld() {
-        MemberState s = state();
-        return generation.valid() && (s == MemberState.STABLE || s == MemberState.SYNCING || s == MemberState.JOINING
-                || s == MemberState.REJOINING || s == MemberState.REDISCOVERING_COORDINATOR);
+        return core.sessionHeld();
     }
 
     /**
@@ -514,7 +493,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * keeping the member meanwhile, so the session's grace does not end it ({@link SessionTimer}).
      */
     boolean joinAwaited() {
-        return state() == MemberState.JOINING && joinInFlight;
+        return core.joinAwaited();
     }
 
     /** {@link SessionTimer}: hold back records (true) or emit again (false); the consumer logs it. */
@@ -541,11 +520,11 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             return;
         }
         log.warn("{}session expired: {}; partitions {} are lost, joining again once the coordinator answers",
-                logPrefix, reason, owned);
+                logPrefix, reason, core.owned());
         link.lose(null, "session expired: " + reason);
         abortFlow();
         resetGeneration(false, "session expired");
-        rejoinReason = "the session expired";
+        core.rejoinReason("the session expired");
         prepareJoin();
     }
 
@@ -553,12 +532,11 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
 
     /** Whether {@link ClassicHeartbeat} may send now: a coordinator, a generation, and a state that heartbeats. */
     boolean heartbeatAllowed() {
-        return coordinatorChannel() != null && generation.valid() && (state() == MemberState.STABLE
-                || state() == MemberState.SYNCING || state() == MemberState.REJOINING);
+        return core.heartbeatAllowed(coordinatorChannel() != null);
     }
 
     Generation generation() {
-        return generation;
+        return core.generation();
     }
 
     CoordinatorChannel coordinatorChannel() {
@@ -567,35 +545,28 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
 
     /** What a Heartbeat answer (from the current coordinator, for {@code sent}) means for the member. */
     void onHeartbeatAnswer(CoordinatorChannel ch, Generation sent, Errors error, long sentAtMs) {
-        switch (error) {
-            case NONE -> {
+        switch (ClassicAnswers.heartbeat(error, sent, core.generation(), core.phase())) {
+            case CONFIRMED -> {
                 heartbeat.answered(sentAtMs);
                 checkMetadataIfChanged();
             }
-            case REBALANCE_IN_PROGRESS -> {
+            case CONFIRMED_IN_REBALANCE -> heartbeat.answered(sentAtMs);
+            case CONFIRMED_REBALANCING -> {
                 heartbeat.answered(sentAtMs);
-                // Heartbeats go on during a rebalance, whose answers all say so: only a STABLE member must act.
-                if (state() == MemberState.STABLE) {
-                    requestRejoin("the group is rebalancing");
-                }
+                requestRejoin("the group is rebalancing");
             }
-            case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> {
-                // While a JoinGroup is under way its answer decides; a late heartbeat answer must not reset it.
-                if (sent == generation && state() != MemberState.JOINING) {
-                    resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
-                    requestRejoin(error + " from Heartbeat");
-                }
+            case RESET_AND_REJOIN -> {
+                resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
+                requestRejoin(error + " from Heartbeat");
                 // after the reset: it does not end holding back records of a session in doubt
                 heartbeat.answered(sentAtMs);
             }
-            case FENCED_INSTANCE_ID -> {
-                if (sent == generation) {
-                    fail(fenced("Heartbeat"));
-                }
-            }
-            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> coordinatorLost(ch, error + " from Heartbeat");
-            case GROUP_AUTHORIZATION_FAILED -> fail(protocolError(error, "Heartbeat"));
-            default -> {
+            case STALE_ANSWER -> heartbeat.answered(sentAtMs);
+            case FENCED -> fail(fenced("Heartbeat"));
+            case IGNORED -> { }
+            case COORDINATOR_LOST -> coordinatorLost(ch, error + " from Heartbeat");
+            case FATAL -> fail(protocolError(error, "Heartbeat"));
+            case RETRY -> {
                 log.warn("{}Heartbeat failed with {}; retrying", logPrefix, error);
                 heartbeat.retrySoon();
             }
@@ -610,80 +581,53 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * cooperative: only partitions of topics no longer subscribed (the rest is kept and reported as owned).
      */
     private void prepareJoin() {
-        transitionTo(MemberState.REJOINING);
-        long epoch = ++flowEpoch;
-        Generation atStart = generation;
+        long epoch = core.prepareJoin();
+        Generation atStart = core.generation();
         boolean lost = !atStart.valid();
         heartbeat.ensure();
-        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, () -> {
-            Set<TopicPartition> current = owned;
-            if (lost || protocol == RebalanceProtocol.EAGER) {
-                return current;
-            }
-            Set<TopicPartition> unsubscribed = new HashSet<>();
-            for (TopicPartition tp : current) {
-                if (!subscribedTopics.contains(tp.topic())) {
-                    unsubscribed.add(tp);
-                }
-            }
-            return unsubscribed;
-        }, dropped -> {
-            removeOwned(dropped);
-            afterPrepare(epoch, atStart);
-        });
+        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED,
+                () -> core.toDropBeforeJoin(lost), dropped -> {
+                    core.dropped(dropped);
+                    afterPrepare(epoch, atStart);
+                });
     }
 
     private void afterPrepare(long epoch, Generation atStart) {
-        if (epoch != flowEpoch || inactive()) {
-            return;
+        switch (core.afterPrepare(epoch, atStart, coordinatorChannel() != null)) {
+            case NOTHING -> { }
+            case PREPARE_AGAIN -> prepareJoin(); // the generation was reset while the listener ran: the rest is lost
+            case PROCEED -> proceed(); // the coordinator moved while the listener ran: joins once it is found again
+            case SEND_JOIN -> sendJoin();
         }
-        if (generation != atStart && !generation.valid() && !owned.isEmpty()) {
-            prepareJoin(); // the generation was reset while the listener ran: what is still owned is lost
-            return;
-        }
-        if (state() != MemberState.REJOINING || coordinatorChannel() == null) {
-            // The coordinator moved while the listener ran: the join is sent once it is found again (proceed).
-            needsJoin = true;
-            proceed();
-            return;
-        }
-        sendJoin();
     }
 
     private void sendJoin() {
-        transitionTo(MemberState.JOINING);
-        joinInFlight = true;
-        needsJoin = false;
-        heartbeat.stop(); // the broker holds the JoinGroup; heartbeats resume with the new generation
         if (pattern != null) {
             Set<String> matched = match(io.cluster());
-            if (!matched.equals(subscribedTopics)) {
-                subscribedTopics = matched;
+            if (!matched.equals(core.subscribed())) {
+                core.subscribe(matched);
                 updateInterest();
             }
         }
-        long epoch = flowEpoch;
+        core.joinSent(System.nanoTime());
+        heartbeat.stop(); // the broker holds the JoinGroup; heartbeats resume with the new generation
+        long epoch = core.flowEpoch();
         CoordinatorChannel ch = coordinatorChannel();
-        Generation current = generation;
-        joinedTopics = Set.copyOf(subscribedTopics);
+        Generation current = core.generation();
         JoinGroupRequest request = new JoinGroupRequest(config.groupId(), config.sessionTimeoutMs(),
                 config.maxPollIntervalMs(), current.memberId(), config.groupInstanceId(), config.protocolType(),
-                joinProtocols(current), truncate(rejoinReason));
+                joinProtocols(current), truncate(core.rejoinReason()));
         long timeoutMs = Math.max(config.requestTimeoutMs(), config.maxPollIntervalMs() + JOIN_GROUP_TIMEOUT_LAPSE_MS);
         log.debug("{}sending JoinGroup (member id '{}', generation {}, topics {}, owned {})", logPrefix,
-                current.memberId(), current.generationId(), joinedTopics, owned);
-        stepSentNanos = System.nanoTime();
-        if (rebalanceStartedNanos == 0L) {
-            rebalanceStartedNanos = stepSentNanos;
-        }
+                current.memberId(), current.generationId(), core.joinedTopics(), core.owned());
         joinCall = ch.send(request, timeoutMs).subscribe(
                 r -> onLoop(() -> {
-                    if (epoch == flowEpoch) {
+                    if (epoch == core.flowEpoch()) {
                         onJoinResponse(ch, r);
                     }
                 }),
                 e -> onLoop(() -> {
-                    if (epoch == flowEpoch) {
+                    if (epoch == core.flowEpoch()) {
                         onJoinOrSyncFailure(ch, "JoinGroup", e);
                     }
                 }));
@@ -691,34 +635,30 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
 
     /** One JoinGroup protocol per assignor, in preference order, each with this member's subscription (v3). */
     private List<JoinGroupRequestProtocol> joinProtocols(Generation current) {
-        List<TopicPartition> ownedSorted = new ArrayList<>(owned);
+        List<TopicPartition> ownedSorted = new ArrayList<>(core.owned());
         ownedSorted.sort(PARTITION_ORDER);
         List<JoinGroupRequestProtocol> protocols = new ArrayList<>();
         for (PartitionAssignor assignor : config.assignors()) {
             protocols.add(new JoinGroupRequestProtocol(assignor.name(), ConsumerProtocolCodec.subscriptionMetadata(
-                    assignor, joinedTopics, ownedSorted, current.generationId(), config.rackOrNull())));
+                    assignor, core.joinedTopics(), ownedSorted, current.generationId(), config.rackOrNull())));
         }
         return protocols;
     }
 
     private void onJoinResponse(CoordinatorChannel ch, JoinGroupResponse response) {
         joinCall = null;
-        joinInFlight = false;
         Errors error = Errors.forCode(response.errorCode());
-        switch (error) {
-            case NONE -> {
-                metrics().joined(System.nanoTime() - stepSentNanos);
+        switch (ClassicAnswers.join(error)) {
+            case JOINED -> {
+                metrics().joined(core.stepNanos(System.nanoTime()));
                 if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
                     fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "JoinGroup answered protocol type "
                             + response.protocolType() + ", expected " + config.protocolType()));
                     return;
                 }
-                joinFailures = 0;
-                everJoined = true;
-                generation = new Generation(response.generationId(), response.memberId(), response.protocolName());
+                core.joined(new Generation(response.generationId(), response.memberId(), response.protocolName()));
                 log.info("{}joined generation {} as {} ({}, assignor {})", logPrefix, response.generationId(),
                         response.memberId(), response.isLeader() ? "leader" : "follower", response.protocolName());
-                transitionTo(MemberState.SYNCING);
                 heartbeat.joined(); // the session of the new generation starts now (SYNCING holds it)
                 heartbeat.ensure();
                 if (response.isLeader()) {
@@ -728,42 +668,33 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                     sendSync(List.of());
                 }
             }
-            case MEMBER_ID_REQUIRED -> {
-                // KIP-394: the broker handed out a member id; join again with it right away.
-                generation = new Generation(-1, response.memberId(), null);
+            case JOIN_AGAIN -> {
+                if (error == Errors.MEMBER_ID_REQUIRED) {
+                    // KIP-394: the broker handed out a member id; join again with it right away.
+                    core.memberIdGiven(response.memberId());
+                }
                 sendJoin();
             }
-            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> {
+            case RESET_AND_PREPARE -> {
                 resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from JoinGroup");
-                rejoinReason = error + " from JoinGroup";
+                core.rejoinReason(error + " from JoinGroup");
                 prepareJoin();
             }
-            case REBALANCE_IN_PROGRESS -> sendJoin();
-            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> coordinatorLost(ch, error + " from JoinGroup");
-            case FENCED_INSTANCE_ID -> fail(fenced("JoinGroup"));
-            case INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT, INVALID_GROUP_ID, GROUP_AUTHORIZATION_FAILED,
-                 GROUP_MAX_SIZE_REACHED, UNSUPPORTED_VERSION -> fail(protocolError(error, "JoinGroup"));
-            default -> {
-                if (error.retriable()) {
-                    retryJoinLater(error.toString()); // COORDINATOR_LOAD_IN_PROGRESS among others
-                } else {
-                    fail(protocolError(error, "JoinGroup"));
-                }
-            }
+            case COORDINATOR_LOST -> coordinatorLost(ch, error + " from JoinGroup");
+            case FENCED -> fail(fenced("JoinGroup"));
+            case FATAL -> fail(protocolError(error, "JoinGroup"));
+            case RETRY_LATER -> retryJoinLater(error.toString()); // COORDINATOR_LOAD_IN_PROGRESS among others
         }
     }
 
     private void retryJoinLater(String why) {
         metrics().rebalanceFailed();
-        long delay = backoff.delayMs(++joinFailures);
+        long delay = backoff.delayMs(core.joinRetryScheduled());
         log.info("{}JoinGroup failed ({}); retrying in {} ms", logPrefix, why, delay);
-        long epoch = flowEpoch;
-        transitionTo(MemberState.JOINING);
-        joinInFlight = false;
+        long epoch = core.flowEpoch();
         joinCall = schedule(delay, () -> {
-            if (epoch == flowEpoch && !inactive()) {
+            if (epoch == core.flowEpoch() && !inactive()) {
                 if (coordinatorChannel() == null) {
-                    needsJoin = true;
                     awaitCoordinator();
                 } else {
                     sendJoin();
@@ -787,7 +718,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private void onLeaderElected(JoinGroupResponse response) {
         Map<String, Subscription> subscriptions;
         try {
-            subscriptions = leaderAssignment.elect(response.members(), subscribedTopics);
+            subscriptions = leaderAssignment.elect(response.members(), core.subscribed());
         } catch (KafkaFluxException e) {
             fail(e);
             return;
@@ -800,7 +731,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                     + "', which this member does not have"));
             return;
         }
-        long epoch = flowEpoch;
+        long epoch = core.flowEpoch();
         joinCall = io.refreshMetadata()
                 .onErrorResume(e -> {
                     log.warn("{}metadata refresh before assigning failed ({}); assigning with the last snapshot",
@@ -808,7 +739,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                     return Mono.fromSupplier(io::cluster);
                 })
                 .subscribe(cluster -> onLoop(() -> {
-                    if (epoch != flowEpoch) {
+                    if (epoch != core.flowEpoch()) {
                         return;
                     }
                     if (skip) {
@@ -845,20 +776,20 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     }
 
     private void sendSync(List<SyncGroupRequestAssignment> assignments) {
-        long epoch = flowEpoch;
+        long epoch = core.flowEpoch();
         CoordinatorChannel ch = coordinatorChannel();
-        Generation sent = generation;
+        Generation sent = core.generation();
         SyncGroupRequest request = new SyncGroupRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId(), config.protocolType(), sent.protocolName(), assignments);
-        stepSentNanos = System.nanoTime();
+        core.syncSent(System.nanoTime());
         joinCall = ch.send(request, config.requestTimeoutMs()).subscribe(
                 r -> onLoop(() -> {
-                    if (epoch == flowEpoch) {
+                    if (epoch == core.flowEpoch()) {
                         onSyncResponse(ch, sent, r);
                     }
                 }),
                 e -> onLoop(() -> {
-                    if (epoch == flowEpoch) {
+                    if (epoch == core.flowEpoch()) {
                         onJoinOrSyncFailure(ch, "SyncGroup", e);
                     }
                 }));
@@ -867,20 +798,16 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private void onSyncResponse(CoordinatorChannel ch, Generation sent, SyncGroupResponse response) {
         joinCall = null;
         Errors error = Errors.forCode(response.errorCode());
-        switch (error) {
-            case NONE -> {
-                metrics().synced(System.nanoTime() - stepSentNanos);
-                if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
-                    fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "SyncGroup answered protocol type "
-                            + response.protocolType() + ", expected " + config.protocolType()));
-                    return;
-                }
-                if (generation != sent) {
-                    // A heartbeat reset the generation meanwhile: this assignment is stale, join again.
-                    rejoinReason = "the generation was reset during SyncGroup";
-                    prepareJoin();
-                    return;
-                }
+        if (error == Errors.NONE) {
+            metrics().synced(core.stepNanos(System.nanoTime()));
+            if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
+                fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "SyncGroup answered protocol type "
+                        + response.protocolType() + ", expected " + config.protocolType()));
+                return;
+            }
+        }
+        switch (ClassicAnswers.sync(error, sent, core.generation())) {
+            case ASSIGNED -> {
                 if (response.protocolName() != null && !response.protocolName().equals(sent.protocolName())) {
                     fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "SyncGroup answered protocol "
                             + response.protocolName() + ", expected " + sent.protocolName()));
@@ -895,27 +822,27 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                 }
                 onAssignment(sent, assignment);
             }
-            case REBALANCE_IN_PROGRESS -> {
-                rejoinReason = "the group began another rebalance";
+            case GENERATION_CHANGED -> {
+                // A heartbeat reset the generation meanwhile: this assignment is stale, join again.
+                core.rejoinReason("the generation was reset during SyncGroup");
                 prepareJoin();
             }
-            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> {
-                if (generation == sent) {
+            case PREPARE_JOIN -> {
+                core.rejoinReason("the group began another rebalance");
+                prepareJoin();
+            }
+            case RESET_AND_PREPARE -> {
+                if (core.generation() == sent) {
                     // ILLEGAL_GENERATION keeps the member id: it may still be valid.
                     resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from SyncGroup");
                 }
-                rejoinReason = error + " from SyncGroup";
+                core.rejoinReason(error + " from SyncGroup");
                 prepareJoin();
             }
-            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> coordinatorLost(ch, error + " from SyncGroup");
-            case FENCED_INSTANCE_ID -> fail(fenced("SyncGroup"));
-            default -> {
-                if (error.retriable()) {
-                    retryJoinLater(error + " from SyncGroup");
-                } else {
-                    fail(protocolError(error, "SyncGroup"));
-                }
-            }
+            case COORDINATOR_LOST -> coordinatorLost(ch, error + " from SyncGroup");
+            case FENCED -> fail(fenced("SyncGroup"));
+            case FATAL -> fail(protocolError(error, "SyncGroup"));
+            case RETRY_LATER -> retryJoinLater(error + " from SyncGroup");
         }
     }
 
@@ -928,26 +855,18 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         Set<TopicPartition> assigned = new HashSet<>(assignment.partitions());
         List<TopicPartition> assignedList = new ArrayList<>(assigned);
         assignedList.sort(PARTITION_ORDER);
-        joinFailures = 0;
-        if (rebalanceStartedNanos != 0L) {
-            metrics().rebalanced(System.nanoTime() - rebalanceStartedNanos);
-            rebalanceStartedNanos = 0L;
+        long took = core.settled(System.nanoTime());
+        if (took >= 0) {
+            metrics().rebalanced(took);
         }
-        transitionTo(MemberState.STABLE);
         log.info("{}generation {}: assigned {}", logPrefix, sent.generationId(), assignedList);
-        Set<String> unexpected = new TreeSet<>();
-        assigned.forEach(tp -> {
-            if (!subscribedTopics.contains(tp.topic())) {
-                unexpected.add(tp.topic());
-            }
-        });
+        Set<String> unexpected = core.unexpectedTopics(assigned);
         if (!unexpected.isEmpty()) {
             // The subscription changed since the JoinGroup (or the leader is confused): do not take partitions of
             // topics this member does not want; join again with the current subscription.
             log.warn("{}assignment has topics {} outside the subscription {}; rejoining", logPrefix, unexpected,
-                    subscribedTopics);
-            needsJoin = true;
-            rejoinReason = "the assignment does not match the subscription";
+                    core.subscribed());
+            core.requestRejoin("the assignment does not match the subscription");
             proceed();
             return;
         }
@@ -959,25 +878,18 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                 log.warn("{}assignor '{}' failed in onAssignment", logPrefix, assignor.name(), e);
             }
         }
-        long epoch = flowEpoch;
-        Set<TopicPartition> revoked = new HashSet<>(owned);
-        revoked.removeAll(assigned);
-        if (!revoked.isEmpty() && protocol == RebalanceProtocol.COOPERATIVE) {
-            needsJoin = true;
-            rejoinReason = "partitions were revoked; rejoining so they can be reassigned";
-        }
+        long epoch = core.flowEpoch();
+        Set<TopicPartition> revoked = core.revokedBy(assigned);
         heartbeat.ensure();
         listenerCalls.drop(ListenerCalls.Drop.REVOKED, () -> revoked, dropped -> {
-            removeOwned(dropped);
-            if (epoch != flowEpoch) {
+            core.dropped(dropped);
+            if (epoch != core.flowEpoch()) {
                 return; // left, poll timeout or closed meanwhile: the new assignment is not taken
             }
-            Set<TopicPartition> added = new HashSet<>(assigned);
-            added.removeAll(owned);
-            owned = Set.copyOf(assigned);
-            Set<TopicPartition> whole = owned;
+            Set<TopicPartition> added = core.take(assigned);
+            Set<TopicPartition> whole = core.owned();
             listenerCalls.assigned(added, whole, () -> {
-                if (epoch == flowEpoch) {
+                if (epoch == core.flowEpoch()) {
                     proceed();
                 }
             });
@@ -987,29 +899,25 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     // ------------------------------------------------------------------------------------------------ leave
 
     private void doLeave(String reason, MonoSink<Void> sink) {
-        if (terminal() || !started() || state() == MemberState.LEFT) {
+        ClassicMembership.Leave how = core.leave();
+        if (how == ClassicMembership.Leave.DONE) {
             sink.success();
             return;
         }
         leaveWaiters.add(sink);
-        if (state() == MemberState.LEAVING) {
+        if (how == ClassicMembership.Leave.JOIN_WAITERS) {
             return;
         }
-        boolean lost = !generation.valid() || state() != MemberState.STABLE;
-        abortFlow();
-        transitionTo(MemberState.LEAVING);
+        abandonStep();
         heartbeat.stop();
-        needsJoin = false;
-        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, () -> owned, dropped -> {
-            removeOwned(dropped);
-            Generation g = generation;
+        boolean lost = how == ClassicMembership.Leave.LOSE;
+        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, core::owned, dropped -> {
+            core.dropped(dropped);
+            Generation g = core.generation();
             CoordinatorChannel ch = coordinatorChannel();
             Runnable done = () -> {
-                generation = Generation.NONE;
+                core.left();
                 resetLeader();
-                if (state() == MemberState.LEAVING) {
-                    transitionTo(MemberState.LEFT);
-                }
                 List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
                 leaveWaiters.clear();
                 waiters.forEach(MonoSink::success);
@@ -1042,28 +950,16 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                 .then();
     }
 
-    // ------------------------------------------------------------------------------------------------ ownership
-
-    private void removeOwned(Set<TopicPartition> dropped) {
-        if (dropped.isEmpty()) {
-            return;
-        }
-        Set<TopicPartition> next = new HashSet<>(owned);
-        next.removeAll(dropped);
-        owned = Set.copyOf(next);
-    }
-
     // ------------------------------------------------------------------------------------------------ metadata
 
     private void subscriptionMaybeChanged() {
-        if (state().isActive() && state() != MemberState.DISCOVERING_COORDINATOR
-                && !subscribedTopics.equals(joinedTopics)) {
+        if (core.subscriptionChanged()) {
             requestRejoin("the subscription changed");
         }
     }
 
     private void updateInterest() {
-        Set<String> topics = new TreeSet<>(subscribedTopics);
+        Set<String> topics = new TreeSet<>(core.subscribed());
         topics.addAll(leaderAssignment.groupSubscription());
         io.interest(topics, pattern != null);
     }
@@ -1092,9 +988,9 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         lastCheckedCluster = cluster;
         if (pattern != null) {
             Set<String> matched = match(cluster);
-            if (!matched.equals(subscribedTopics)) {
+            if (!matched.equals(core.subscribed())) {
                 log.info("{}pattern {} now matches {}", logPrefix, pattern, matched);
-                subscribedTopics = matched;
+                core.subscribe(matched);
                 updateInterest();
             }
         }
@@ -1112,7 +1008,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
 
     /** @return false when the member failed ({@link SubscribedTopicErrors}) */
     private boolean failOnTopicErrors(Cluster cluster) {
-        return pattern != null || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
+        return pattern != null || SubscribedTopicErrors.pass(core.subscribed(), cluster, config.groupId(), this::fail);
     }
 
     /**
@@ -1126,7 +1022,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         if (pattern != null || inactive() || missingTopics.pending()) {
             return;
         }
-        Set<String> wanted = new TreeSet<>(subscribedTopics);
+        Set<String> wanted = new TreeSet<>(core.subscribed());
         wanted.addAll(leaderAssignment.groupSubscription());
         Set<String> missing = new TreeSet<>();
         for (String topic : wanted) {

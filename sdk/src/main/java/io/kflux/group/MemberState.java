@@ -8,7 +8,8 @@ import java.util.Set;
  * Where a {@link ClassicGroupMember} is in the classic group protocol. The state drives the member: every step
  * checks it to decide what to do, and every move goes through {@link StateTransitions#check}, which refuses a move
  * from a state not in the target's {@link #previousValidStates()} (a bug, raised at once). Read it from any thread
- * with {@link ClassicGroupMember#state()}.
+ * with {@link ClassicGroupMember#state()}. The member's core moves through {@link ClassicPhase}, which refines these
+ * states (whether a rejoin is due, whether the JoinGroup is out); each phase shows as one of them.
  *
  * <pre>
  * UNJOINED -> DISCOVERING_COORDINATOR -> REJOINING -> JOINING -> SYNCING -> STABLE

@@ -320,6 +320,26 @@ class ClassicGroupMemberJoinTest {
         assertThat(h.listener.calls).isEmpty();
     }
 
+    /** ClassicPhase.SYNCING_REJOIN_DUE -> STABLE_REJOIN_DUE: the rejoin asked for while SyncGroup was out is kept. */
+    @Test
+    void aSubscriptionChangeWhileSyncGroupIsOutTakesTheAssignmentThenRejoins() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.takeJoin().answer(joined(3, "m1", "other", "range", List.of()));
+        Pending<?> sync = h.takeSync();
+        h.member.subscribe(List.of("t", "u"));
+        assertThat(h.state()).isEqualTo(MemberState.SYNCING);
+        assertThat(h.channel().sent).as("no JoinGroup while SyncGroup is out")
+                .filteredOn(JoinGroupRequest.class::isInstance).hasSize(1);
+
+        sync.answer(synced("range", tp("t", 0)));
+        JoinGroupRequest again = h.takeJoin().request(JoinGroupRequest.class);
+        assertThat(MemberHarness.subscriptionOf(again, 0).topics()).containsExactly("t", "u");
+        assertThat(again.memberId()).isEqualTo("m1");
+        assertThat(h.listener.kinds()).containsExactly("assigned", "revoked");
+        assertThat(h.state()).isEqualTo(MemberState.JOINING);
+    }
+
     @Test
     void unknownMemberIdOnSyncResetsMemberIdAndIllegalGenerationKeepsIt() {
         h = MemberHarness.eager();
