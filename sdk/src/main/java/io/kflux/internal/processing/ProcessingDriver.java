@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import org.reactivestreams.Publisher;
@@ -60,6 +61,8 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     private final CoreSubscriber<? super ProcessedRecord<K, V>> actual;
     private final ProcessingOptions<K, V> options;
     private final Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler;
+    /** Records an earlier owner of their partition completed (from the commit metadata): not run again. */
+    private final BiPredicate<TopicPartition, Long> completedEarlier;
     private final LogContext logContext;
     private final ProcessingMeters meters;
     private final Dispatcher<Job> dispatcher;
@@ -110,11 +113,13 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
      *               see {@link #create}
      */
     private ProcessingDriver(CoreSubscriber<? super ProcessedRecord<K, V>> actual, ProcessingOptions<K, V> options,
-                             Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler, LogContext logContext,
+                             Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
+                             BiPredicate<TopicPartition, Long> completedEarlier, LogContext logContext,
                              Function<ProcessingDriver<K, V>, ProcessingMeters> meters) {
         this.actual = actual;
         this.options = options;
         this.handler = handler;
+        this.completedEarlier = completedEarlier;
         this.logContext = logContext;
         this.dispatcher = new Dispatcher<>(options.ordering(), options.maxInFlight(), j -> j.record.topicPartition(),
                 j -> j.record.key());
@@ -125,14 +130,18 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     /**
      * A driver for one subscription.
      *
-     * @param meterRegistry a Micrometer {@code MeterRegistry} or null
+     * @param completedEarlier whether a record (partition, offset) was completed by an earlier owner of its
+     *                         partition, as the commit metadata says: it is acknowledged already and not run again
+     * @param meterRegistry    a Micrometer {@code MeterRegistry} or null
      */
     public static <K, V> ProcessingDriver<K, V> create(CoreSubscriber<? super ProcessedRecord<K, V>> actual,
                                                        ProcessingOptions<K, V> options,
                                                        Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
+                                                       BiPredicate<TopicPartition, Long> completedEarlier,
                                                        Object meterRegistry, String clientId, LogContext logContext) {
         return new ProcessingDriver<>(Objects.requireNonNull(actual, "actual"), Objects.requireNonNull(options,
-                "options"), Objects.requireNonNull(handler, "handler"), logContext,
+                "options"), Objects.requireNonNull(handler, "handler"),
+                Objects.requireNonNull(completedEarlier, "completedEarlier"), logContext,
                 d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge()));
     }
 
@@ -162,6 +171,15 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
 
     @Override
     public void onNext(ConsumerRecord<K, V> record) {
+        if (completedEarlier.test(record.topicPartition(), record.offset())) {
+            synchronized (this) {
+                outstanding--;
+            }
+            // an earlier owner completed it (the commit metadata said so); acknowledged already, harmless again
+            record.acknowledge();
+            replenish();
+            return;
+        }
         synchronized (this) {
             outstanding--;
             if (state != DriverState.ACTIVE) {
