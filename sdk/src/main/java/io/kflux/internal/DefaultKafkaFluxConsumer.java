@@ -222,7 +222,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             @Override
             public void subscribe(CoreSubscriber<? super ProcessedRecord<K, V>> actual) {
                 ProcessingDriver<K, V> driver = ProcessingDriver.create(actual, processing, handler,
-                        commits == null ? (tp, offset) -> false : commits::completedEarlier,
+                        commits == null ? (tp, offset) -> false : commits::completedEarlier, tracing,
                         options.meterRegistry().orElse(null), settings.clientId(), settings.logContext());
                 subscribeReceive(driver, false, driver);
             }
@@ -297,6 +297,10 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         session.fetcher().requestListener(fetchRequestListener);
         session.partitioned(partitioned);
         session.revocationHook(revocationHook);
+        if (revocationHook != RevocationHook.NONE) {
+            // process() observes each record's handling itself (its driver); one observation per record, not two
+            session.emitter().tracing(null);
+        }
         if (commits != null) {
             commits.keepProgress(revocationHook != RevocationHook.NONE); // process() keeps progress in its commits
         }
