@@ -26,19 +26,16 @@ class SecondSubscriptionMessageTest {
                 .assignment(List.of(new TopicPartition("t", 0))));
     }
 
-    private static void refusedNaming(KafkaFluxConsumer<String, String> consumer, String call) {
-        StepVerifier.create(consumer.receive())
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalStateException.class)
-                        .hasMessageContaining("already has an active " + call + " subscription"))
-                .verify(Duration.ofSeconds(10));
-    }
-
-    @Test
-    void duringProcessTheErrorNamesProcess() {
+    /** While {@code subscribe}'s subscription is active, receive() is refused with an error naming {@code call}. */
+    private static void refusedNaming(java.util.function.Function<KafkaFluxConsumer<String, String>, Disposable> subscribe,
+                                      String call) {
         KafkaFluxConsumer<String, String> consumer = consumer();
-        Disposable running = consumer.process(ProcessingOptions.ordering(Ordering.KEY), r -> Mono.empty()).subscribe();
+        Disposable running = subscribe.apply(consumer);
         try {
-            refusedNaming(consumer, "process()");
+            StepVerifier.create(consumer.receive())
+                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("already has an active " + call + " subscription"))
+                    .verify(Duration.ofSeconds(10));
         } finally {
             running.dispose();
             consumer.close(Duration.ofSeconds(1)).block(Duration.ofSeconds(10));
@@ -46,22 +43,14 @@ class SecondSubscriptionMessageTest {
     }
 
     @Test
+    void duringProcessTheErrorNamesProcess() {
+        refusedNaming(c -> c.process(ProcessingOptions.ordering(Ordering.KEY), r -> Mono.empty()).subscribe(),
+                "process()");
+    }
+
+    @Test
     void duringReceivePartitionedAndReceiveTheErrorNamesThem() {
-        KafkaFluxConsumer<String, String> consumer = consumer();
-        Disposable partitioned = consumer.receivePartitioned().subscribe();
-        try {
-            refusedNaming(consumer, "receivePartitioned()");
-        } finally {
-            partitioned.dispose();
-            consumer.close(Duration.ofSeconds(1)).block(Duration.ofSeconds(10));
-        }
-        KafkaFluxConsumer<String, String> other = consumer();
-        Disposable receiving = other.receive().subscribe();
-        try {
-            refusedNaming(other, "receive()");
-        } finally {
-            receiving.dispose();
-            other.close(Duration.ofSeconds(1)).block(Duration.ofSeconds(10));
-        }
+        refusedNaming(c -> c.receivePartitioned().subscribe(), "receivePartitioned()");
+        refusedNaming(c -> c.receive().subscribe(), "receive()");
     }
 }
