@@ -26,8 +26,8 @@ import reactor.core.publisher.Mono;
  * error) is retried up to {@code retry}'s attempts with Reactor's {@code Retry.backoff} (exponential backoff from
  * the first backoff, doubling, at most the maximum backoff, each delay with 50 % jitter: Reactor is what kflux is
  * built on, so no further dependency). After the last attempt: the failure handler of {@link #onFailure} if set,
- * else skipping if {@link #skipFailures()} was called, else the stream ends with the handler's error. The last of
- * {@code onFailure}/{@code skipFailures} called wins.
+ * else skipping if {@link #skipFailures()} was called, else the stream ends with the handler's error. The two exclude each other: calling one on
+ * options that have the other fails with {@link IllegalStateException} rather than replacing it silently.
  *
  * @param <K> key type
  * @param <V> value type
@@ -156,12 +156,18 @@ public final class ProcessingOptions<K, V> {
      * the last attempt's error; the record is acknowledged and emitted as
      * {@link ProcessedRecord.Outcome#FAILED_HANDLED} once the returned {@code Mono} completed. A failure handler
      * that throws or whose {@code Mono} fails ends the stream with that error (its cause's error added as
-     * suppressed), and the record is not acknowledged. Called at most once per record.
+     * suppressed), and the record is not acknowledged. Called at most once per record. Calling it again replaces
+     * the handler.
      *
      * @throws NullPointerException for a null handler
+     * @throws IllegalStateException when {@link #skipFailures()} was called on these options
      */
     public ProcessingOptions<K, V> onFailure(BiFunction<ConsumerRecord<K, V>, Throwable, Mono<Void>> handler) {
         Objects.requireNonNull(handler, "handler");
+        if (failurePolicy == FailurePolicy.SKIP) {
+            throw new IllegalStateException("onFailure(...) after skipFailures(): a failed record is either handed to"
+                    + " a failure handler or skipped; choose one");
+        }
         return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
                 FailurePolicy.HANDLE, handler, revokeTimeout);
     }
@@ -169,8 +175,14 @@ public final class ProcessingOptions<K, V> {
     /**
      * Skips a record whose last attempt failed: a WARN log line (topic, partition, offset, attempts, error), the
      * record is acknowledged and emitted as {@link ProcessedRecord.Outcome#SKIPPED}.
+     *
+     * @throws IllegalStateException when {@link #onFailure} was called on these options
      */
     public ProcessingOptions<K, V> skipFailures() {
+        if (failurePolicy == FailurePolicy.HANDLE) {
+            throw new IllegalStateException("skipFailures() after onFailure(...): a failed record is either handed to"
+                    + " a failure handler or skipped; choose one");
+        }
         return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
                 FailurePolicy.SKIP, null, revokeTimeout);
     }

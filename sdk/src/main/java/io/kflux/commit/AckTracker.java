@@ -105,8 +105,21 @@ public final class AckTracker {
 
     /** A commit of {@code offset} succeeded while this tracker was current. */
     public void committed(long offset) {
-        lastCommitted = offset;
+        committed(offset, "");
     }
+
+    /** A commit of {@code offset} with {@code metadata} succeeded while this tracker was current. */
+    public synchronized void committed(long offset, String metadata) {
+        lastCommitted = offset;
+        lastMetadata = metadata;
+    }
+
+    /** The metadata of the last commit from this tracker, {@code ""} when none was made. */
+    public synchronized String lastMetadata() {
+        return lastMetadata;
+    }
+
+    private String lastMetadata = "";
 
     /** The next offset to commit: every record before it was acknowledged or skipped. */
     public synchronized long committable() {
@@ -123,6 +136,63 @@ public final class AckTracker {
             n += chunk[COUNT];
         }
         return n;
+    }
+
+    /**
+     * The acknowledged offsets above {@link #committable()}, relative to it, as {@code [start, end)} pairs in
+     * increasing order (what {@link ProgressMetadata#encode} takes); skipped ranges are not included (they hold no
+     * record to process again). Null when there are more than {@code maxRuns} runs.
+     */
+    public synchronized long[] completedRuns(int maxRuns) {
+        if (chunks.isEmpty()) {
+            return new long[0];
+        }
+        long[] indexes = chunks.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] runs = new long[Math.min(2 * maxRuns, 16)];
+        int n = 0;
+        long runStart = -1;
+        long runEnd = -1;
+        for (long index : indexes) {
+            long[] chunk = chunks.get(index);
+            long base = index << CHUNK_SHIFT;
+            for (int word = 0; word < WORDS; word++) {
+                long bits = chunk[word];
+                while (bits != 0) {
+                    long offset = base + word * 64L + Long.numberOfTrailingZeros(bits);
+                    bits &= bits - 1;
+                    if (offset < committable) {
+                        continue;
+                    }
+                    if (offset == runEnd) {
+                        runEnd++;
+                        continue;
+                    }
+                    if (runStart >= 0) {
+                        if (n / 2 == maxRuns) {
+                            return null;
+                        }
+                        if (n == runs.length) {
+                            runs = java.util.Arrays.copyOf(runs, Math.min(2 * maxRuns, n * 2));
+                        }
+                        runs[n++] = runStart - committable;
+                        runs[n++] = runEnd - committable;
+                    }
+                    runStart = offset;
+                    runEnd = offset + 1;
+                }
+            }
+        }
+        if (runStart >= 0) {
+            if (n / 2 == maxRuns) {
+                return null;
+            }
+            if (n == runs.length) {
+                runs = java.util.Arrays.copyOf(runs, n + 2);
+            }
+            runs[n++] = runStart - committable;
+            runs[n++] = runEnd - committable;
+        }
+        return java.util.Arrays.copyOf(runs, n);
     }
 
     /** Marks the record at {@code offset} as processed. Acknowledging twice, or below the prefix, is harmless. */

@@ -37,6 +37,39 @@ public final class CommitManager {
     /** Partitions whose commits an unacknowledged record holds back: the blocking offset, since when, next WARN. */
     private final Map<TopicPartition, HeldBack> heldBack = new ConcurrentHashMap<>();
 
+    /**
+     * process() is active: commits carry the completed offsets above the committed one ({@link ProgressMetadata}),
+     * and the progress read with committed offsets is restored when the partition starts there.
+     */
+    private volatile boolean keepProgress;
+    /** Progress read with the committed offsets, until its partition starts: the committed offset and the runs. */
+    private final Map<TopicPartition, CommitOffset> fetchedProgress = new ConcurrentHashMap<>();
+    /** Offsets an earlier owner completed above where the partition started: tracking start and relative runs. */
+    private final Map<TopicPartition, Restored> restored = new ConcurrentHashMap<>();
+
+    private record Restored(long base, long[] runs) {
+        boolean contains(long offset) {
+            long relative = offset - base;
+            if (relative < 1) {
+                return false;
+            }
+            // runs are few (they fit in the metadata): a binary search over the starts
+            int lo = 0;
+            int hi = runs.length / 2 - 1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (runs[2 * mid] > relative) {
+                    hi = mid - 1;
+                } else if (runs[2 * mid + 1] <= relative) {
+                    lo = mid + 1;
+                } else {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
     /** Partitions whose ignored acknowledgements were reported (see {@link #ignored}). */
     private final Set<TopicPartition> ignoredReported = ConcurrentHashMap.newKeySet();
 
@@ -77,8 +110,83 @@ public final class CommitManager {
      * record before it (-1 unknown), committed with {@code position} while nothing past it is acknowledged.
      */
     public void track(TopicPartition tp, long position, int epoch) {
-        trackers.put(tp, new AckTracker(position, epoch));
+        AckTracker tracker = new AckTracker(position, epoch);
+        CommitOffset fetched = fetchedProgress.remove(tp);
+        restored.remove(tp);
+        if (fetched != null && fetched.offset() == position && keepProgress) {
+            long[] runs = decodeProgress(tp, fetched);
+            if (runs.length > 0) {
+                for (int i = 0; i < runs.length; i += 2) {
+                    for (long o = runs[i]; o < runs[i + 1]; o++) {
+                        tracker.acknowledge(position + o);
+                    }
+                }
+                restored.put(tp, new Restored(position, runs));
+                logContext.run(() -> log.debug("{} starts at {} with {} later offset(s) completed by its previous"
+                        + " owner (commit metadata): they are not processed again", tp, position, count(runs)));
+            }
+        }
+        trackers.put(tp, tracker);
         ignoredReported.remove(tp);
+    }
+
+    private long[] decodeProgress(TopicPartition tp, CommitOffset fetched) {
+        try {
+            return ProgressMetadata.decode(fetched.metadata());
+        } catch (IllegalArgumentException e) {
+            logContext.run(() -> log.debug("{}: the commit metadata at {} is not readable kflux progress, every record"
+                    + " from there is processed: {}", tp, fetched.offset(), e.getMessage()));
+            return new long[0];
+        }
+    }
+
+    private static long count(long[] runs) {
+        long n = 0;
+        for (int i = 0; i < runs.length; i += 2) {
+            n += runs[i + 1] - runs[i];
+        }
+        return n;
+    }
+
+    /**
+     * Turns progress keeping on (process() subscribed) or off (receive() and the others): on, the commits made from
+     * acknowledgements carry the completed offsets above the committed one in their metadata, and
+     * {@link #fetchCommitted} remembers what such metadata says; off, that metadata is {@code ""} as before.
+     */
+    public void keepProgress(boolean on) {
+        keepProgress = on;
+        if (!on) {
+            fetchedProgress.clear();
+            restored.clear();
+        }
+    }
+
+    /**
+     * The committed offsets of {@code partitions} ({@link OffsetCommitter#fetch}), where partitions start; with
+     * progress kept, the completed offsets in their metadata are restored when the partition starts at that offset.
+     */
+    public Mono<Map<TopicPartition, CommitOffset>> fetchCommitted(Set<TopicPartition> partitions, Duration timeout) {
+        return committer.fetch(partitions, timeout).doOnNext(this::rememberProgress);
+    }
+
+    /** With progress kept: committed offsets read whose metadata is kflux progress, for {@link #track}. */
+    void rememberProgress(Map<TopicPartition, CommitOffset> committedOffsets) {
+        if (keepProgress) {
+            committedOffsets.forEach((tp, o) -> {
+                if (o.metadata() != null && o.metadata().startsWith(ProgressMetadata.PREFIX)) {
+                    fetchedProgress.put(tp, o);
+                }
+            });
+        }
+    }
+
+    /**
+     * Whether an earlier owner of {@code tp} completed the record at {@code offset} (read from the commit metadata
+     * where the partition started); such a record is acknowledged already and process() does not run it again.
+     */
+    public boolean completedEarlier(TopicPartition tp, long offset) {
+        Restored r = restored.get(tp);
+        return r != null && r.contains(offset);
     }
 
     /** Emission reached a batch of leader epoch {@code epoch} at {@code offset}: commits from there carry it. */
@@ -96,6 +204,7 @@ public final class CommitManager {
      */
     public void untrack(Collection<TopicPartition> partitions) {
         partitions.forEach(trackers::remove);
+        partitions.forEach(restored::remove);
     }
 
     public void acknowledge(TopicPartition tp, long offset) {
@@ -155,12 +264,30 @@ public final class CommitManager {
                 return;
             }
             long c = t.committable();
-            if (c > 0 && c > t.lastCommitted()) {
+            String metadata = keepProgress ? progress(tp, t, c) : "";
+            if (c > 0 && c > t.lastCommitted() || !metadata.isEmpty() && !metadata.equals(t.lastMetadata())) {
                 // the epoch of the last record before the committed offset, as the official consumer commits it
-                out.put(tp, new CommitOffset(c, t.epochBefore(c), ""));
+                out.put(tp, new CommitOffset(c, t.epochBefore(c), metadata));
             }
         });
         return out;
+    }
+
+    /**
+     * The metadata for committing {@code tp} at {@code committable}: the offsets completed above it, {@code ""} when
+     * none are or they do not fit in {@link ProgressMetadata#MAX_CHARS} (said at DEBUG: the next owner then
+     * processes them again).
+     */
+    private String progress(TopicPartition tp, AckTracker t, long committable) {
+        long[] runs = t.completedRuns(ProgressMetadata.maxRuns());
+        java.util.Optional<String> encoded = runs == null ? java.util.Optional.empty() : ProgressMetadata.encode(runs);
+        if (encoded.isEmpty()) {
+            logContext.run(() -> log.debug("{}: the {} offset(s) completed above {} do not fit in the commit metadata"
+                    + " ({} chars at most): committed without them, its next owner processes them again", tp,
+                    t.acknowledgedAbove(), committable, ProgressMetadata.MAX_CHARS));
+            return "";
+        }
+        return encoded.get();
     }
 
     /** Commits every acknowledged offset not yet committed (of {@code only}, when given). */
@@ -225,7 +352,7 @@ public final class CommitManager {
             committed.put(tp, o.offset());
             AckTracker source = sources.get(tp);
             if (source != null && trackers.get(tp) == source) {
-                source.committed(o.offset());
+                source.committed(o.offset(), o.metadata() == null ? "" : o.metadata());
             }
             log.debug("committed {} at {}", tp, o.offset());
         }));

@@ -137,6 +137,11 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.partitioned = partitioned;
     }
 
+    /** Whether this session serves receivePartitioned(). */
+    boolean isPartitioned() {
+        return partitioned;
+    }
+
     /**
      * Called on the loop with newly assigned partitions, positioned or awaiting a reset, under a manual assignment and
      * a group alike: their states become readable from any thread ({@link #state}: position, currentLag), then they
@@ -383,7 +388,7 @@ final class ConsumerSession<K, V> implements FetchSink {
                 unknown.add(tp);
             }
         }
-        return consumer.commits().committer().fetch(unknown, Duration.ofMillis(settings.defaultApiTimeoutMs()));
+        return consumer.commits().fetchCommitted(unknown, Duration.ofMillis(settings.defaultApiTimeoutMs()));
     }
 
     private void assign(Collection<TopicPartition> partitions, Cluster cluster, Map<TopicPartition, CommitOffset> committed) {

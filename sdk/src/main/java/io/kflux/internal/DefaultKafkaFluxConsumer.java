@@ -235,10 +235,23 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             @Override
             public void subscribe(CoreSubscriber<? super ProcessedRecord<K, V>> actual) {
                 ProcessingDriver<K, V> driver = ProcessingDriver.create(actual, processing, handler,
+                        commits == null ? (tp, offset) -> false : commits::completedEarlier, tracing,
                         options.meterRegistry().orElse(null), settings.clientId(), settings.logContext());
                 subscribeReceive(Downstream.records(driver), false, driver);
             }
         };
+    }
+
+    /**
+     * The error for a second subscription: it names the call whose subscription is active (issue #27: a second
+     * subscription during process() said receive()).
+     */
+    private static IllegalStateException alreadyActive(ConsumerSession<?, ?> active) {
+        String call = active == null ? "receive()" : active.revocationHook() != RevocationHook.NONE ? "process()"
+                : active.isPartitioned() ? "receivePartitioned()" : "receive()";
+        return new IllegalStateException("this consumer already has an active " + call
+                + " subscription (one subscription at a time, of receive(), receivePartitioned() or process());"
+                + " cancel it first");
     }
 
     /** A subscriber waiting for the previous subscription to finish stopping. */
@@ -275,8 +288,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         }
         if (previous != null) {
             // checked before building a session: a session built and then discarded would leak its worker
-            Operators.error(actual, new IllegalStateException(
-                    "this consumer already has an active receive() subscription; cancel it first"));
+            Operators.error(actual, alreadyActive(previous));
             return;
         }
         if (options.emitScheduler().map(reactor.core.scheduler.Scheduler::isDisposed).orElse(false)) {
@@ -287,8 +299,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         ConsumerSession<K, V> session = new ConsumerSession<>(this, settings, resources(),
                 options.keyDeserializer(), options.valueDeserializer(), downstream);
         if (!active.compareAndSet(null, session)) {
-            Operators.error(actual, new IllegalStateException(
-                    "this consumer already has an active receive() subscription; cancel it first"));
+            Operators.error(actual, alreadyActive(active.get()));
             return;
         }
         metrics.start(new ConsumerMetrics.Figures(
@@ -299,6 +310,13 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         session.fetcher().requestListener(fetchRequestListener);
         session.partitioned(partitioned);
         session.revocationHook(revocationHook);
+        if (revocationHook != RevocationHook.NONE) {
+            // process() observes each record's handling itself (its driver); one observation per record, not two
+            session.emitter().tracing(null);
+        }
+        if (commits != null) {
+            commits.keepProgress(revocationHook != RevocationHook.NONE); // process() keeps progress in its commits
+        }
         actual.onSubscribe(session.emitter());
         if (options.subscriptionType() == ConsumerOptions.SubscriptionType.ASSIGNMENT) {
             session.start(options.assignedPartitions());

@@ -60,7 +60,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
     public Mono<Void> onPartitionsAssigned(Set<TopicPartition> added, Set<TopicPartition> assignment) {
         session.assignment(assignment);
         Context ctx = new Context(assignment);
-        return commits.committer().fetch(added, apiTimeout)
+        return commits.fetchCommitted(added, apiTimeout)
                 .flatMap(offsets -> guarded(ListenerCallback.ASSIGNED, () -> listener.onPartitionsAssigned(added, ctx))
                         // Seeks may be made inside the listener's Mono: read them only once it completed.
                         .then(Mono.defer(() -> resolveListenerSeeks(ctx.seeks)))

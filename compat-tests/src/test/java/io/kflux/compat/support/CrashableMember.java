@@ -68,6 +68,17 @@ public final class CrashableMember {
      */
     public static Process start(Path workDir, String bootstrap, String topic, String group, int commitEvery,
                                 long msPerRecord) {
+        return fork(workDir, CrashableMember.class, bootstrap, topic, group, Integer.toString(commitEvery),
+                Long.toString(msPerRecord));
+    }
+
+    /**
+     * Forks {@code main}'s {@code main(args)} in a JVM with this JVM's classpath; its standard output is the returned
+     * process's input stream.
+     *
+     * @param workDir where the classpath argument file and the JVM's stderr go
+     */
+    public static Process fork(Path workDir, Class<?> main, String... args) {
         try {
             Path argFile = workDir.resolve("member-classpath.args");
             String cp = System.getProperty("java.class.path");
@@ -75,8 +86,8 @@ public final class CrashableMember {
                     StandardCharsets.UTF_8);
             List<String> command = new ArrayList<>(List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m", "-XX:TieredStopAtLevel=1", "@" + argFile, CrashableMember.class.getName(),
-                    bootstrap, topic, group, Integer.toString(commitEvery), Long.toString(msPerRecord)));
+                    "-Xmx256m", "-XX:TieredStopAtLevel=1", "@" + argFile, main.getName()));
+            command.addAll(List.of(args));
             ProcessBuilder pb = new ProcessBuilder(command);
             pb.redirectError(workDir.resolve("member-stderr.log").toFile());
             return pb.start();

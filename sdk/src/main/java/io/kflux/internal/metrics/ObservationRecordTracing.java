@@ -12,13 +12,18 @@ import java.nio.charset.StandardCharsets;
  * {@link RecordTracing} on Micrometer Observation: a {@link ReceiverContext} (kind CONSUMER) per record whose
  * getter reads the record's headers, so a tracing handler (Micrometer Tracing's propagating receiver handler,
  * OpenTelemetry's bridge) continues the W3C {@code traceparent} the producer wrote; the observation spans the
- * subscriber's {@code onNext}. Named {@value #NAME}, contextual name {@code "<topic> process"} as OpenTelemetry's
+ * subscriber's {@code onNext}, or under {@code process()} the record's handling (every attempt). Named {@value #NAME}, contextual name {@code "<topic> process"} as OpenTelemetry's
  * messaging conventions name a consumer span; tags {@code messaging.system=kafka}, {@code messaging.operation=process},
  * {@code messaging.destination.name}, {@code messaging.kafka.consumer.group}, {@code messaging.client.id}
  * (low cardinality), {@code messaging.kafka.destination.partition} and {@code messaging.kafka.message.offset} (high).
  */
 final class ObservationRecordTracing implements RecordTracing {
     static final String NAME = "kflux.consumer.process";
+    /**
+     * Where Micrometer keeps the current observation in a Reactor context ({@code ObservationThreadLocalAccessor.KEY},
+     * written out: that class needs the context-propagation library, which kflux does not require).
+     */
+    static final String OBSERVATION_KEY = "micrometer.observation";
 
     private final ObservationRegistry registry;
     private final String clientId;
@@ -45,6 +50,33 @@ final class ObservationRecordTracing implements RecordTracing {
 
     @Override
     public void deliver(ConsumerRecord<?, ?> record, Runnable onNext) {
+        observation(record).observe(onNext);
+    }
+
+    @Override
+    public Processing processing(ConsumerRecord<?, ?> record) {
+        Observation observation = observation(record);
+        return new Processing() {
+            @Override
+            public <T> T inScope(java.util.function.Supplier<T> call) {
+                try (Observation.Scope scope = observation.openScope()) {
+                    return call.get();
+                }
+            }
+
+            @Override
+            public reactor.core.publisher.Mono<Void> around(reactor.core.publisher.Mono<Void> handling) {
+                return reactor.core.publisher.Mono.defer(() -> {
+                    observation.start();
+                    return handling.doOnError(observation::error)
+                            .doFinally(signal -> observation.stop())
+                            .contextWrite(c -> c.put(OBSERVATION_KEY, observation));
+                });
+            }
+        };
+    }
+
+    private Observation observation(ConsumerRecord<?, ?> record) {
         ReceiverContext<ConsumerRecord<?, ?>> context = new ReceiverContext<>(ObservationRecordTracing::header,
                 Kind.CONSUMER);
         context.setCarrier(record);
@@ -60,6 +92,6 @@ final class ObservationRecordTracing implements RecordTracing {
         if (groupId != null) {
             observation.lowCardinalityKeyValue("messaging.kafka.consumer.group", groupId);
         }
-        observation.observe(onNext);
+        return observation;
     }
 }

@@ -23,4 +23,24 @@ public interface RecordTracing {
 
     /** Runs {@code onNext} (the subscriber's) inside the observation of {@code record}. */
     void deliver(ConsumerRecord<?, ?> record, Runnable onNext);
+
+    /**
+     * The observation of {@code record}'s processing under {@code process()}, in place of {@link #deliver}'s: it
+     * spans the handler's attempts (retries included) up to the record's end, so it is the one current while the
+     * handler runs, on whatever thread an attempt starts.
+     */
+    Processing processing(ConsumerRecord<?, ?> record);
+
+    /** One record's observation under {@code process()}. */
+    interface Processing {
+        /** Runs {@code call} (one handler call) with the observation current on this thread (opened in scope). */
+        <T> T inScope(java.util.function.Supplier<T> call);
+
+        /**
+         * {@code handling} (every attempt) observed: started when subscribed, in the Reactor context under Micrometer's
+         * observation key (so operators that restore it find it on other threads), stopped when it ends, its error
+         * recorded.
+         */
+        reactor.core.publisher.Mono<Void> around(reactor.core.publisher.Mono<Void> handling);
+    }
 }

@@ -6,6 +6,7 @@ import io.kflux.ProcessedRecord.Outcome;
 import io.kflux.ProcessingOptions;
 import io.kflux.TopicPartition;
 import io.kflux.internal.metrics.ProcessingMeters;
+import io.kflux.internal.metrics.RecordTracing;
 import io.kflux.util.LogContext;
 import io.kflux.util.StateTransitions;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import org.reactivestreams.Publisher;
@@ -60,6 +62,10 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     private final CoreSubscriber<? super ProcessedRecord<K, V>> actual;
     private final ProcessingOptions<K, V> options;
     private final Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler;
+    /** Records an earlier owner of their partition completed (from the commit metadata): not run again. */
+    private final BiPredicate<TopicPartition, Long> completedEarlier;
+    /** Observes each record's handling, or null (tracing off). */
+    private final RecordTracing tracing;
     private final LogContext logContext;
     private final ProcessingMeters meters;
     private final Dispatcher<Job> dispatcher;
@@ -110,11 +116,14 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
      *               see {@link #create}
      */
     private ProcessingDriver(CoreSubscriber<? super ProcessedRecord<K, V>> actual, ProcessingOptions<K, V> options,
-                             Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler, LogContext logContext,
-                             Function<ProcessingDriver<K, V>, ProcessingMeters> meters) {
+                             Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
+                             BiPredicate<TopicPartition, Long> completedEarlier, RecordTracing tracing,
+                             LogContext logContext, Function<ProcessingDriver<K, V>, ProcessingMeters> meters) {
         this.actual = actual;
         this.options = options;
         this.handler = handler;
+        this.completedEarlier = completedEarlier;
+        this.tracing = tracing;
         this.logContext = logContext;
         this.dispatcher = new Dispatcher<>(options.ordering(), options.maxInFlight(), j -> j.record.topicPartition(),
                 j -> j.record.key());
@@ -125,14 +134,20 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     /**
      * A driver for one subscription.
      *
-     * @param meterRegistry a Micrometer {@code MeterRegistry} or null
+     * @param completedEarlier whether a record (partition, offset) was completed by an earlier owner of its
+     *                         partition, as the commit metadata says: it is acknowledged already and not run again
+     * @param tracing          observes each record's handling (current while the handler runs), or null
+     * @param meterRegistry    a Micrometer {@code MeterRegistry} or null
      */
     public static <K, V> ProcessingDriver<K, V> create(CoreSubscriber<? super ProcessedRecord<K, V>> actual,
                                                        ProcessingOptions<K, V> options,
                                                        Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
-                                                       Object meterRegistry, String clientId, LogContext logContext) {
+                                                       BiPredicate<TopicPartition, Long> completedEarlier,
+                                                       RecordTracing tracing, Object meterRegistry, String clientId,
+                                                       LogContext logContext) {
         return new ProcessingDriver<>(Objects.requireNonNull(actual, "actual"), Objects.requireNonNull(options,
-                "options"), Objects.requireNonNull(handler, "handler"), logContext,
+                "options"), Objects.requireNonNull(handler, "handler"),
+                Objects.requireNonNull(completedEarlier, "completedEarlier"), tracing, logContext,
                 d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge()));
     }
 
@@ -162,6 +177,15 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
 
     @Override
     public void onNext(ConsumerRecord<K, V> record) {
+        if (completedEarlier.test(record.topicPartition(), record.offset())) {
+            synchronized (this) {
+                outstanding--;
+            }
+            // an earlier owner completed it (the commit metadata said so); acknowledged already, harmless again
+            record.acknowledge();
+            replenish();
+            return;
+        }
         synchronized (this) {
             outstanding--;
             if (state != DriverState.ACTIVE) {
@@ -340,17 +364,22 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     }
 
     private void start(Job job) {
+        RecordTracing.Processing observed = tracing == null ? null : tracing.processing(job.record);
         Mono<Void> attempt = Mono.defer(() -> {
             if (++job.attempts > 1) {
                 meters.retried();
             }
-            Publisher<?> p = handler.apply(job.record);
+            Publisher<?> p = observed == null ? handler.apply(job.record)
+                    : observed.inScope(() -> handler.apply(job.record));
             return Flux.from(Objects.requireNonNull(p, "the handler returned null for " + job)).then();
         });
         if (options.retries() > 0) {
             attempt = attempt.retryWhen(Retry.backoff(options.retries(), options.firstBackoff())
                     .maxBackoff(options.maxBackoff())
                     .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+        }
+        if (observed != null) {
+            attempt = observed.around(attempt);
         }
         job.running = attempt.subscribe(null, e -> failed(job, e), () -> finish(job, Outcome.PROCESSED));
     }

@@ -42,7 +42,7 @@ class ProcessingDriverTest {
         return new Flux<>() {
             @Override
             public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
-                ProcessingDriver<String, String> d = ProcessingDriver.create(actual, options, handler, null, "test",
+                ProcessingDriver<String, String> d = ProcessingDriver.create(actual, options, handler, (tp, o) -> false, null, null, "test",
                         LogContext.NONE);
                 driver.set(d);
                 source.subscribe(d);
@@ -308,8 +308,8 @@ class ProcessingDriverTest {
             @Override
             public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
                 records(1, 5, 5).subscribe(ProcessingDriver.create(actual, options,
-                        r -> r.offset() == 3 ? Mono.error(new IllegalStateException("x")) : Mono.empty(), registry,
-                        "c1", LogContext.NONE));
+                        r -> r.offset() == 3 ? Mono.error(new IllegalStateException("x")) : Mono.empty(), (tp, o) -> false, null,
+                        registry, "c1", LogContext.NONE));
             }
         }.subscribe(out::add);
         long deadline = System.nanoTime() + WAIT.toNanos();
@@ -339,7 +339,7 @@ class ProcessingDriverTest {
                         .concatWith(Flux.never())
                         .subscribe(ProcessingDriver.create(actual, options,
                                 r -> r.offset() == 1 ? Mono.error(new IllegalStateException("x"))
-                                        : r.offset() == 0 ? Mono.empty() : Mono.never(), registry, "c1",
+                                        : r.offset() == 0 ? Mono.empty() : Mono.never(), (tp, o) -> false, null, registry, "c1",
                                 LogContext.NONE));
             }
         }.subscribe(out::add);
