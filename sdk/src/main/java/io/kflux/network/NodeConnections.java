@@ -130,6 +130,14 @@ public final class NodeConnections {
     }
 
     /**
+     * The parsed configuration, for the layers above that read their properties by name through this one
+     * (DESIGN.md "Adding a property"; the metadata layer's {@code metadata.recovery.*}).
+     */
+    public io.kflux.util.ConfigValues config() {
+        return options.config();
+    }
+
+    /**
      * The open connection to broker {@code nodeId}, or a new one to {@code host:port}. When the
      * node's address changed since its connection was opened, that connection is closed and a new
      * one opened.
