@@ -1,6 +1,7 @@
 package io.kflux.metadata;
 
 import io.kflux.network.BrokerConnection;
+import io.kflux.network.MisroutedConnectionException;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.Types;
@@ -40,6 +41,10 @@ import reactor.core.publisher.Sinks;
  * answer), and at once when a broker answers REBOOTSTRAP_REQUIRED (Metadata v13+, error 129); the snapshot then loses
  * its brokers until the bootstrap servers' answer replaces them. With {@code none} the bootstrap servers are used only
  * while no broker is known: a failed known broker fails the refresh, which the caller retries.
+ *
+ * <p><b>Misrouted connections (KIP-1242).</b> Every snapshot's cluster id goes to {@link NodeConnections#clusterId},
+ * which names it in later connections to known brokers; one refused as misrouted drops the known brokers and asks the
+ * bootstrap servers, and a WARN names both clusters when the answer comes from another one.
  */
 public final class MetadataManager {
     private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
@@ -129,6 +134,7 @@ public final class MetadataManager {
                     }
                     answered();
                     Cluster next = Cluster.from(response, cluster, false, System.nanoTime());
+                    clusterIdOf(next);
                     cluster = next;
                     updates.tryEmitNext(next); // best effort, see updates()
                     log.debug("metadata: {} brokers, {} topics", next.nodes().size(), next.topics().size());
@@ -150,6 +156,20 @@ public final class MetadataManager {
                 io.kflux.util.HostPort.of(bootstrap));
         cluster = cluster.withoutNodes();
         return fetch(true);
+    }
+
+    /**
+     * Tells the connections which cluster later connections must reach (KIP-1242) and says so when the bootstrap
+     * servers now lead to another cluster than before: the answer to a misrouted connection names none.
+     */
+    private void clusterIdOf(Cluster next) {
+        String before = cluster.clusterId();
+        String now = next.clusterId();
+        if (before != null && now != null && !before.equals(now)) {
+            log.warn("the brokers now answer for cluster {}, not cluster {} as before: bootstrap.servers {} lead to "
+                    + "another cluster", now, before, io.kflux.util.HostPort.of(bootstrap));
+        }
+        connections.clusterId(now);
     }
 
     /** A Metadata answer came: the rebootstrap trigger's clock stops. */
@@ -236,6 +256,9 @@ public final class MetadataManager {
                 return chosen;
             }
             return chosen.onErrorResume(e -> {
+                if (e instanceof MisroutedConnectionException) {
+                    cluster = cluster.withoutNodes(); // KIP-1242: every known address may have moved
+                }
                 log.debug("connecting to {} failed, trying the bootstrap servers (KIP-899): {}", node, e.toString());
                 return connections.bootstrap(bootstrap);
             });

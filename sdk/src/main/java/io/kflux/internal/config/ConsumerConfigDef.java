@@ -81,6 +81,8 @@ public final class ConsumerConfigDef {
     /** {@value}. */
     public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
     /** {@value}. */
+    public static final String METADATA_CLUSTER_CHECK_ENABLE = "metadata.cluster.check.enable";
+    /** {@value}. */
     public static final String METADATA_RECOVERY_STRATEGY = "metadata.recovery.strategy";
     /** {@value}. */
     public static final String METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS = "metadata.recovery.rebootstrap.trigger.ms";
@@ -193,6 +195,9 @@ public final class ConsumerConfigDef {
           + "none: bootstrap.servers only until a broker is known (KIP-899, KIP-1102).");
         h(d, METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS, ConfigType.LONG, 300000L, Validator.atLeast(0),
           "How long, in ms, Metadata attempts may go unanswered by the known brokers before the rebootstrap (KIP-1102).");
+        h(d, METADATA_CLUSTER_CHECK_ENABLE, ConfigType.BOOLEAN, Boolean.TRUE, null,
+          "Name the cluster and node meant in every connection to a known broker, so that a broker of another cluster "
+          + "refuses it (Kafka 4.4+, KIP-1242); only with metadata.recovery.strategy=rebootstrap.");
         h(d, METADATA_MAX_AGE_MS, ConfigType.LONG, 300000L, Validator.atLeast(0),
           "Cluster metadata is refreshed at least this often, in ms, even without errors.");
         h(d, RECEIVE_BUFFER_BYTES, ConfigType.INT, 65536, Validator.osDefaultOrPositive(),
