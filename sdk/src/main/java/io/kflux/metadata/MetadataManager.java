@@ -206,6 +206,12 @@ public final class MetadataManager {
                 .map(MetadataRequestTopic::byName).toList();
         MetadataRequest request = new MetadataRequest(asked, false, false, false);
         return broker(true).flatMap(c -> c.exchange(request)).map(response -> {
+            if (response.errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
+                if (rebootstrap) {
+                    cluster = cluster.withoutNodes(); // KIP-1102: the next request asks the bootstrap servers
+                }
+                return known; // not an answer: the caller's request names the other topics (ApiRequest.maxVersion())
+            }
             answered();
             Map<String, UUID> ids = new HashMap<>(known);
             for (MetadataResponseTopic t : response.topics()) {

@@ -99,6 +99,17 @@ class RebootstrapTest {
     }
 
     @Test
+    void rebootstrapRequiredToATopicIdLookupSendsTheNextRequestToTheBootstrapServers() {
+        node1.on(ApiKey.METADATA, ex -> answer(ex, Errors.REBOOTSTRAP_REQUIRED.code(), 1, node1.port()));
+        MetadataManager manager = manager("rebootstrap", 300_000L);
+
+        assertThat(manager.topicIds(List.of("t"), true).block(WAIT)).isEmpty(); // no id: the caller names topics
+        assertThat(manager.current().nodes()).isEmpty();
+        assertThat(manager.refresh().block(WAIT).nodes()).containsOnlyKeys(2);
+        assertThat(node1.received(ApiKey.METADATA)).hasSize(1);
+    }
+
+    @Test
     void rebootstrapRequiredUnderNoneFailsTheRefreshTyped() {
         node1.on(ApiKey.METADATA, ex -> answer(ex, Errors.REBOOTSTRAP_REQUIRED.code(), 1, node1.port()));
         MetadataManager manager = manager("none", 300_000L);
