@@ -169,7 +169,7 @@ class ReplacedClusterTest {
         String topic = "replaced-known-address";
         proxy = FaultProxy.onFreePort();
         try (LogCapture log = new LogCapture("io.kflux")) {
-            clusterA = proxy.brokerBehind().brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC").start();
+            clusterA = proxy.brokerBehind().start();
             String clusterIdA = clusterA.clusterId();
             clusterA.createTopic(topic, 1, 1);
             Set<String> fromA = produce(clusterA, topic, "a-", 5);
