@@ -2,20 +2,14 @@ package io.kflux.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kflux.internal.ClientSettings;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ApiVersionsRequest;
 import io.kflux.protocol.message.ApiVersionsResponse;
 import io.kflux.protocol.message.ApiVersionsResponse.ApiVersion;
-import io.kflux.protocol.message.MetadataResponse;
-import io.kflux.protocol.message.MetadataResponse.MetadataResponseBroker;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -28,35 +22,25 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ClusterCheckTest {
-    private static final Duration WAIT = Duration.ofSeconds(20);
-    private final FakeBroker bootstrapServer = broker(5);
+    private static final Duration WAIT = FakeMetadataCluster.WAIT;
+    private FakeMetadataCluster fakes;
+    private FakeBroker bootstrapServer;
     private FakeBroker node1;
-    private final FakeBroker node2 = broker(5);
-    private NodeConnections connections;
-
-    private static FakeBroker broker(int apiVersionsMax) {
-        return new FakeBroker().range(ApiKey.API_VERSIONS, 0, apiVersionsMax).range(ApiKey.METADATA, 0, 13);
-    }
+    private FakeBroker node2;
 
     @AfterEach
     void close() {
-        if (connections != null) {
-            connections.closeAll().block(WAIT);
+        if (fakes != null) {
+            fakes.close();
         }
-        bootstrapServer.close();
-        node1.close();
-        node2.close();
-    }
-
-    private static void metadata(FakeBroker.Exchange ex, String cluster, int nodeId, int port) {
-        ex.respond(MetadataResponse.SPEC, new MetadataResponse(0, List.of(new MetadataResponseBroker(nodeId,
-                "127.0.0.1", port, null)), cluster, nodeId, List.of(), MetadataResponse.AUTHORIZED_OPERATIONS_OMITTED,
-                (short) 0));
     }
 
     /** Node 1's broker belongs to cluster-z: it refuses a v5 ApiVersions naming another cluster. */
     private MetadataManager manager(int node1ApiVersionsMax, Object... keyValues) {
-        node1 = broker(node1ApiVersionsMax);
+        fakes = new FakeMetadataCluster(node1ApiVersionsMax);
+        bootstrapServer = fakes.bootstrapServer;
+        node1 = fakes.node1;
+        node2 = fakes.node2;
         node1.on(ApiKey.API_VERSIONS, ex -> {
             ApiVersionsRequest request = (ApiVersionsRequest) ex.body;
             if (request == null) { // a version it does not know: UNSUPPORTED_VERSION with its range, at v0
@@ -69,22 +53,11 @@ class ClusterCheckTest {
                     : 0, List.of(new ApiVersion((short) 18, (short) 0, (short) node1ApiVersionsMax),
                     new ApiVersion((short) 3, (short) 0, (short) 13))));
         });
-        node1.on(ApiKey.METADATA, ex -> metadata(ex, "cluster-z", 1, node1.port()));
-        bootstrapServer.on(ApiKey.METADATA, ex -> {
-            boolean first = bootstrapServer.received(ApiKey.METADATA).size() == 1;
-            metadata(ex, first ? "cluster-a" : "cluster-b", first ? 1 : 2, first ? node1.port() : node2.port());
-        });
-        node2.on(ApiKey.METADATA, ex -> metadata(ex, "cluster-b", 2, node2.port()));
-        Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", "127.0.0.1:" + bootstrapServer.port(),
-                "client.id", "kflux", "request.timeout.ms", 2000L));
-        for (int i = 0; i < keyValues.length; i += 2) {
-            props.put((String) keyValues[i], keyValues[i + 1]);
-        }
-        connections = new NodeConnections(ClientSettings.of(props).network());
-        MetadataManager manager = new MetadataManager(connections,
-                List.of(InetSocketAddress.createUnresolved("127.0.0.1", bootstrapServer.port())), false);
-        assertThat(manager.refresh().block(WAIT).nodes()).containsOnlyKeys(1);
-        return manager;
+        node1.on(ApiKey.METADATA, ex -> FakeMetadataCluster.answer(ex, (short) 0, "cluster-z", 1, node1.port()));
+        Object[] props = java.util.Arrays.copyOf(keyValues, keyValues.length + 2);
+        props[keyValues.length] = "request.timeout.ms";
+        props[keyValues.length + 1] = 2000L;
+        return fakes.manager(props);
     }
 
     private static ApiVersionsRequest lastApiVersions(FakeBroker broker) {

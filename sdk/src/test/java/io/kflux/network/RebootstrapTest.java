@@ -4,18 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.KafkaProtocolException;
-import io.kflux.internal.ClientSettings;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.Errors;
-import io.kflux.protocol.message.MetadataResponse;
-import io.kflux.protocol.message.MetadataResponse.MetadataResponseBroker;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,53 +17,30 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code metadata.recovery.strategy} and {@code metadata.recovery.rebootstrap.trigger.ms} (KIP-899, KIP-1102) in
- * {@link MetadataManager}, against fake brokers on loopback: a bootstrap server that names node 1 first and node 2
- * once asked again, node 1 either silent or answering REBOOTSTRAP_REQUIRED. Real time with short settings (the
+ * {@link MetadataManager}, against fake brokers on loopback ({@link FakeMetadataCluster}): a bootstrap server that names
+ * node 1 first and node 2 once asked again, node 1 either silent or answering REBOOTSTRAP_REQUIRED. Real time with short settings (the
  * manager's clock is the connections' one); assertions are on which broker was asked, never on durations.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RebootstrapTest {
-    private static final Duration WAIT = Duration.ofSeconds(20);
-    private final FakeBroker bootstrapServer = metadataBroker();
-    private final FakeBroker node1 = metadataBroker();
-    private final FakeBroker node2 = metadataBroker();
-    private NodeConnections connections;
-
-    private static FakeBroker metadataBroker() {
-        return new FakeBroker().range(ApiKey.METADATA, 0, 13);
-    }
+    private static final Duration WAIT = FakeMetadataCluster.WAIT;
+    private final FakeMetadataCluster fakes = new FakeMetadataCluster(5);
+    private final FakeBroker bootstrapServer = fakes.bootstrapServer;
+    private final FakeBroker node1 = fakes.node1;
 
     @AfterEach
     void close() {
-        if (connections != null) {
-            connections.closeAll().block(WAIT);
-        }
-        bootstrapServer.close();
-        node1.close();
-        node2.close();
+        fakes.close();
     }
 
     private static void answer(FakeBroker.Exchange ex, short error, int nodeId, int port) {
-        ex.respond(MetadataResponse.SPEC, new MetadataResponse(0, List.of(new MetadataResponseBroker(nodeId,
-                "127.0.0.1", port, null)), "cluster-a", nodeId, List.of(),
-                MetadataResponse.AUTHORIZED_OPERATIONS_OMITTED, error));
+        FakeMetadataCluster.answer(ex, error, "cluster-a", nodeId, port);
     }
 
     /** The bootstrap server names node 1 the first time and node 2 every later time. */
     private MetadataManager manager(String strategy, long triggerMs) {
-        bootstrapServer.on(ApiKey.METADATA, ex -> {
-            boolean first = bootstrapServer.received(ApiKey.METADATA).size() == 1;
-            answer(ex, (short) 0, first ? 1 : 2, first ? node1.port() : node2.port());
-        });
-        node2.on(ApiKey.METADATA, ex -> answer(ex, (short) 0, 2, node2.port()));
-        Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", "127.0.0.1:" + bootstrapServer.port(),
-                "client.id", "kflux", "request.timeout.ms", 300L, "metadata.recovery.strategy", strategy,
-                "metadata.recovery.rebootstrap.trigger.ms", triggerMs));
-        connections = new NodeConnections(ClientSettings.of(props).network());
-        MetadataManager manager = new MetadataManager(connections,
-                List.of(InetSocketAddress.createUnresolved("127.0.0.1", bootstrapServer.port())), false);
-        assertThat(manager.refresh().block(WAIT).nodes()).containsOnlyKeys(1);
-        return manager;
+        return fakes.manager("request.timeout.ms", 300L, "metadata.recovery.strategy", strategy,
+                "metadata.recovery.rebootstrap.trigger.ms", triggerMs);
     }
 
     /** Refreshes until one succeeds (failed ones are what the callers retry), at most {@code attempts}. */
