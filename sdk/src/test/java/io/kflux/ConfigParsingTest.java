@@ -63,9 +63,11 @@ class ConfigParsingTest {
 
     /**
      * Properties of official clients newer than the tests' kafka-clients (4.1), with the default their documentation
-     * gives: {@code bootstrap.resolve.timeout.ms}, Kafka 4.4's consumer configuration (KIP-909).
+     * gives: {@code bootstrap.resolve.timeout.ms} (KIP-909) and {@code metadata.cluster.check.enable} (KIP-1242),
+     * Kafka 4.4's consumer configuration (kafka-clients 4.4.0's {@code ConsumerConfig.configDef()} says the same).
      */
-    private static final Map<String, Object> NEWER_THAN_TEST_CLIENT = Map.of("bootstrap.resolve.timeout.ms", 0L);
+    private static final Map<String, Object> NEWER_THAN_TEST_CLIENT = Map.of("bootstrap.resolve.timeout.ms", 0L,
+            "metadata.cluster.check.enable", Boolean.TRUE);
 
     @Test
     void honouredDefaultsMatchTheOfficialClient() {

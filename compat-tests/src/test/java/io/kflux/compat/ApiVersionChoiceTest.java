@@ -66,7 +66,8 @@ class ApiVersionChoiceTest {
             "4.0", List.of(4, 13, 17, 10, 4, 6, 9, 5, 4, 5, 9, 9, 6, 1, 1, 2),
             // 4.2 adds OffsetCommit/OffsetFetch v10 (topics by id) and Fetch v18
             "4.2", List.of(4, 13, 18, 10, 4, 6, 9, 5, 4, 5, 10, 10, 6, 1, 1, 2),
-            "4.4", List.of(4, 13, 18, 10, 4, 6, 9, 5, 4, 5, 10, 10, 6, 1, 1, 2));
+            // 4.4 adds ApiVersions v5 (the cluster and node a connection means to reach, KIP-1242)
+            "4.4", List.of(5, 13, 18, 10, 4, 6, 9, 5, 4, 5, 10, 10, 6, 1, 1, 2));
 
     @Test
     void kfluxChoosesTheTabledVersionOfEveryApiItUses(EmbeddedKafkaCluster kafka) {

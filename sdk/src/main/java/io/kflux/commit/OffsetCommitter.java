@@ -45,6 +45,15 @@ import reactor.core.publisher.Mono;
  * caller's timeout); REBALANCE_IN_PROGRESS waits for the rejoin and then commits the partitions
  * still owned; a generation or member the coordinator no longer knows fails with
  * {@link CommitFailedException}; anything else fails with {@link KafkaProtocolException}.
+ *
+ * <p><b>Assignment epochs (KIP-1251, Kafka 4.3).</b> A KIP-848 member's commit carries its member epoch in
+ * {@code generationIdOrMemberEpoch} (OffsetCommit v9+, v10 with topic ids), as before: KIP-1251 adds no field. A 4.3+
+ * coordinator checks each partition against the epoch at which it was assigned to the member
+ * ({@code assignmentEpoch <= memberEpoch <= current member epoch}) instead of requiring the current member epoch, so a
+ * commit sent just before a heartbeat raised the epoch is accepted and a zombie's commit of a partition that moved is
+ * refused with STALE_MEMBER_EPOCH. kafka-clients 4.4 sends the same request and handles the same errors; so kflux's
+ * handling below is unchanged and brokers before 4.3 (strict epoch check) see the same requests: STALE_MEMBER_EPOCH
+ * waits for the member's next epoch and commits what it still owns, the rest fails with {@link CommitFailedException}.
  */
 public final class OffsetCommitter {
     private static final Logger log = LoggerFactory.getLogger(OffsetCommitter.class);

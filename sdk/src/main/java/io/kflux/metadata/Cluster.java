@@ -112,4 +112,12 @@ public final class Cluster {
     public long createdNanos() {
         return createdNanos;
     }
+
+    /**
+     * This snapshot without its brokers: what a rebootstrap leaves (KIP-899), so the next request for any broker
+     * goes to {@code bootstrap.servers}; topics and leaders stay until the next answer replaces them.
+     */
+    public Cluster withoutNodes() {
+        return new Cluster(clusterId, Map.of(), topics, createdNanos);
+    }
 }

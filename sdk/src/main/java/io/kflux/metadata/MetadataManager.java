@@ -1,7 +1,9 @@
 package io.kflux.metadata;
 
 import io.kflux.network.BrokerConnection;
+import io.kflux.network.MisroutedConnectionException;
 import io.kflux.network.NodeConnections;
+import io.kflux.protocol.Errors;
 import io.kflux.protocol.Types;
 import io.kflux.protocol.message.MetadataRequest;
 import io.kflux.protocol.message.MetadataRequest.MetadataRequestTopic;
@@ -31,6 +33,18 @@ import reactor.core.publisher.Sinks;
  * ({@code metadata.max.age.ms}, {@link #refreshEvery}) runs here, and every new snapshot, whoever asked
  * for it, is published to {@link #updates()} (the group member watches its topics there). Callers decide
  * when to ask for more (after leader/topic errors, for missing topics) and how to retry.
+ *
+ * <p><b>Rebootstrap (KIP-899, KIP-1102).</b> With {@code metadata.recovery.strategy=rebootstrap} (the official
+ * default) the bootstrap servers are asked again, their names resolved anew at connect, when the chosen known broker
+ * cannot be connected, when no Metadata answer has come from any known broker for
+ * {@code metadata.recovery.rebootstrap.trigger.ms} of failed attempts (brokers that accept connections but do not
+ * answer), and at once when a broker answers REBOOTSTRAP_REQUIRED (Metadata v13+, error 129); the snapshot then loses
+ * its brokers until the bootstrap servers' answer replaces them. With {@code none} the bootstrap servers are used only
+ * while no broker is known: a failed known broker fails the refresh, which the caller retries.
+ *
+ * <p><b>Misrouted connections (KIP-1242).</b> Every snapshot's cluster id goes to {@link NodeConnections#clusterId},
+ * which names it in later connections to known brokers; one refused as misrouted drops the known brokers and asks the
+ * bootstrap servers, and a WARN names both clusters when the answer comes from another one.
  */
 public final class MetadataManager {
     private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
@@ -43,11 +57,20 @@ public final class MetadataManager {
     private volatile Cluster cluster = Cluster.EMPTY;
     private volatile Set<String> topics = Set.of();
     private volatile boolean allTopics;
+    /** {@code metadata.recovery.strategy} is {@code rebootstrap} (see the class comment). */
+    private final boolean rebootstrap;
+    /** {@code metadata.recovery.rebootstrap.trigger.ms}, in ns. */
+    private final long rebootstrapTriggerNanos;
+    /** {@link System#nanoTime()} of the first Metadata attempt not answered since the last answer; 0 after an answer. */
+    private volatile long unansweredSinceNanos;
 
     public MetadataManager(NodeConnections connections, List<InetSocketAddress> bootstrap, boolean allowAutoTopicCreation) {
         this.connections = connections;
         this.bootstrap = List.copyOf(bootstrap);
         this.allowAutoTopicCreation = allowAutoTopicCreation;
+        this.rebootstrap = "rebootstrap".equalsIgnoreCase(connections.config().value("metadata.recovery.strategy", String.class));
+        this.rebootstrapTriggerNanos = Duration.ofMillis(
+                connections.config().value("metadata.recovery.rebootstrap.trigger.ms", Long.class)).toNanos();
     }
 
     public Cluster current() {
@@ -91,6 +114,11 @@ public final class MetadataManager {
     }
 
     private Mono<Cluster> fetch() {
+        return fetch(false);
+    }
+
+    /** One Metadata round trip; {@code rebootstrapped}: this one already follows a REBOOTSTRAP_REQUIRED. */
+    private Mono<Cluster> fetch(boolean rebootstrapped) {
         Set<String> wanted = topics;
         boolean all = allTopics;
         List<MetadataRequestTopic> requested = new ArrayList<>();
@@ -98,15 +126,55 @@ public final class MetadataManager {
             requested.add(MetadataRequestTopic.byName(t));
         }
         MetadataRequest request = new MetadataRequest(all ? null : requested, allowAutoTopicCreation, false, false);
-        return anyBroker()
+        return broker(true)
                 .flatMap(c -> c.exchange(request))
-                .map(response -> {
+                .flatMap(response -> {
+                    if (response.errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
+                        return rebootstrapRequired(rebootstrapped);
+                    }
+                    answered();
                     Cluster next = Cluster.from(response, cluster, false, System.nanoTime());
+                    clusterIdOf(next);
                     cluster = next;
                     updates.tryEmitNext(next); // best effort, see updates()
                     log.debug("metadata: {} brokers, {} topics", next.nodes().size(), next.topics().size());
-                    return next;
+                    return Mono.just(next);
                 });
+    }
+
+    /**
+     * KIP-1102: the broker says the client's metadata is stale. Rebootstrap drops the known brokers and asks the
+     * bootstrap servers at once (once: a bootstrap server saying it too fails the refresh); {@code none} fails it.
+     */
+    private Mono<Cluster> rebootstrapRequired(boolean rebootstrapped) {
+        if (!rebootstrap || rebootstrapped) {
+            return Mono.error(BrokerErrors.of(Errors.REBOOTSTRAP_REQUIRED.code(), "metadata refresh refused: "
+                    + "REBOOTSTRAP_REQUIRED" + (rebootstrap ? " from the bootstrap servers too"
+                    : " (metadata.recovery.strategy=none)"), null, null));
+        }
+        log.info("a broker answered REBOOTSTRAP_REQUIRED: asking bootstrap.servers {} again (KIP-1102)",
+                io.kflux.util.HostPort.of(bootstrap));
+        cluster = cluster.withoutNodes();
+        return fetch(true);
+    }
+
+    /**
+     * Tells the connections which cluster later connections must reach (KIP-1242) and says so when the bootstrap
+     * servers now lead to another cluster than before: the answer to a misrouted connection names none.
+     */
+    private void clusterIdOf(Cluster next) {
+        String before = cluster.clusterId();
+        String now = next.clusterId();
+        if (before != null && now != null && !before.equals(now)) {
+            log.warn("the brokers now answer for cluster {}, not cluster {} as before: bootstrap.servers {} lead to "
+                    + "another cluster", now, before, io.kflux.util.HostPort.of(bootstrap));
+        }
+        connections.clusterId(now);
+    }
+
+    /** A Metadata answer came: the rebootstrap trigger's clock stops. */
+    private void answered() {
+        unansweredSinceNanos = 0;
     }
 
     /**
@@ -137,7 +205,14 @@ public final class MetadataManager {
         List<MetadataRequestTopic> asked = names.stream().filter(n -> !known.containsKey(n))
                 .map(MetadataRequestTopic::byName).toList();
         MetadataRequest request = new MetadataRequest(asked, false, false, false);
-        return anyBroker().flatMap(c -> c.exchange(request)).map(response -> {
+        return broker(true).flatMap(c -> c.exchange(request)).map(response -> {
+            if (response.errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
+                if (rebootstrap) {
+                    cluster = cluster.withoutNodes(); // KIP-1102: the next request asks the bootstrap servers
+                }
+                return known; // not an answer: the caller's request names the other topics (ApiRequest.maxVersion())
+            }
+            answered();
             Map<String, UUID> ids = new HashMap<>(known);
             for (MetadataResponseTopic t : response.topics()) {
                 if (t.errorCode() == 0 && !Types.isZero(t.topicId())) {
@@ -154,16 +229,46 @@ public final class MetadataManager {
      * chosen one fails.
      */
     public Mono<BrokerConnection> anyBroker() {
-        List<Node> known = new ArrayList<>(cluster.nodes().values());
-        if (known.isEmpty()) {
-            return connections.bootstrap(bootstrap);
-        }
-        Node node = BrokerChoice.leastLoaded(known, connections::load, ThreadLocalRandom.current().nextInt(known.size()));
-        return connections.connection(node.id(), node.host(), node.port())
-                .onErrorResume(e -> {
-                    log.debug("connecting to {} failed, trying the bootstrap servers: {}", node, e.toString());
-                    return connections.bootstrap(bootstrap);
-                });
+        return broker(false);
+    }
+
+    /**
+     * As {@link #anyBroker()}; {@code forMetadata}: a Metadata request will be sent, which starts the rebootstrap
+     * trigger's clock if it is not running (only a Metadata answer stops it, so only a Metadata attempt starts it).
+     */
+    private Mono<BrokerConnection> broker(boolean forMetadata) {
+        return Mono.defer(() -> {
+            List<Node> known = new ArrayList<>(cluster.nodes().values());
+            if (known.isEmpty()) {
+                return connections.bootstrap(bootstrap);
+            }
+            long now = System.nanoTime();
+            long since = unansweredSinceNanos;
+            if (since == 0) {
+                if (forMetadata) {
+                    unansweredSinceNanos = now;
+                }
+            } else if (rebootstrap && now - since >= rebootstrapTriggerNanos) {
+                log.info("no Metadata answer from the known brokers {} for {} ms: asking bootstrap.servers {} again "
+                        + "(metadata.recovery.rebootstrap.trigger.ms, KIP-1102)", known,
+                        Duration.ofNanos(now - since).toMillis(), io.kflux.util.HostPort.of(bootstrap));
+                cluster = cluster.withoutNodes();
+                return connections.bootstrap(bootstrap);
+            }
+            Node node = BrokerChoice.leastLoaded(known, connections::load,
+                    ThreadLocalRandom.current().nextInt(known.size()));
+            Mono<BrokerConnection> chosen = connections.connection(node.id(), node.host(), node.port());
+            if (!rebootstrap) {
+                return chosen;
+            }
+            return chosen.onErrorResume(e -> {
+                if (e instanceof MisroutedConnectionException) {
+                    cluster = cluster.withoutNodes(); // KIP-1242: every known address may have moved
+                }
+                log.debug("connecting to {} failed, trying the bootstrap servers (KIP-899): {}", node, e.toString());
+                return connections.bootstrap(bootstrap);
+            });
+        });
     }
 
 }

@@ -4,6 +4,7 @@ import io.kflux.util.ClientMetrics;
 import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.MessageSpec;
+import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ApiVersionsRequest;
 import io.kflux.protocol.message.ApiVersionsResponse;
 import io.kflux.protocol.message.ApiVersionsResponse.ApiVersion;
@@ -75,10 +76,13 @@ public final class BrokerConnection {
     private final String broker;
     private volatile BrokerApiVersions versions = BrokerApiVersions.of(List.of());
     private volatile int reauthentications;
+    /** The node of the cluster this connection means to reach (KIP-1242), or null for no check. */
+    private final BrokerIdentity expected;
 
     private BrokerConnection(Connection connection, InetSocketAddress address, NetworkOptions options,
-                             ClientMetrics metrics, int nodeId) {
+                             ClientMetrics metrics, int nodeId, BrokerIdentity expected) {
         this.connection = connection;
+        this.expected = expected;
         this.address = address;
         this.options = options;
         this.broker = HostPort.of(address);
@@ -119,15 +123,20 @@ public final class BrokerConnection {
     }
 
     static Mono<BrokerConnection> connect(InetSocketAddress address, NetworkOptions options, LoopResources loops) {
-        return connect(address, options, loops, ClientMetrics.NONE, -1);
+        return connect(address, options, loops, ClientMetrics.NONE, -1, null);
     }
 
     /**
      * As {@link #connect(InetSocketAddress, NetworkOptions)}, reporting the connection's life and traffic to
-     * {@code metrics} as node {@code nodeId}'s (see {@link ClientMetrics#requestSent}).
+     * {@code metrics} as node {@code nodeId}'s (see {@link ClientMetrics#requestSent}). With {@code expected} the
+     * ApiVersions request names that node and cluster (v5, KIP-1242); a broker that is not it refuses, and the
+     * connect fails with {@link MisroutedConnectionException} (unwrapped) after a WARN naming the expected broker.
+     * A broker before Kafka 4.4 answers UNSUPPORTED_VERSION to v5 and is asked again at its highest, unchecked.
+     *
+     * @param expected the node and cluster meant, or null for no check
      */
     static Mono<BrokerConnection> connect(InetSocketAddress address, NetworkOptions options, LoopResources loops,
-                                          ClientMetrics metrics, int nodeId) {
+                                          ClientMetrics metrics, int nodeId, BrokerIdentity expected) {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         TcpClient client = TcpClient.newConnection()
@@ -156,11 +165,12 @@ public final class BrokerConnection {
                             : new ConnectionFailedException(address, "could not connect to " + target + ": " + e, e);
                 })
                 .flatMap(c -> {
-                    BrokerConnection bc = new BrokerConnection(c, address, options, metrics, nodeId);
+                    BrokerConnection bc = new BrokerConnection(c, address, options, metrics, nodeId, expected);
                     // The cancel hook sits on the setup only: a downstream that cancels after
                     // receiving the connection (e.g. next()) must not close it.
                     return bc.negotiate()
-                            .onErrorMap(e -> !(e instanceof AuthenticationException), e -> {
+                            .onErrorMap(e -> !(e instanceof AuthenticationException)
+                                    && !(e instanceof MisroutedConnectionException), e -> {
                                 SSLException tls = tlsFailure(e);
                                 return tls != null ? new SslAuthenticationException("broker " + target
                                         + " refused the TLS session (e.g. the client certificate): "
@@ -247,7 +257,9 @@ public final class BrokerConnection {
     }
 
     private Mono<Void> negotiate() {
-        short highest = ApiVersionsRequest.SPEC.highestVersion();
+        // v5 only when it carries a check (KIP-1242): without one, v4 spares brokers before 4.4 a second round trip.
+        short highest = expected != null ? ApiVersionsRequest.SPEC.highestVersion()
+                : (short) (ApiVersionsRequest.FIRST_CLUSTER_CHECK_VERSION - 1);
         return apiVersions(highest).flatMap(first -> {
             if (first.errorCode() != ResponseDecoder.UNSUPPORTED_VERSION) {
                 return accept(first, highest);
@@ -268,11 +280,21 @@ public final class BrokerConnection {
     }
 
     private Mono<ApiVersionsResponse> apiVersions(short version) {
-        return send(new ApiVersionsRequest(options.clientSoftwareName(), options.clientSoftwareVersion()), version,
-                options.requestTimeoutMs(), true);
+        ApiVersionsRequest request = expected == null
+                ? new ApiVersionsRequest(options.clientSoftwareName(), options.clientSoftwareVersion())
+                : new ApiVersionsRequest(options.clientSoftwareName(), options.clientSoftwareVersion(),
+                        expected.clusterId(), expected.nodeId());
+        return send(request, version, options.requestTimeoutMs(), true);
     }
 
     private Mono<Void> accept(ApiVersionsResponse response, short version) {
+        if (expected != null && version >= ApiVersionsRequest.FIRST_CLUSTER_CHECK_VERSION
+                && response.errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
+            MisroutedConnectionException e = new MisroutedConnectionException(address, expected);
+            log.warn("{}; the cluster behind this address is not the one metadata named, asking bootstrap.servers "
+                    + "again (metadata.cluster.check.enable)", e.getMessage());
+            return Mono.error(e);
+        }
         if (response.errorCode() != 0) {
             return Mono.error(new NetworkException("ApiVersions v" + version + " to " + HostPort.of(address) + " failed with error code " + response.errorCode()));
         }

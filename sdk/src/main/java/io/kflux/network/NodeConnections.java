@@ -66,6 +66,10 @@ public final class NodeConnections {
     private final ConnectFailureLog failureLog;
     private final AddressResolver resolver;
     private final List<Consumer<? super KafkaFluxException>> fatalListeners = new CopyOnWriteArrayList<>();
+    /** {@code metadata.cluster.check.enable}, and a rebootstrap to act on a refusal (see {@link #clusterId}). */
+    private final boolean clusterCheck;
+    /** The cluster id of the last Metadata answer, or null. */
+    private volatile String clusterId;
     /** {@code bootstrap.resolve.timeout.ms}, in ms (see the class comment). */
     private final long bootstrapResolveTimeoutMs;
     /** {@link System#nanoTime()} of the first bootstrap attempt; 0 before it. */
@@ -127,6 +131,36 @@ public final class NodeConnections {
         this.setupTimeouts = new Backoff(options.connectionSetupTimeoutMs(), options.connectionSetupTimeoutMaxMs());
         this.bootstrap = new ConnectionSlot("the bootstrap servers", backoff);
         this.bootstrapResolveTimeoutMs = options.config().value("bootstrap.resolve.timeout.ms", Long.class);
+        this.clusterCheck = options.config().value("metadata.cluster.check.enable", Boolean.class)
+                && !"none".equalsIgnoreCase(options.config().value("metadata.recovery.strategy", String.class));
+    }
+
+    /**
+     * The parsed configuration, for the layers above that read their properties by name through this one
+     * (DESIGN.md "Adding a property"; the metadata layer's {@code metadata.recovery.*}).
+     */
+    public io.kflux.util.ConfigValues config() {
+        return options.config();
+    }
+
+    /**
+     * The cluster id the last Metadata answer named (null: not known), sent with the node id in the ApiVersions of
+     * every later connection to a known node or coordinator so a broker that is not that node of that cluster refuses
+     * it (KIP-1242): only with {@code metadata.cluster.check.enable} and {@code metadata.recovery.strategy} other than
+     * {@code none}, as the official client, since only a rebootstrap can act on the refusal. Bootstrap connections
+     * are never checked.
+     */
+    public void clusterId(String id) {
+        clusterId = id;
+    }
+
+    /** What a connection to slot {@code slotId} checks (KIP-1242), or null: see {@link #clusterId(String)}. */
+    private BrokerIdentity expected(int slotId) {
+        String cluster = clusterId;
+        if (!clusterCheck || cluster == null || slotId < 0) {
+            return null;
+        }
+        return new BrokerIdentity(cluster, slotId > Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE - slotId : slotId);
     }
 
     /**
@@ -325,8 +359,10 @@ public final class NodeConnections {
                 .flatMap(all -> {
                     List<InetSocketAddress> targets = options.dnsLookup() == DnsLookup.USE_ALL_DNS_IPS ? all
                             : all.subList(0, 1);
-                    return targets.size() == 1 ? BrokerConnection.connect(targets.get(0), attempt, loops, metrics, nodeId)
-                            : connectFirst(address, targets, attempt, nodeId);
+                    BrokerIdentity expected = expected(nodeId);
+                    return targets.size() == 1
+                            ? BrokerConnection.connect(targets.get(0), attempt, loops, metrics, nodeId, expected)
+                            : connectFirst(address, targets, attempt, nodeId, expected);
                 })
                 .doOnError(AuthenticationException.class, this::fatal)
                 .doOnNext(c -> failureLog.connected(destination, address))
@@ -339,10 +375,10 @@ public final class NodeConnections {
 
     /** The first of {@code targets} (addresses of one name) that connects; a refused authentication ends the try. */
     private Mono<BrokerConnection> connectFirst(InetSocketAddress name, List<InetSocketAddress> targets,
-                                                NetworkOptions attempt, int nodeId) {
+                                                NetworkOptions attempt, int nodeId, BrokerIdentity expected) {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         return Flux.fromIterable(targets)
-                .concatMap(t -> BrokerConnection.connect(t, attempt, loops, metrics, nodeId)
+                .concatMap(t -> BrokerConnection.connect(t, attempt, loops, metrics, nodeId, expected)
                         .onErrorResume(e -> !(e instanceof AuthenticationException), e -> {
                             errors.add(e);
                             return Mono.empty();

@@ -93,7 +93,8 @@ class BrokerConnectionTest {
         assertThat(c.version(ApiKey.METADATA)).isEqualTo((short) -1);
         List<Exchange> apiVersions = broker.received(ApiKey.API_VERSIONS);
         assertThat(apiVersions).hasSize(1);
-        assertThat(apiVersions.get(0).version).isEqualTo(ApiVersionsRequest.SPEC.highestVersion());
+        // without a cluster to check (KIP-1242) the highest version before v5, which every supported broker knows
+        assertThat(apiVersions.get(0).version).isEqualTo((short) (ApiVersionsRequest.FIRST_CLUSTER_CHECK_VERSION - 1));
         assertThat(apiVersions.get(0).clientId).isEqualTo("net-test");
         assertThat(apiVersions.get(0).body)
                 .isEqualTo(new ApiVersionsRequest("kflux", NetworkOptions.SOFTWARE_VERSION));

@@ -226,6 +226,7 @@ final class FakeBroker implements AutoCloseable {
             case SASL_AUTHENTICATE -> io.kflux.protocol.message.SaslAuthenticateRequest.SPEC;
             case OFFSET_COMMIT -> io.kflux.protocol.message.OffsetCommitRequest.SPEC;
             case OFFSET_FETCH -> io.kflux.protocol.message.OffsetFetchRequest.SPEC;
+            case METADATA -> io.kflux.protocol.message.MetadataRequest.SPEC;
             default -> throw new IllegalArgumentException("the fake broker does not speak " + key);
         };
     }

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FaultProxy implements AutoCloseable {
     private static final int CHUNK = 16 * 1024;
 
-    private final InetSocketAddress target;
+    private volatile InetSocketAddress target;
     private final int port;
     private final List<Link> links = new CopyOnWriteArrayList<>();
     private final AtomicInteger accepted = new AtomicInteger();
@@ -89,6 +89,14 @@ public final class FaultProxy implements AutoCloseable {
                 .brokerProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:${port},FAULTY://" + address())
                 .brokerProperty("listener.security.protocol.map",
                         "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,FAULTY:PLAINTEXT");
+    }
+
+    /**
+     * Sends new connections to {@code targetPort} on 127.0.0.1 from now on (established ones stay where they are):
+     * what a load balancer or DNS name in front of a replaced broker does.
+     */
+    public void retarget(int targetPort) {
+        this.target = new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort);
     }
 
     /** @return the port clients connect to */

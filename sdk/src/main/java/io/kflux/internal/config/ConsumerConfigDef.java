@@ -81,6 +81,12 @@ public final class ConsumerConfigDef {
     /** {@value}. */
     public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
     /** {@value}. */
+    public static final String METADATA_CLUSTER_CHECK_ENABLE = "metadata.cluster.check.enable";
+    /** {@value}. */
+    public static final String METADATA_RECOVERY_STRATEGY = "metadata.recovery.strategy";
+    /** {@value}. */
+    public static final String METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS = "metadata.recovery.rebootstrap.trigger.ms";
+    /** {@value}. */
     public static final String RECEIVE_BUFFER_BYTES = "receive.buffer.bytes";
     /** {@value}. */
     public static final String SEND_BUFFER_BYTES = "send.buffer.bytes";
@@ -183,6 +189,15 @@ public final class ConsumerConfigDef {
           "Upper bound, in ms, of the growing connection setup timeout.");
         h(d, CONNECTIONS_MAX_IDLE_MS, ConfigType.LONG, 540000L, null,
           "Connections unused for this long, in ms, are closed; a negative value keeps them open.");
+        h(d, METADATA_RECOVERY_STRATEGY, ConfigType.STRING, "rebootstrap", Validator.oneOfIgnoreCase("none", "rebootstrap"),
+          "rebootstrap: ask bootstrap.servers again (names resolved anew) when no known broker can be connected or "
+          + "answers Metadata for metadata.recovery.rebootstrap.trigger.ms, or one answers REBOOTSTRAP_REQUIRED; "
+          + "none: bootstrap.servers only until a broker is known (KIP-899, KIP-1102).");
+        h(d, METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS, ConfigType.LONG, 300000L, Validator.atLeast(0),
+          "How long, in ms, Metadata attempts may go unanswered by the known brokers before the rebootstrap (KIP-1102).");
+        h(d, METADATA_CLUSTER_CHECK_ENABLE, ConfigType.BOOLEAN, Boolean.TRUE, null,
+          "Name the cluster and node meant in every connection to a known broker, so that a broker of another cluster "
+          + "refuses it (Kafka 4.4+, KIP-1242); only with metadata.recovery.strategy=rebootstrap.");
         h(d, METADATA_MAX_AGE_MS, ConfigType.LONG, 300000L, Validator.atLeast(0),
           "Cluster metadata is refreshed at least this often, in ms, even without errors.");
         h(d, RECEIVE_BUFFER_BYTES, ConfigType.INT, 65536, Validator.osDefaultOrPositive(),
@@ -323,10 +338,6 @@ public final class ConsumerConfigDef {
         ig(d, "metrics.recording.level", ConfigType.STRING, "INFO", "kflux's Micrometer meters have no recording levels");
         ig(d, "metrics.sample.window.ms", ConfigType.LONG, 30000L, "kflux's Micrometer meters always use 30 s windows");
         ig(d, "enable.metrics.push", ConfigType.BOOLEAN, Boolean.TRUE, "client metrics push (KIP-714) is not supported");
-        ig(d, "metadata.recovery.strategy", ConfigType.STRING, "rebootstrap",
-           "metadata recovery is built in and not configurable");
-        ig(d, "metadata.recovery.rebootstrap.trigger.ms", ConfigType.LONG, 300000L,
-           "metadata recovery is built in and not configurable");
         ig(d, "internal.leave.group.on.close", ConfigType.BOOLEAN, Boolean.TRUE, "internal to the official client");
         ig(d, "internal.throw.on.fetch.stable.offset.unsupported", ConfigType.BOOLEAN, Boolean.FALSE,
            "internal to the official client");

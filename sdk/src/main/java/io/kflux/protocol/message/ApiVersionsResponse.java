@@ -33,7 +33,7 @@ public record ApiVersionsResponse(short errorCode, List<ApiVersion> apiKeys, int
                 field("name", STRING), field("maxVersionLevel", INT16), field("minVersionLevel", INT16));
     }
 
-    public static final MessageSpec<ApiVersionsResponse> SPEC = MessageSpec.of(ApiKey.API_VERSIONS, 0, 4, 3,
+    public static final MessageSpec<ApiVersionsResponse> SPEC = MessageSpec.of(ApiKey.API_VERSIONS, 0, 5, 3,
             Schema.of(ApiVersionsResponse.class,
                     field("errorCode", INT16),
                     field("apiKeys", array(ApiVersion.SCHEMA)),

@@ -14,7 +14,7 @@ class ApiVersionsCodecTest {
 
     @Test
     void requestMatchesOfficialBytesInEveryVersion() {
-        for (short v = ApiVersionsRequest.SPEC.lowestVersion(); v <= ApiVersionsRequest.SPEC.highestVersion(); v++) {
+        for (short v = ApiVersionsRequest.SPEC.lowestVersion(); v <= JsonOracle.TESTS.highestVersion("ApiVersionsRequest"); v++) {
             ApiVersionsRequest ours = v >= 3 ? new ApiVersionsRequest("kflux", "0.1.0") : new ApiVersionsRequest(null, null);
             ApiVersionsRequestData official = new ApiVersionsRequestData();
             if (v >= 3) {
@@ -26,9 +26,28 @@ class ApiVersionsCodecTest {
         }
     }
 
+    /** v5 (KIP-1242, Kafka 4.4): the cluster and node the client means to reach, against kafka-clients 4.4.0. */
+    @Test
+    void clusterCheckFieldsMatchKafka44InEveryVersion() {
+        assertThat(ApiVersionsRequest.SPEC.highestVersion()).isEqualTo(JsonOracle.KAFKA_4_4.highestVersion("ApiVersionsRequest"));
+        for (short v : JsonOracle.KAFKA_4_4.versions(ApiVersionsRequest.SPEC, "ApiVersionsRequest")) {
+            boolean named = v >= 3;
+            boolean checked = v >= ApiVersionsRequest.FIRST_CLUSTER_CHECK_VERSION;
+            ApiVersionsRequest ours = new ApiVersionsRequest(named ? "kflux" : null, named ? "0.1.0" : null,
+                    checked ? "MkU3OEVBNTcwNTJENDM2Qk" : null, checked ? 2 : -1);
+            String json = (named ? "{\"clientSoftwareName\":\"kflux\",\"clientSoftwareVersion\":\"0.1.0\"%s}" : "{%s}")
+                    .formatted(checked ? ",\"clusterId\":\"MkU3OEVBNTcwNTJENDM2Qk\",\"nodeId\":2" : "");
+            JsonOracle.KAFKA_4_4.assertSameBytes(ApiVersionsRequest.SPEC, ours, "ApiVersionsRequest", json, v);
+        }
+        // no check asked: a null cluster id and node -1, as kafka-clients' defaults
+        JsonOracle.KAFKA_4_4.assertSameBytes(ApiVersionsRequest.SPEC, new ApiVersionsRequest("kflux", "0.1.0"),
+                "ApiVersionsRequest", "{\"clientSoftwareName\":\"kflux\",\"clientSoftwareVersion\":\"0.1.0\","
+                        + "\"clusterId\":null,\"nodeId\":-1}", (short) 5);
+    }
+
     @Test
     void responseMatchesOfficialBytesInEveryVersionIncludingTaggedFeatures() {
-        for (short v = ApiVersionsResponse.SPEC.lowestVersion(); v <= ApiVersionsResponse.SPEC.highestVersion(); v++) {
+        for (short v = ApiVersionsResponse.SPEC.lowestVersion(); v <= JsonOracle.TESTS.highestVersion("ApiVersionsResponse"); v++) {
             boolean flexible = v >= 3;
             ApiVersionsResponse ours = new ApiVersionsResponse((short) 0,
                     List.of(new ApiVersion((short) 1, (short) 4, (short) 17), new ApiVersion((short) 18, (short) 0, (short) 4)),
@@ -54,6 +73,18 @@ class ApiVersionsCodecTest {
             OracleCodec.assertSameBytes(ApiVersionsResponse.SPEC, ours, official, v,
                     a -> new ApiVersionsResponseData(a, version));
         }
+    }
+
+    /** v5's answer is v4's (KIP-1242 changed the request only); REBOOTSTRAP_REQUIRED is how a broker refuses. */
+    @Test
+    void responseV5MatchesKafka44() {
+        assertThat(ApiVersionsResponse.SPEC.highestVersion()).isEqualTo(JsonOracle.KAFKA_4_4.highestVersion("ApiVersionsResponse"));
+        ApiVersionsResponse ours = new ApiVersionsResponse((short) 129, List.of(new ApiVersion((short) 18, (short) 0,
+                (short) 5)), 0, List.of(), -1L, List.of(), false);
+        JsonOracle.KAFKA_4_4.assertSameBytes(ApiVersionsResponse.SPEC, ours, "ApiVersionsResponse",
+                "{\"errorCode\":129,\"apiKeys\":[{\"apiKey\":18,\"minVersion\":0,\"maxVersion\":5}],"
+                        + "\"throttleTimeMs\":0,\"supportedFeatures\":[],\"finalizedFeaturesEpoch\":-1,"
+                        + "\"finalizedFeatures\":[],\"zkMigrationReady\":false}", (short) 5);
     }
 
     @Test
