@@ -88,7 +88,8 @@ public final class KfluxConsumers implements DisposableBean {
             if (valueBean != null) {
                 built = built.withValueDeserializer(valueBean);
             }
-            return spec.getTopics().isEmpty() ? built : built.subscription(spec.getTopics());
+            List<String> topics = spec.getTopics().isEmpty() ? properties.getConsumer().getTopics() : spec.getTopics();
+            return topics.isEmpty() ? built : built.subscription(topics);
         } catch (ConfigException e) {
             throw new KfluxConfigurationException(propertyName(name, properties, spec, e.key()), e);
         } catch (IllegalArgumentException e) {
@@ -102,6 +103,9 @@ public final class KfluxConsumers implements DisposableBean {
             return KafkaFluxConsumer.create(built);
         } catch (ConfigException e) {
             throw new KfluxConfigurationException(propertyName(name, properties, spec, e.key()), e);
+        } catch (IllegalArgumentException e) {
+            // no subscription: neither topics nor a customizer's subscription(Pattern) or assignment(...)
+            throw new KfluxConfigurationException(prefix(name, properties) + ".topics", e);
         }
     }
 

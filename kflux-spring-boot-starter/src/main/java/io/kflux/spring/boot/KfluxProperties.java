@@ -59,7 +59,11 @@ public class KfluxProperties {
         /** Kafka consumer properties under their official names, e.g. {@code bootstrap.servers}, {@code group.id}. */
         private Map<String, String> properties = new LinkedHashMap<>();
 
-        /** Topics subscribed to with group management (needs {@code group.id}); empty: no subscription is set. */
+        /**
+         * Topics subscribed to with group management (needs {@code group.id}); a named consumer without topics takes
+         * {@code kflux.consumer.topics}. A consumer needs topics unless a {@link KfluxConsumerCustomizer} sets its
+         * subscription (pattern) or assignment.
+         */
         private List<String> topics = new ArrayList<>();
 
         /** What a pipeline failure leads to. */
