@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.ssl.SslBundles;
 
 /**
  * The starter's consumers, one per name under {@code kflux.consumers} (or the one {@code kflux.consumer} declares
@@ -72,6 +73,15 @@ public final class KfluxConsumers implements DisposableBean {
                                                ListableBeanFactory beans) {
         Map<String, Object> props = new LinkedHashMap<>(properties.getConsumer().getProperties());
         props.putAll(spec.getProperties());
+        String bundle = spec.getSslBundle() != null ? spec.getSslBundle() : properties.getConsumer().getSslBundle();
+        if (bundle != null) {
+            SslBundles bundles = beans.getBeanProvider(SslBundles.class).getIfAvailable();
+            if (bundles == null) {
+                throw new IllegalStateException(prefix(name, properties) + ".ssl-bundle: no SslBundles bean in the context");
+            }
+            SslBundleProperties.of(bundles.getBundle(bundle)).forEach(props::putIfAbsent);
+            props.putIfAbsent("security.protocol", "SSL");
+        }
         Deserializer<?> keyBean = bean(beans, name + "KeyDeserializer");
         Deserializer<?> valueBean = bean(beans, name + "ValueDeserializer");
         if (keyBean != null || !props.containsKey("key.deserializer")) {

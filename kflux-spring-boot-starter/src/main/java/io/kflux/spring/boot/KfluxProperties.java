@@ -66,6 +66,13 @@ public class KfluxProperties {
          */
         private List<String> topics = new ArrayList<>();
 
+        /**
+         * A Spring SSL bundle ({@code spring.ssl.bundle.*}) to connect with: its trust and key material become kflux's
+         * PEM TLS properties and {@code security.protocol} defaults to {@code SSL}. Kafka {@code ssl.*} keys set under
+         * {@code properties} win. A named consumer without one takes {@code kflux.consumer.ssl-bundle}.
+         */
+        private String sslBundle;
+
         /** What a pipeline failure leads to. */
         private OnFailure onFailure = OnFailure.RESTART;
 
@@ -95,6 +102,14 @@ public class KfluxProperties {
 
         public void setTopics(List<String> topics) {
             this.topics = topics;
+        }
+
+        public String getSslBundle() {
+            return sslBundle;
+        }
+
+        public void setSslBundle(String sslBundle) {
+            this.sslBundle = sslBundle;
         }
 
         public OnFailure getOnFailure() {
