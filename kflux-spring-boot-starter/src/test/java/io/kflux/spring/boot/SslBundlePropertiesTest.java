@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.util.Base64;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -23,20 +22,14 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * certificate and key; kflux accepts them. Broker-free: connecting over TLS through a bundle is not tested yet.
  */
 class SslBundlePropertiesTest {
-    private static final String PASSWORD = "bundle-pw-83";
+    private static final String PASSWORD = TestKeyStores.PASSWORD;
 
     @TempDir
     Path dir;
 
     @Test
     void theBundlesStoresBecomePemPropertiesAndSslIsTheDefaultProtocol() throws Exception {
-        Path store = dir.resolve("client.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "client", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=kflux-client",
-                "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", PASSWORD,
-                "-keypass", PASSWORD).inheritIO().start();
-        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue()).isZero();
+        Path store = TestKeyStores.selfSigned(dir.resolve("client.p12"), "client");
         KeyStore expected = KeyStore.getInstance("PKCS12");
         try (InputStream in = new FileInputStream(store.toFile())) {
             expected.load(in, PASSWORD.toCharArray());
