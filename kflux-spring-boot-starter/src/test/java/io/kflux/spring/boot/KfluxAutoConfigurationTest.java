@@ -65,8 +65,8 @@ class KfluxAutoConfigurationTest {
         runner.withPropertyValues("kflux.consumer.properties.group.id=g", "kflux.consumer.topics=t")
                 .run(context -> {
                     assertThat(context.getBean(KfluxConsumers.class).names()).containsExactly("default");
-                    assertThat(context.getBean("defaultConsumerOptions", ConsumerOptions.class).subscribedTopics())
-                            .containsExactly("t");
+                    ConsumerOptions<?, ?> options = context.getBean("defaultConsumerOptions", ConsumerOptions.class);
+                    assertThat(options.subscribedTopics()).containsExactly("t");
                 });
     }
 
