@@ -19,6 +19,7 @@ final class KafkaClasspath {
 
     static final String BROKER_MAIN = "kafka.Kafka";
     private static final String BROKER_MAIN_RESOURCE = "kafka/Kafka.class";
+    private static final String LOG4J_TO_SLF4J = "log4j-to-slf4j";
 
     private KafkaClasspath() {
     }
@@ -38,7 +39,13 @@ final class KafkaClasspath {
         List<String> entries = new ArrayList<>();
         // first, so that the broker's SLF4J binds to them whatever binding the application has
         BrokerLogging.extractTo(loggingDir).forEach(jar -> entries.add(jar.toString()));
-        entries.add(found);
+        for (String entry : found.split(File.pathSeparator)) {
+            // log4j-to-slf4j (every Spring Boot application has it) routes log4j2 to SLF4J: beside the kit's
+            // log4j-slf4j2-impl, log4j2 refuses to start and the broker with it
+            if (!entry.substring(entry.lastIndexOf(File.separatorChar) + 1).startsWith(LOG4J_TO_SLF4J)) {
+                entries.add(entry);
+            }
+        }
         return String.join(File.pathSeparator, entries);
     }
 
