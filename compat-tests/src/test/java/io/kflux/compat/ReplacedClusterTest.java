@@ -21,7 +21,6 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
@@ -36,8 +35,11 @@ import reactor.core.Disposable;
  * <p>In {@link #anotherClusterAtAKnownBrokersAddress} the known broker's own address is the reused one: on a 4.4
  * broker the connection meant for node 1 of A is refused (ApiVersions v5, REBOOTSTRAP_REQUIRED) with a WARN naming
  * A, and a second WARN names both clusters; before 4.4 the broker of B serves it unchecked, as before.
+ *
+ * <p>Not in the smoke runs against older brokers: it starts two clusters per test (about 40 s a version), and what
+ * differs before 4.4 (a checked ApiVersions v5 refused, asked again at v4) is what every connection to a known broker
+ * of the smoke runs already goes through. Run it on 4.2 with {@code -Dkflux.broker.version=4.2} (passed there).
  */
-@Tag("smoke")
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ReplacedClusterTest {
     private static final long TRIGGER_MS = 10_000;

@@ -77,6 +77,8 @@ final class ConsumerSession<K, V> implements FetchSink {
     private volatile boolean partitioned;
     /** process(): told of revoked and lost partitions; {@link RevocationHook#NONE} otherwise. */
     private volatile RevocationHook revocationHook = RevocationHook.NONE;
+    /** receiveBatches(): the emitter hands over batches; named by a second subscription's error. */
+    private final boolean batches;
 
     ConsumerSession(DefaultKafkaFluxConsumer<K, V> consumer, ClientSettings settings, ClientResources resources,
                     Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
@@ -85,6 +87,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         this.settings = settings;
         this.resources = resources;
         this.logContext = settings.logContext();
+        this.batches = actual.batches() != null;
         this.loop = new SerialExecutor(this::onLoopError, logContext);
         // the user's scheduler, else the JVM-wide default; either way only this worker is disposed, at stop
         this.worker = consumer.options().emitScheduler().orElseGet(EmitScheduler::shared).createWorker();
@@ -140,6 +143,11 @@ final class ConsumerSession<K, V> implements FetchSink {
     /** Whether this session serves receivePartitioned(). */
     boolean isPartitioned() {
         return partitioned;
+    }
+
+    /** Whether this session serves receiveBatches(). */
+    boolean isBatches() {
+        return batches;
     }
 
     /**

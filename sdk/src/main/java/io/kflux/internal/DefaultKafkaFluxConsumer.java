@@ -248,10 +248,11 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
      */
     private static IllegalStateException alreadyActive(ConsumerSession<?, ?> active) {
         String call = active == null ? "receive()" : active.revocationHook() != RevocationHook.NONE ? "process()"
-                : active.isPartitioned() ? "receivePartitioned()" : "receive()";
+                : active.isPartitioned() ? "receivePartitioned()" : active.isBatches() ? "receiveBatches()"
+                : "receive()";
         return new IllegalStateException("this consumer already has an active " + call
-                + " subscription (one subscription at a time, of receive(), receivePartitioned() or process());"
-                + " cancel it first");
+                + " subscription (one subscription at a time, of receive(), receivePartitioned(), receiveBatches()"
+                + " or process()); cancel it first");
     }
 
     /** A subscriber waiting for the previous subscription to finish stopping. */

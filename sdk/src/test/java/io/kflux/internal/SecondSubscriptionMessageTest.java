@@ -53,4 +53,9 @@ class SecondSubscriptionMessageTest {
         refusedNaming(c -> c.receivePartitioned().subscribe(), "receivePartitioned()");
         refusedNaming(c -> c.receive().subscribe(), "receive()");
     }
+
+    @Test
+    void duringReceiveBatchesTheErrorNamesIt() {
+        refusedNaming(c -> c.receiveBatches().subscribe(), "receiveBatches()");
+    }
 }
