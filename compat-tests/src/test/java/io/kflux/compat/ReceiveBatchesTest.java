@@ -197,7 +197,7 @@ class ReceiveBatchesTest {
         consumer.receiveBatches().subscribe(subscriber);
         try {
             assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> consumer.receive().blockFirst(WAIT)))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("active receive()");
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("active receiveBatches()");
             subscriber.request(2);
             RecordBatch<String, String> first = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
             RecordBatch<String, String> second = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
