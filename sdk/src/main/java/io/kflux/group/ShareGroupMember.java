@@ -53,8 +53,7 @@ public final class ShareGroupMember {
     private final SubscriptionWatch unknownIds;
     private final Sinks.Empty<Void> left = Sinks.empty();
     private final List<String> topics;
-    private Disposable timer;
-    private long timerAtMs = Long.MAX_VALUE;
+    private final io.kflux.util.WakeTimer timer;
     private Disposable heartbeatCall;
     private Disposable metadataWatch;
 
@@ -92,6 +91,7 @@ public final class ShareGroupMember {
                     cancelCall();
                     apply(core.coordinatorLost(reason));
                 });
+        this.timer = new io.kflux.util.WakeTimer(clock, this::onLoop, () -> apply(core.tick(now())));
         this.unknownIds = new SubscriptionWatch(this::onLoop, clock, io::refreshMetadata, backoff::delayMs,
                 () -> !core.state().isTerminal(), c -> apply(core.metadata(c::topicName)),
                 e -> apply(core.metadata(io.cluster()::topicName)));
@@ -148,7 +148,7 @@ public final class ShareGroupMember {
                 stop();
             }
         }
-        rearm();
+        timer.at(core.wakeAtMs());
     }
 
     private void send(ShareGroupHeartbeatRequest request) {
@@ -171,28 +171,9 @@ public final class ShareGroupMember {
                 }));
     }
 
-    /** The timer follows the core's next wake-up. */
-    private void rearm() {
-        long at = core.wakeAtMs();
-        if (at == timerAtMs) {
-            return;
-        }
-        if (timer != null) {
-            timer.dispose();
-            timer = null;
-        }
-        timerAtMs = at;
-        if (at != Long.MAX_VALUE) {
-            timer = clock.schedule(() -> onLoop(() -> {
-                timer = null;
-                timerAtMs = Long.MAX_VALUE;
-                apply(core.tick(now()));
-            }), Math.max(0, at - now()), TimeUnit.MILLISECONDS);
-        }
-    }
-
     private void stop() {
         cancelCall();
+        timer.cancel();
         link.cancel();
         unknownIds.cancel();
         if (metadataWatch != null) {

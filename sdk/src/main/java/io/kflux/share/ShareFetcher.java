@@ -78,8 +78,7 @@ public final class ShareFetcher {
     private Map<TopicPartition, UUID> assigned = Map.of();
     private Map<UUID, String> topicNames = Map.of();
     private ShareFetcherState state = ShareFetcherState.RUNNING;
-    private Disposable timer;
-    private long timerAtMs = Long.MAX_VALUE;
+    private final io.kflux.util.WakeTimer timer;
     private long lastMetadataRefreshMs = Long.MIN_VALUE / 2;
 
     /**
@@ -98,6 +97,7 @@ public final class ShareFetcher {
         this.recordsWanted = recordsWanted;
         this.sink = sink;
         this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
+        this.timer = new io.kflux.util.WakeTimer(clock, loop, this::plan);
     }
 
     /** The member's assignment changed (on the loop): fetch from these partitions only. */
@@ -200,7 +200,7 @@ public final class ShareFetcher {
             state = io.kflux.util.StateTransitions.check(this, state, ShareFetcherState.CLOSED);
             closed.tryEmitEmpty();
         }
-        rearm(wakeAt);
+        timer.at(wakeAt);
     }
 
     private long inFlightRecords() {
@@ -480,6 +480,7 @@ public final class ShareFetcher {
         for (ShareBroker b : brokers.values()) {
             b.failPending(error);
         }
+        timer.cancel();
         closed.tryEmitEmpty();
         sink.onFatalError(error);
     }
@@ -492,24 +493,6 @@ public final class ShareFetcher {
         lastMetadataRefreshMs = now;
         metadata.refresh().subscribe(c -> loop.execute(this::plan), e -> log.debug("metadata refresh failed: {}",
                 e.toString()));
-    }
-
-    private void rearm(long wakeAtMs) {
-        if (wakeAtMs == timerAtMs) {
-            return;
-        }
-        if (timer != null) {
-            timer.dispose();
-            timer = null;
-        }
-        timerAtMs = wakeAtMs;
-        if (wakeAtMs != Long.MAX_VALUE) {
-            timer = clock.schedule(() -> loop.execute(() -> {
-                timer = null;
-                timerAtMs = Long.MAX_VALUE;
-                plan();
-            }), Math.max(0, wakeAtMs - now()), TimeUnit.MILLISECONDS);
-        }
     }
 
     private long now() {
