@@ -78,7 +78,8 @@ public final class ShareConsumerOptions<K, V> {
      *
      * @param topics topic names, at least one
      * @return a copy
-     * @throws IllegalArgumentException, InvalidTopicException as {@link ConsumerOptions#subscription(Collection)}
+     * @throws IllegalArgumentException as {@link ConsumerOptions#subscription(Collection)} (empty, blank names)
+     * @throws InvalidTopicException    as {@link ConsumerOptions#subscription(Collection)} (illegal names)
      */
     public ShareConsumerOptions<K, V> subscription(Collection<String> topics) {
         return new ShareConsumerOptions<>(consumer.subscription(topics), mode);
@@ -93,12 +94,20 @@ public final class ShareConsumerOptions<K, V> {
         return new ShareConsumerOptions<>(consumer.withMeterRegistry(registry), mode);
     }
 
-    /** As {@link ConsumerOptions#withSaslMechanism}. @return a copy */
+    /**
+     * As {@link ConsumerOptions#withSaslMechanism}.
+     *
+     * @return a copy
+     */
     public ShareConsumerOptions<K, V> withSaslMechanism(SaslMechanism mechanism) {
         return new ShareConsumerOptions<>(consumer.withSaslMechanism(mechanism), mode);
     }
 
-    /** As {@link ConsumerOptions#withOAuthBearerTokenProvider}. @return a copy */
+    /**
+     * As {@link ConsumerOptions#withOAuthBearerTokenProvider}.
+     *
+     * @return a copy
+     */
     public ShareConsumerOptions<K, V> withOAuthBearerTokenProvider(OAuthBearerTokenProvider provider) {
         return new ShareConsumerOptions<>(consumer.withOAuthBearerTokenProvider(provider), mode);
     }

@@ -50,9 +50,27 @@ class ShareConsumerTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
 
     @BeforeEach
-    void shareGroupsNeeded() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(BrokerVersion.current().atLeast(4, 2),
+    void shareGroupsNeeded(org.junit.jupiter.api.TestInfo test) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(BrokerVersion.current().atLeast(4, 2)
+                        || test.getTestMethod().orElseThrow().getName().startsWith("aBrokerWithout"),
                 "share groups are production-ready from Kafka 4.2");
+    }
+
+    @Test
+    void aBrokerWithoutShareGroupsEndsReceiveWithUnsupportedVersion(EmbeddedKafkaCluster kafka) {
+        org.junit.jupiter.api.Assumptions.assumeFalse(BrokerVersion.current().atLeast(4, 1),
+                "Kafka 4.1+ offers ShareGroupHeartbeat v1");
+        kafka.createTopic("share-old", 1, 1);
+        KafkaShareConsumer<String, String> c = KafkaShareConsumer.create(options(kafka, "share-old-group", "explicit",
+                "share-old"));
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.receive().blockFirst(WAIT))
+                    .isInstanceOf(io.kflux.UnsupportedVersionException.class)
+                    .hasMessageContaining("SHARE_GROUP_HEARTBEAT")
+                    .hasMessageContaining("Kafka 4.1 or later");
+        } finally {
+            c.close().block(WAIT);
+        }
     }
 
     @Test
