@@ -75,7 +75,8 @@ public final class ShareGroupMember {
     ShareGroupMember(String groupId, List<String> topics, String rackId, Backoff backoff, GroupIo io,
                      CoordinatorManager coordinators, Executor loop, Scheduler clock, long requestTimeoutMs,
                      Listener listener) {
-        this.core = new ShareMemberCore(groupId, UUID.randomUUID().toString(), topics, rackId, backoff);
+        // KIP-932: the client chooses its member id, in the form KIP-1082 gives consumer group members
+        this.core = new ShareMemberCore(groupId, ConsumerGroupMember.newMemberId(), topics, rackId, backoff);
         this.io = io;
         this.loop = loop;
         this.clock = clock;
