@@ -251,7 +251,7 @@ final class ShareEmitter<K, V> {
                 }
             }
         }
-        if (b.records() != null && b.records().refCnt() > 0) {
+        if (b.records() != null) {
             b.records().release();
         }
     }
