@@ -139,7 +139,9 @@ final class ShareEmitter<K, V> {
         int missed = 1;
         try {
             while (true) {
-                while (!stopping && outstanding() > 0) {
+                // a cancelled subscriber gets nothing more: in implicit mode a record sent into the void would count
+                // as accepted
+                while (!stopping && !sink.isCancelled() && outstanding() > 0) {
                     DefaultShareRecord<K, V> r = next();
                     if (r == null) {
                         break;
