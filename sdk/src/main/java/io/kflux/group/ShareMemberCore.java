@@ -85,13 +85,13 @@ final class ShareMemberCore {
     /**
      * @param memberId the member id this member generated (KIP-932: the client chooses it, a UUID)
      * @param topics   the subscribed topic names
-     * @param rackId   {@code client.rack}, or null
+     * @param rackId   {@code client.rack}; null or empty for none (the broker refuses an empty rack id)
      */
     ShareMemberCore(String groupId, String memberId, List<String> topics, String rackId, Backoff backoff) {
         this.groupId = groupId;
         this.memberId = memberId;
         this.topics = List.copyOf(topics);
-        this.rackId = rackId;
+        this.rackId = rackId == null || rackId.isEmpty() ? null : rackId;
         this.backoff = backoff;
     }
 

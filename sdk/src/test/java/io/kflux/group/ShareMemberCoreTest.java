@@ -153,6 +153,15 @@ class ShareMemberCoreTest {
     }
 
     @Test
+    void anEmptyClientRackIsSentAsNoRack() {
+        // client.rack defaults to ""; a 4.4 broker answers INVALID_REQUEST "RackId can't be empty" to it
+        ShareMemberCore withEmptyRack = new ShareMemberCore("workers", "m1", List.of("jobs"), "",
+                new Backoff(100, 1_000));
+        withEmptyRack.start(0);
+        assertThat(sent(withEmptyRack.coordinatorFound(0)).rackId()).isNull();
+    }
+
+    @Test
     void leavingBeforeJoiningSendsNothing() {
         assertThat(core.leave(0)).containsExactly(new Left());
         assertThat(core.start(1)).isEmpty();
