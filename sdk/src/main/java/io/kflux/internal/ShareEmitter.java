@@ -129,9 +129,22 @@ final class ShareEmitter<K, V> {
         return stopped.asMono();
     }
 
+    /**
+     * Runs {@link #drain} on the worker. A stopped emitter has nothing to emit and its worker is disposed: a
+     * {@code request(n)} that comes after {@link #stop} (an acknowledgement's completion on the loop makes
+     * {@code flatMap} ask for more) must not throw into its caller, where it cut short the fetcher's handling of a
+     * broker answer and so its close (seen on a 4.4 broker: close waited out its whole timeout).
+     */
     private void schedule() {
+        if (stopping) {
+            return;
+        }
         if (wip.getAndIncrement() == 0) {
-            worker.schedule(this::drain);
+            try {
+                worker.schedule(this::drain);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // stop() disposed the worker between the check above and here: nothing is left to emit
+            }
         }
     }
 
