@@ -16,6 +16,7 @@ import reactor.core.publisher.MonoSink;
  * acknowledgement error). Loop-only.
  */
 final class ShareBroker {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ShareBroker.class);
     /** A caller waiting for the broker to confirm its acknowledgement of {@code offset}. */
     record Waiter(long offset, AcknowledgeType type, MonoSink<Void> sink) {
     }
@@ -96,7 +97,7 @@ final class ShareBroker {
     }
 
     static void fail(Drained d, KafkaFluxException error) {
-        d.waiters().values().forEach(ws -> ws.forEach(w -> w.sink().error(error)));
+        d.waiters().values().forEach(ws -> ws.forEach(w -> complete(w, error)));
     }
 
     /** Completes the waiters of {@code p} in {@code d}: confirmed, or failed with {@code error}. */
@@ -106,11 +107,23 @@ final class ShareBroker {
             return;
         }
         for (Waiter w : ws) {
+            complete(w, error);
+        }
+    }
+
+    /**
+     * Completes one waiter. Its subscriber's code runs here, on the fetcher's loop in the middle of handling a
+     * broker answer: whatever it throws is logged and goes no further, so the answer is still handled in full.
+     */
+    private static void complete(Waiter w, KafkaFluxException error) {
+        try {
             if (error == null) {
                 w.sink().success();
             } else {
                 w.sink().error(error);
             }
+        } catch (RuntimeException e) {
+            log.warn("the subscriber of the acknowledgement of offset {} threw: {}", w.offset(), e.toString());
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.kflux.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.kflux.AcknowledgeType;
 import io.kflux.KafkaProtocolException;
@@ -49,5 +50,34 @@ class ShareBrokerTest {
         b.add(P0, 3, AcknowledgeType.RENEW, null);
         assertThat(b.hasPendingRenew()).isTrue();
         assertThat(b.drain().renew()).isTrue();
+    }
+
+    @Test
+    void aWaiterWhoseSubscriberThrowsDoesNotStopTheOthers() {
+        ShareBroker b = new ShareBroker(1);
+        Mono.<Void>create(s -> b.add(P0, 0, AcknowledgeType.ACCEPT, s)).subscribe(new reactor.core.CoreSubscriber<>() {
+            @Override
+            public void onSubscribe(org.reactivestreams.Subscription s) {
+                s.request(1);
+            }
+
+            @Override
+            public void onNext(Void v) {
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onComplete() {
+                throw new java.util.concurrent.RejectedExecutionException("subscriber code threw");
+            }
+        });
+        var f1 = Mono.<Void>create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, s)).toFuture();
+        ShareBroker.Drained d = b.drain();
+
+        assertThatCode(() -> ShareBroker.answer(d, P0, null)).doesNotThrowAnyException();
+        assertThat(f1).succeedsWithin(Duration.ofSeconds(1));
     }
 }
