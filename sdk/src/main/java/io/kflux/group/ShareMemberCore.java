@@ -1,0 +1,332 @@
+package io.kflux.group;
+
+import io.kflux.KafkaFluxException;
+import io.kflux.TopicPartition;
+import io.kflux.metadata.BrokerErrors;
+import io.kflux.network.NetworkException;
+import io.kflux.network.UnsupportedVersionException;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.message.ShareGroupHeartbeatRequest;
+import io.kflux.protocol.message.ShareGroupHeartbeatResponse;
+import io.kflux.util.Backoff;
+import io.kflux.util.StateTransitions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * The share group member (KIP-932) as a pure machine: events in (start, coordinator found or lost, a heartbeat
+ * answered or failed, a timer, metadata, leave), {@link Action}s out, the time passed in as milliseconds of a
+ * monotonic clock. No I/O, no timers, no threads: {@link ShareGroupMember} drives it on the consumer's loop, and the
+ * unit tests drive it with virtual time. States in {@link ShareMemberState}; the heartbeat out in
+ * {@link HeartbeatPhase}; the assignment by topic id in {@link TargetAssignment}, resolved to names through metadata
+ * (unknown ids: {@link AwaitTopicIds}).
+ *
+ * <p>Rules: heartbeat with epoch 0 and the subscription to join, then every {@code heartbeatIntervalMs} the
+ * coordinator answered (its default, 5 s, until it answers); a share member owns its assignment as soon as it is
+ * named (no revocation step). FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID: the assignment is dropped and the member joins
+ * again with epoch 0. NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and network failures: the coordinator is looked for
+ * again. Other retriable codes: the next heartbeat after {@code retry.backoff.ms}, growing. GROUP_AUTHORIZATION_FAILED,
+ * TOPIC_AUTHORIZATION_FAILED, a broker without ShareGroupHeartbeat v1 and any other code end the member.
+ * Leaving sends epoch -1 (once the coordinator is known; a failure to reach it ends in LEFT all the same).
+ */
+final class ShareMemberCore {
+    /** The broker's default {@code group.share.heartbeat.interval.ms}, until the coordinator answers. */
+    static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
+
+    /** What the driver does next. */
+    sealed interface Action permits Send, Assign, FindCoordinator, AwaitTopicIds, Fail, Left {
+    }
+
+    /** Send this heartbeat to the coordinator now and report its answer or failure. */
+    record Send(ShareGroupHeartbeatRequest request) implements Action {
+    }
+
+    /** The member's whole assignment is now {@code partitions} (with each one's topic id). */
+    record Assign(Map<TopicPartition, UUID> partitions) implements Action {
+    }
+
+    /** The coordinator is unknown or lost: look for it, then report {@link #coordinatorFound}. */
+    record FindCoordinator(String reason) implements Action {
+    }
+
+    /** Assigned topic ids metadata does not know yet: refresh it and report {@link #metadata}. */
+    record AwaitTopicIds(Set<UUID> unknown) implements Action {
+    }
+
+    /** The member ended on an error no retry mends. */
+    record Fail(KafkaFluxException error) implements Action {
+    }
+
+    /** The member left the group (or never joined and will not). */
+    record Left() implements Action {
+    }
+
+    private final String groupId;
+    private final String memberId;
+    private final List<String> topics;
+    private final String rackId;
+    private final Backoff backoff;
+    private ShareMemberState state = ShareMemberState.UNJOINED;
+    private HeartbeatPhase heartbeat = HeartbeatPhase.IDLE;
+    private boolean coordinatorKnown;
+    private int epoch = ShareGroupHeartbeatRequest.JOIN_EPOCH;
+    private int intervalMs = DEFAULT_HEARTBEAT_INTERVAL_MS;
+    private int failures;
+    private long nextHeartbeatMs;
+    private TargetAssignment target;
+    private Map<TopicPartition, UUID> assigned = Map.of();
+
+    /**
+     * @param memberId the member id this member generated (KIP-932: the client chooses it, a UUID)
+     * @param topics   the subscribed topic names
+     * @param rackId   {@code client.rack}; null or empty for none (the broker refuses an empty rack id)
+     */
+    ShareMemberCore(String groupId, String memberId, List<String> topics, String rackId, Backoff backoff) {
+        this.groupId = groupId;
+        this.memberId = memberId;
+        this.topics = List.copyOf(topics);
+        this.rackId = rackId == null || rackId.isEmpty() ? null : rackId;
+        this.backoff = backoff;
+    }
+
+    ShareMemberState state() {
+        return state;
+    }
+
+    int epoch() {
+        return epoch;
+    }
+
+    String memberId() {
+        return memberId;
+    }
+
+    Map<TopicPartition, UUID> assigned() {
+        return assigned;
+    }
+
+    /** When {@link #tick} has something to do, in the clock's ms; {@link Long#MAX_VALUE} when nothing is timed. */
+    long wakeAtMs() {
+        return state.heartbeats() && coordinatorKnown && heartbeat == HeartbeatPhase.IDLE ? nextHeartbeatMs
+                : Long.MAX_VALUE;
+    }
+
+    /** Starts joining. */
+    List<Action> start(long nowMs) {
+        if (state != ShareMemberState.UNJOINED) {
+            return List.of();
+        }
+        move(ShareMemberState.JOINING);
+        nextHeartbeatMs = nowMs;
+        return due(nowMs);
+    }
+
+    /** The coordinator is known now. */
+    List<Action> coordinatorFound(long nowMs) {
+        coordinatorKnown = true;
+        failures = 0;
+        nextHeartbeatMs = nowMs;
+        return due(nowMs);
+    }
+
+    /** The coordinator was lost; a heartbeat out to it is abandoned (its answer, if any, is not reported). */
+    List<Action> coordinatorLost(String reason) {
+        coordinatorKnown = false;
+        idle();
+        return state.heartbeats() ? List.of(new FindCoordinator(reason)) : List.of();
+    }
+
+    /** The timer fired. */
+    List<Action> tick(long nowMs) {
+        return due(nowMs);
+    }
+
+    /** A metadata snapshot arrived: assigned topic ids may be known now. */
+    List<Action> metadata(Function<UUID, String> topicNames) {
+        if (state != ShareMemberState.STABLE || target == null) {
+            return List.of();
+        }
+        return resolve(topicNames);
+    }
+
+    /** Leaves the group: epoch -1 now, or once the coordinator is known. */
+    List<Action> leave(long nowMs) {
+        if (state == ShareMemberState.UNJOINED) {
+            move(ShareMemberState.LEFT);
+            return List.of(new Left());
+        }
+        if (state.isTerminal() || state == ShareMemberState.LEAVING) {
+            return List.of();
+        }
+        boolean joined = epoch > 0;
+        move(ShareMemberState.LEAVING);
+        assigned = Map.of();
+        if (!joined && heartbeat == HeartbeatPhase.IDLE) {
+            move(ShareMemberState.LEFT); // the coordinator never gave it an epoch
+            return List.of(new Assign(Map.of()), new Left());
+        }
+        nextHeartbeatMs = nowMs;
+        List<Action> out = new ArrayList<>();
+        out.add(new Assign(Map.of()));
+        out.addAll(due(nowMs));
+        return out;
+    }
+
+    /** The coordinator answered {@code sent}. */
+    List<Action> answered(ShareGroupHeartbeatRequest sent, ShareGroupHeartbeatResponse response, long nowMs,
+                          Function<UUID, String> topicNames) {
+        idle();
+        if (state.isTerminal()) {
+            return List.of();
+        }
+        if (state == ShareMemberState.LEAVING) {
+            if (sent.memberEpoch() != ShareGroupHeartbeatRequest.LEAVE_EPOCH) {
+                nextHeartbeatMs = nowMs; // the heartbeat out when leave() came: the leave goes now
+                return due(nowMs);
+            }
+            move(ShareMemberState.LEFT);
+            return List.of(new Left());
+        }
+        Errors error = Errors.forCode(response.errorCode());
+        String message = "ShareGroupHeartbeat for group " + groupId + " answered " + error
+                + (response.errorMessage() == null || response.errorMessage().isEmpty() ? "" : ": "
+                + response.errorMessage());
+        switch (error) {
+            case NONE -> {
+                return joined(sent, response, nowMs, topicNames);
+            }
+            case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> {
+                List<Action> out = new ArrayList<>();
+                if (!assigned.isEmpty()) {
+                    out.add(new Assign(Map.of()));
+                }
+                assigned = Map.of();
+                target = null;
+                epoch = ShareGroupHeartbeatRequest.JOIN_EPOCH;
+                if (state == ShareMemberState.STABLE) {
+                    move(ShareMemberState.JOINING);
+                }
+                nextHeartbeatMs = nowMs;
+                out.addAll(due(nowMs));
+                return out;
+            }
+            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
+                return coordinatorLost(error.toString());
+            }
+            default -> {
+                if (error.retriable()) {
+                    nextHeartbeatMs = nowMs + backoff.delayMs(++failures);
+                    return List.of();
+                }
+                return fail(BrokerErrors.of(response.errorCode(), message, topics.size() == 1 ? topics.get(0) : null,
+                        groupId));
+            }
+        }
+    }
+
+    /** The heartbeat out failed without an answer. */
+    List<Action> failed(Throwable error, long nowMs) {
+        idle();
+        if (state.isTerminal()) {
+            return List.of();
+        }
+        if (error instanceof UnsupportedVersionException) {
+            return fail(new io.kflux.UnsupportedVersionException(error.getMessage()
+                    + " (share groups need a broker with ShareGroupHeartbeat v1: Kafka 4.1 or later, production-ready"
+                    + " from 4.2)", error));
+        }
+        if (state == ShareMemberState.LEAVING) {
+            move(ShareMemberState.LEFT); // leaving is best effort: the session timeout removes the member
+            return List.of(new Left());
+        }
+        if (error instanceof NetworkException) {
+            return coordinatorLost("ShareGroupHeartbeat failed: " + error.getMessage());
+        }
+        nextHeartbeatMs = nowMs + backoff.delayMs(++failures);
+        return List.of();
+    }
+
+    private List<Action> joined(ShareGroupHeartbeatRequest sent, ShareGroupHeartbeatResponse response, long nowMs,
+                                Function<UUID, String> topicNames) {
+        failures = 0;
+        if (sent.memberEpoch() != epoch) {
+            nextHeartbeatMs = nowMs; // an answer for a membership given up meanwhile decides nothing
+            return due(nowMs);
+        }
+        epoch = response.memberEpoch();
+        if (response.heartbeatIntervalMs() > 0) {
+            intervalMs = response.heartbeatIntervalMs();
+        }
+        nextHeartbeatMs = nowMs + intervalMs;
+        if (state == ShareMemberState.JOINING) {
+            move(ShareMemberState.STABLE);
+        }
+        if (response.assignment() != null) {
+            Set<TargetAssignment.IdPartition> next = new HashSet<>();
+            response.assignment().topicPartitions().forEach(t -> t.partitions().forEach(p ->
+                    next.add(new TargetAssignment.IdPartition(t.topicId(), p))));
+            target = new TargetAssignment(next);
+            return resolve(topicNames);
+        }
+        return List.of();
+    }
+
+    private List<Action> resolve(Function<UUID, String> topicNames) {
+        TargetAssignment.Step step = target.against(assigned.keySet(), topicNames);
+        if (step instanceof TargetAssignment.AwaitTopicIds wait) {
+            return List.of(new AwaitTopicIds(wait.unknown()));
+        }
+        if (step instanceof TargetAssignment.Move move) {
+            Map<TopicPartition, UUID> next = new HashMap<>(assigned);
+            next.keySet().removeAll(move.revoked());
+            next.putAll(move.ids());
+            assigned = Map.copyOf(next);
+            return List.of(new Assign(assigned));
+        }
+        return List.of();
+    }
+
+    /** A heartbeat when one is due, allowed and possible; else what makes it possible. */
+    private List<Action> due(long nowMs) {
+        if (!state.heartbeats() || heartbeat != HeartbeatPhase.IDLE || nowMs < nextHeartbeatMs) {
+            return List.of();
+        }
+        if (!coordinatorKnown) {
+            return List.of(new FindCoordinator("no coordinator known yet"));
+        }
+        heartbeat = StateTransitions.check(heartbeat, HeartbeatPhase.IN_FLIGHT);
+        int sentEpoch = state == ShareMemberState.LEAVING ? ShareGroupHeartbeatRequest.LEAVE_EPOCH : epoch;
+        boolean full = sentEpoch == ShareGroupHeartbeatRequest.JOIN_EPOCH;
+        // the subscription goes with every heartbeat but the leave: a few bytes, and a new coordinator never has a
+        // stale view of it
+        return List.of(new Send(new ShareGroupHeartbeatRequest(groupId, memberId, sentEpoch, full ? rackId : null,
+                sentEpoch == ShareGroupHeartbeatRequest.LEAVE_EPOCH ? null : topics)));
+    }
+
+    private void idle() {
+        if (heartbeat != HeartbeatPhase.IDLE) {
+            heartbeat = StateTransitions.check(heartbeat, HeartbeatPhase.IDLE);
+        }
+    }
+
+    private List<Action> fail(KafkaFluxException error) {
+        move(ShareMemberState.FATAL);
+        assigned = Map.of();
+        return List.of(new Fail(error));
+    }
+
+    private void move(ShareMemberState next) {
+        state = StateTransitions.check(this, state, next);
+    }
+
+    @Override
+    public String toString() {
+        return "share member " + memberId + " of group " + groupId + " (" + state + ", epoch " + epoch + ")";
+    }
+}

@@ -1,0 +1,282 @@
+package io.kflux.internal;
+
+import io.kflux.AcknowledgeType;
+import io.kflux.ConsumerRecord;
+import io.kflux.ShareRecord;
+import io.kflux.protocol.message.ShareFetchResponse.AcquiredRecords;
+import io.kflux.protocol.record.RecordBatch;
+import io.kflux.protocol.record.RecordCursor;
+import io.kflux.protocol.record.RecordsReader;
+import io.kflux.share.AcquiredBatch;
+import io.kflux.share.ShareFetcher;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Hands acquired records to the share consumer's subscriber as it demands them, decoding and deserializing on its
+ * emit worker (never on a Netty loop). It keeps the count the fetcher acquires by: {@link #wanted()} is the demand
+ * not covered by records acquired and not emitted yet. An acquired offset without a record (compacted, a
+ * transaction marker) is acknowledged as a gap; a record the deserialization error handler skips is rejected.
+ *
+ * <p>Implicit acknowledgement ({@code share.acknowledgement.mode=implicit}): a record counts as accepted once the
+ * subscriber requested the next record after it: at once when demand was left when its {@code onNext} returned,
+ * else at the subscriber's next {@code request(n)}.
+ */
+final class ShareEmitter<K, V> {
+    private final ConcurrentLinkedQueue<AcquiredBatch> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicLong buffered = new AtomicLong();
+    private final AtomicInteger wip = new AtomicInteger();
+    @SuppressWarnings("rawtypes")
+    private static final java.util.concurrent.atomic.AtomicLongFieldUpdater<ShareEmitter> REQUESTED =
+            java.util.concurrent.atomic.AtomicLongFieldUpdater.newUpdater(ShareEmitter.class, "requestedView");
+    /** Demand not served yet (Long.MAX_VALUE: unbounded). */
+    private volatile long requestedView;
+    private final Scheduler.Worker worker;
+    private final RecordBuilder<K, V> builder;
+    private final RecordsReader reader = new RecordsReader();
+    private final ShareFetcher fetcher;
+    private final boolean explicit;
+    private final int cap;
+    private final FluxSink<ShareRecord<K, V>> sink;
+    /** Implicit mode: emitted, to be accepted at the next request; guarded by itself (with {@link #requested}). */
+    private final List<DefaultShareRecord<K, V>> awaitingRequest = new ArrayList<>();
+    private final Sinks.Empty<Void> stopped = Sinks.empty();
+    private volatile boolean stopping;
+    // worker-only
+    private AcquiredBatch current;
+    private RecordCursor cursor;
+    private RecordBatch batch;
+    private final Set<Long> handled = new HashSet<>();
+
+    /**
+     * @param cap the most records acquired ahead with unbounded demand ({@code max.poll.records})
+     */
+    ShareEmitter(Scheduler.Worker worker, RecordBuilder<K, V> builder, ShareFetcher fetcher, boolean explicit, int cap,
+                 FluxSink<ShareRecord<K, V>> sink) {
+        this.worker = worker;
+        this.builder = builder;
+        this.fetcher = fetcher;
+        this.explicit = explicit;
+        this.cap = cap;
+        this.sink = sink;
+    }
+
+    /** How many more records the fetcher may acquire now. Any thread. */
+    long wanted() {
+        return Math.min(requestedView, cap) - buffered.get();
+    }
+
+    /** Acquired records arrived (on the fetcher's loop). */
+    void offer(AcquiredBatch b) {
+        if (stopping) {
+            releaseAll(b, Set.of());
+            return;
+        }
+        buffered.addAndGet(b.acquiredCount());
+        queue.add(b);
+        schedule();
+    }
+
+    /** The subscriber's {@code request(n)}. */
+    void request(long n) {
+        List<DefaultShareRecord<K, V>> accepted;
+        synchronized (awaitingRequest) {
+            reactor.core.publisher.Operators.addCap(REQUESTED, this, n);
+            accepted = new ArrayList<>(awaitingRequest);
+            awaitingRequest.clear();
+        }
+        accepted.forEach(DefaultShareRecord::acceptImplicitly);
+        schedule();
+        fetcher.wake();
+    }
+
+
+    /**
+     * Stops emitting: acquired records not emitted are released, and in implicit mode the emitted ones awaiting a
+     * request are accepted (the subscriber is done with them).
+     *
+     * @return completes once those acknowledgements were handed to the fetcher
+     */
+    Mono<Void> stop() {
+        stopping = true;
+        worker.schedule(() -> {
+            if (current != null) {
+                releaseAll(current, handled);
+                current = null;
+            }
+            AcquiredBatch b;
+            while ((b = queue.poll()) != null) {
+                releaseAll(b, Set.of());
+            }
+            List<DefaultShareRecord<K, V>> accepted;
+            synchronized (awaitingRequest) {
+                accepted = new ArrayList<>(awaitingRequest);
+                awaitingRequest.clear();
+            }
+            accepted.forEach(DefaultShareRecord::acceptImplicitly);
+            stopped.tryEmitEmpty();
+            worker.dispose();
+        });
+        return stopped.asMono();
+    }
+
+    /**
+     * Runs {@link #drain} on the worker. A stopped emitter has nothing to emit and its worker is disposed: a
+     * {@code request(n)} that comes after {@link #stop} (an acknowledgement's completion on the loop makes
+     * {@code flatMap} ask for more) must not throw into its caller, where it cut short the fetcher's handling of a
+     * broker answer and so its close (seen on a 4.4 broker: close waited out its whole timeout).
+     */
+    private void schedule() {
+        if (stopping) {
+            return;
+        }
+        if (wip.getAndIncrement() == 0) {
+            try {
+                worker.schedule(this::drain);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // stop() disposed the worker between the check above and here: nothing is left to emit
+            }
+        }
+    }
+
+    private void drain() {
+        int missed = 1;
+        try {
+            while (true) {
+                // a cancelled subscriber gets nothing more: in implicit mode a record sent into the void would count
+                // as accepted
+                while (!stopping && !sink.isCancelled() && outstanding() > 0) {
+                    DefaultShareRecord<K, V> r = next();
+                    if (r == null) {
+                        break;
+                    }
+                    emit(r);
+                }
+                missed = wip.addAndGet(-missed);
+                if (missed == 0) {
+                    break;
+                }
+            }
+        } catch (RuntimeException e) {
+            stopping = true;
+            sink.error(e); // RecordDeserializationException, corrupt batches: the stream ends with them
+        }
+        fetcher.wake();
+    }
+
+    private long outstanding() {
+        return requestedView;
+    }
+
+    private void emit(DefaultShareRecord<K, V> r) {
+        if (requestedView != Long.MAX_VALUE) {
+            REQUESTED.decrementAndGet(this);
+        }
+        buffered.decrementAndGet();
+        sink.next(r);
+        if (!explicit) {
+            synchronized (awaitingRequest) {
+                if (requestedView > 0) {
+                    r.acceptImplicitly(); // the subscriber asked for the next one already
+                } else {
+                    awaitingRequest.add(r);
+                }
+            }
+        }
+    }
+
+    /** The next acquired record of the queued batches, null when none is left. */
+    private DefaultShareRecord<K, V> next() {
+        while (true) {
+            if (current == null) {
+                current = queue.poll();
+                if (current == null) {
+                    return null;
+                }
+                handled.clear();
+                cursor = null;
+                if (current.records() == null) {
+                    finishBatch();
+                    continue;
+                }
+                reader.reset(current.records());
+            }
+            if (cursor != null && cursor.next()) {
+                long offset = cursor.offset();
+                short deliveries = deliveryCount(current.acquired(), offset);
+                if (deliveries < 0 || !handled.add(offset)) {
+                    continue; // not this member's (outside the acquired ranges)
+                }
+                ConsumerRecord<K, V> record = builder.build(current.topicPartition(), cursor,
+                        batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
+                                ? io.kflux.TimestampType.LOG_APPEND_TIME : io.kflux.TimestampType.CREATE_TIME, batch.partitionLeaderEpoch());
+                if (record == null) {
+                    buffered.decrementAndGet();
+                    fetcher.acknowledgeQuietly(current.nodeId(), current.topicPartition(), current.topicId(), offset,
+                            AcknowledgeType.REJECT); // skipped by the deserialization error handler: a poison record
+                    continue;
+                }
+                return new DefaultShareRecord<>(record, deliveries, current.nodeId(), current.topicId(), fetcher,
+                        explicit);
+            }
+            RecordBatch next = reader.nextBatch();
+            if (next == null) {
+                finishBatch();
+                continue;
+            }
+            batch = next;
+            cursor = next.isControl() ? null : reader.records();
+        }
+    }
+
+    /** The batch is walked: its acquired offsets without a record are gaps; its buffer goes back. */
+    private void finishBatch() {
+        AcquiredBatch b = current;
+        current = null;
+        cursor = null;
+        for (AcquiredRecords a : b.acquired()) {
+            for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
+                if (!handled.contains(o)) {
+                    buffered.decrementAndGet();
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, null);
+                }
+            }
+        }
+        if (b.records() != null) {
+            b.records().release();
+        }
+    }
+
+    /** Hands back every acquired offset of {@code b} not in {@code done}. */
+    private void releaseAll(AcquiredBatch b, Set<Long> done) {
+        for (AcquiredRecords a : b.acquired()) {
+            for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
+                if (!done.contains(o)) {
+                    buffered.decrementAndGet();
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, AcknowledgeType.RELEASE);
+                }
+            }
+        }
+        if (b.records() != null) {
+            b.records().release();
+        }
+    }
+
+    private static short deliveryCount(List<AcquiredRecords> acquired, long offset) {
+        for (AcquiredRecords a : acquired) {
+            if (offset >= a.firstOffset() && offset <= a.lastOffset()) {
+                return a.deliveryCount();
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,129 @@
+package io.kflux.share;
+
+import io.kflux.AcknowledgeType;
+import io.kflux.KafkaFluxException;
+import io.kflux.protocol.message.AcknowledgementBatch;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * What the share fetcher keeps for one broker: its {@link ShareSession}, the acknowledgements not sent yet per
+ * partition with the callers waiting on them, and those riding on the request out (answered per partition by its
+ * acknowledgement error). Loop-only.
+ */
+final class ShareBroker {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ShareBroker.class);
+    /** A caller waiting for the broker to confirm its acknowledgement of {@code offset}. */
+    record Waiter(long offset, AcknowledgeType type, MonoSink<Void> sink) {
+    }
+
+    /** Acknowledgements taken for one request, per partition. */
+    record Drained(Map<SharePartition, List<AcknowledgementBatch>> batches,
+                   Map<SharePartition, List<Waiter>> waiters, boolean renew) {
+        boolean isEmpty() {
+            return batches.isEmpty();
+        }
+    }
+
+    final int nodeId;
+    final ShareSession session;
+    private final Map<SharePartition, PartitionAcknowledgements> pending = new HashMap<>();
+    private final Map<SharePartition, List<Waiter>> pendingWaiters = new HashMap<>();
+    /** The acknowledgements the request out carries; empty when none is out. */
+    Drained inFlight = new Drained(Map.of(), Map.of(), false);
+    /** The records the ShareFetch out may acquire (its {@code maxRecords}); 0 when none is out. */
+    int inFlightRecords;
+    /** A request is due again after this (ms of the fetcher's clock): after a failure, or a throttle. */
+    long notBeforeMs;
+    int failures;
+
+    ShareBroker(int nodeId) {
+        this.nodeId = nodeId;
+        this.session = new ShareSession(nodeId);
+    }
+
+    /** Records an acknowledgement; {@code sink} (null for gaps and releases nobody waits on) hears the outcome. */
+    void add(SharePartition p, long offset, AcknowledgeType type, MonoSink<Void> sink) {
+        PartitionAcknowledgements acks = pending.computeIfAbsent(p, k -> new PartitionAcknowledgements());
+        if (type == null) {
+            acks.addGap(offset);
+        } else {
+            acks.add(offset, type);
+        }
+        if (sink != null) {
+            pendingWaiters.computeIfAbsent(p, k -> new ArrayList<>()).add(new Waiter(offset, type, sink));
+        }
+    }
+
+    boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
+    Set<SharePartition> pendingPartitions() {
+        return Set.copyOf(pending.keySet());
+    }
+
+    /** Whether a RENEW is pending: it goes by ShareAcknowledge with {@code IsRenewAck} (KIP-1222). */
+    boolean hasPendingRenew() {
+        for (PartitionAcknowledgements a : pending.values()) {
+            if (a.hasRenew()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Takes every pending acknowledgement for the next request. */
+    Drained drain() {
+        Map<SharePartition, List<AcknowledgementBatch>> batches = new HashMap<>();
+        boolean renew = false;
+        for (Map.Entry<SharePartition, PartitionAcknowledgements> e : pending.entrySet()) {
+            renew |= e.getValue().hasRenew();
+            batches.put(e.getKey(), e.getValue().drain());
+        }
+        Map<SharePartition, List<Waiter>> waiters = new HashMap<>(pendingWaiters);
+        pending.clear();
+        pendingWaiters.clear();
+        return new Drained(batches, waiters, renew);
+    }
+
+    /** Fails every acknowledgement not sent yet (the session they belong to is gone). */
+    void failPending(KafkaFluxException error) {
+        fail(drain(), error);
+    }
+
+    static void fail(Drained d, KafkaFluxException error) {
+        d.waiters().values().forEach(ws -> ws.forEach(w -> complete(w, error)));
+    }
+
+    /** Completes the waiters of {@code p} in {@code d}: confirmed, or failed with {@code error}. */
+    static void answer(Drained d, SharePartition p, KafkaFluxException error) {
+        List<Waiter> ws = d.waiters().get(p);
+        if (ws == null) {
+            return;
+        }
+        for (Waiter w : ws) {
+            complete(w, error);
+        }
+    }
+
+    /**
+     * Completes one waiter. Its subscriber's code runs here, on the fetcher's loop in the middle of handling a
+     * broker answer: whatever it throws is logged and goes no further, so the answer is still handled in full.
+     */
+    private static void complete(Waiter w, KafkaFluxException error) {
+        try {
+            if (error == null) {
+                w.sink().success();
+            } else {
+                w.sink().error(error);
+            }
+        } catch (RuntimeException e) {
+            log.warn("the subscriber of the acknowledgement of offset {} threw: {}", w.offset(), e.toString());
+        }
+    }
+}

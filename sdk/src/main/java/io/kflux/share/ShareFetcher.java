@@ -1,0 +1,501 @@
+package io.kflux.share;
+
+import io.kflux.AcknowledgeType;
+import io.kflux.KafkaFluxException;
+import io.kflux.TopicPartition;
+import io.kflux.metadata.BrokerErrors;
+import io.kflux.metadata.MetadataManager;
+import io.kflux.metadata.Node;
+import io.kflux.network.BrokerConnection;
+import io.kflux.network.NodeConnections;
+import io.kflux.network.UnsupportedVersionException;
+import io.kflux.protocol.ApiKey;
+import io.kflux.protocol.ApiRequest;
+import io.kflux.protocol.Errors;
+import io.kflux.protocol.message.AcknowledgementBatch;
+import io.kflux.protocol.message.ShareAcknowledgeRequest;
+import io.kflux.protocol.message.ShareAcknowledgeResponse;
+import io.kflux.protocol.message.ShareFetchRequest;
+import io.kflux.protocol.message.ShareFetchResponse;
+import io.kflux.util.Backoff;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The share consumer's fetch path (KIP-932): one {@link ShareSession} per partition leader, at most one request out
+ * per broker, ShareFetch only while downstream wants records ({@code recordsWanted}, less what the requests out may
+ * acquire), so what is acquired stays bounded by demand. Acknowledgements gathered while a broker's request is out
+ * ride on its next ShareFetch, or go by ShareAcknowledge when no fetch is wanted (RENEW always by ShareAcknowledge
+ * with {@code IsRenewAck}, KIP-1222): never one round trip per record. Each acknowledgement's {@link Mono} completes
+ * when the broker confirmed its partition's acknowledgements, or fails with the partition's error
+ * (INVALID_RECORD_STATE: the lock had expired or the record was not this member's) as a
+ * {@link io.kflux.KafkaProtocolException}.
+ *
+ * <p>Errors: SHARE_SESSION_NOT_FOUND / INVALID_SHARE_SESSION_EPOCH open a new session; leader errors refresh
+ * metadata; GROUP_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED and a broker without ShareFetch v1 end the
+ * consumer ({@link Sink#onFatalError}); other failures are retried after {@code retry.backoff.ms}, growing.
+ * Loop-only state; public methods may be called from any thread.
+ */
+public final class ShareFetcher {
+    private static final Logger log = LoggerFactory.getLogger(ShareFetcher.class);
+
+    /** Where acquired records and fatal errors go; called on the loop. */
+    public interface Sink {
+        /** Records were acquired; the sink owns {@code batch.records()} and releases it. */
+        void onBatch(AcquiredBatch batch);
+
+        /** The fetcher stopped on an error no retry mends. */
+        void onFatalError(KafkaFluxException error);
+    }
+
+    private final ShareFetchConfig config;
+    private final NodeConnections connections;
+    private final MetadataManager metadata;
+    private final Executor loop;
+    private final Scheduler clock;
+    private final Supplier<String> memberId;
+    private final LongSupplier recordsWanted;
+    private final Sink sink;
+    private final Backoff backoff;
+    private final Map<Integer, ShareBroker> brokers = new HashMap<>();
+    private final Sinks.Empty<Void> closed = Sinks.empty();
+    private Map<TopicPartition, UUID> assigned = Map.of();
+    private Map<UUID, String> topicNames = Map.of();
+    private ShareFetcherState state = ShareFetcherState.RUNNING;
+    private final io.kflux.util.WakeTimer timer;
+    private long lastMetadataRefreshMs = Long.MIN_VALUE / 2;
+
+    /**
+     * @param memberId      the share member's id, sent with every request
+     * @param recordsWanted how many more records downstream wants acquired (demand less what is buffered); any thread
+     */
+    public ShareFetcher(ShareFetchConfig config, NodeConnections connections, MetadataManager metadata,
+                        Executor loop, Scheduler clock, Supplier<String> memberId, LongSupplier recordsWanted,
+                        Sink sink) {
+        this.config = config;
+        this.connections = connections;
+        this.metadata = metadata;
+        this.loop = loop;
+        this.clock = clock;
+        this.memberId = memberId;
+        this.recordsWanted = recordsWanted;
+        this.sink = sink;
+        this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
+        this.timer = new io.kflux.util.WakeTimer(clock, loop, this::plan);
+    }
+
+    /** The member's assignment changed (on the loop): fetch from these partitions only. */
+    public void assign(Map<TopicPartition, UUID> partitions) {
+        assigned = Map.copyOf(partitions);
+        Map<UUID, String> names = new HashMap<>();
+        partitions.forEach((tp, id) -> names.put(id, tp.topic()));
+        topicNames = names;
+        plan();
+    }
+
+    /** Demand grew, or buffered records were emitted: plan again. Any thread. */
+    public void wake() {
+        loop.execute(this::plan);
+    }
+
+    /**
+     * Acknowledges one acquired offset; sent with the next request to {@code nodeId}.
+     *
+     * @param type the acknowledgement, or null for a gap (an acquired offset without a record)
+     * @return completes when the broker confirmed it; fails with {@link io.kflux.KafkaProtocolException}
+     *         (INVALID_RECORD_STATE and the like), {@link io.kflux.UnsupportedVersionException} for RENEW to a broker
+     *         without ShareAcknowledge v2, or {@link KafkaFluxException} when it could not be sent (consumer closed,
+     *         broker unreachable)
+     */
+    public Mono<Void> acknowledge(int nodeId, TopicPartition tp, UUID topicId, long offset, AcknowledgeType type) {
+        return Mono.create(s -> loop.execute(() -> add(nodeId, new SharePartition(topicId, tp.partition()), offset,
+                type, s)));
+    }
+
+    /** As {@link #acknowledge} with nobody waiting (releases and gaps the consumer sends on its own). Any thread. */
+    public void acknowledgeQuietly(int nodeId, TopicPartition tp, UUID topicId, long offset, AcknowledgeType type) {
+        loop.execute(() -> add(nodeId, new SharePartition(topicId, tp.partition()), offset, type, null));
+    }
+
+    /**
+     * Stops fetching, sends what is pending and closes every share session (epoch -1).
+     *
+     * @return completes when every session closed (or could not be reached); never fails
+     */
+    public Mono<Void> close() {
+        loop.execute(() -> {
+            if (state == ShareFetcherState.RUNNING) {
+                state = io.kflux.util.StateTransitions.check(this, state, ShareFetcherState.CLOSING);
+                plan();
+            }
+        });
+        return closed.asMono();
+    }
+
+    private void add(int nodeId, SharePartition p, long offset, AcknowledgeType type,
+                     reactor.core.publisher.MonoSink<Void> waiter) {
+        if (state == ShareFetcherState.CLOSED) {
+            if (waiter != null) {
+                waiter.error(new KafkaFluxException("the share consumer is closed: acknowledgement of offset " + offset
+                        + " not sent"));
+            }
+            return;
+        }
+        brokers.computeIfAbsent(nodeId, ShareBroker::new).add(p, offset, type, waiter);
+        plan();
+    }
+
+    // ------------------------------------------------------------------------------------------------ planning
+
+    private void plan() {
+        if (state == ShareFetcherState.CLOSED) {
+            return;
+        }
+        Map<Integer, Set<SharePartition>> byLeader = new HashMap<>();
+        boolean leaderMissing = false;
+        for (Map.Entry<TopicPartition, UUID> e : assigned.entrySet()) {
+            Node leader = metadata.current().leader(e.getKey());
+            if (leader == null) {
+                leaderMissing = true;
+                continue;
+            }
+            byLeader.computeIfAbsent(leader.id(), k -> new HashSet<>())
+                    .add(new SharePartition(e.getValue(), e.getKey().partition()));
+        }
+        if (leaderMissing) {
+            refreshMetadata();
+        }
+        if (state == ShareFetcherState.RUNNING) {
+            byLeader.keySet().forEach(id -> brokers.computeIfAbsent(id, ShareBroker::new));
+        }
+        long now = now();
+        long wakeAt = Long.MAX_VALUE;
+        boolean allClosed = true;
+        for (ShareBroker b : brokers.values()) {
+            if (b.notBeforeMs > now) {
+                wakeAt = Math.min(wakeAt, b.notBeforeMs);
+                allClosed = false;
+                continue;
+            }
+            send(b, byLeader.getOrDefault(b.nodeId, Set.of()));
+            allClosed &= b.session.state() == ShareSessionState.CLOSED;
+        }
+        if (state == ShareFetcherState.CLOSING && allClosed) {
+            state = io.kflux.util.StateTransitions.check(this, state, ShareFetcherState.CLOSED);
+            closed.tryEmitEmpty();
+        }
+        timer.at(wakeAt);
+    }
+
+    private long inFlightRecords() {
+        long n = 0;
+        for (ShareBroker b : brokers.values()) {
+            n += b.inFlightRecords;
+        }
+        return n;
+    }
+
+    /** The next request to {@code b}, if one is due and none is out. */
+    private void send(ShareBroker b, Set<SharePartition> wanted) {
+        ShareSessionState s = b.session.state();
+        if (s != ShareSessionState.NONE && s != ShareSessionState.OPEN) {
+            return; // a request is out (or the session closed): its answer plans again
+        }
+        if (state == ShareFetcherState.CLOSING) {
+            if (s == ShareSessionState.OPEN) {
+                ShareBroker.Drained d = b.drain();
+                b.inFlight = d;
+                ShareSession.Request r = b.session.close(d.batches().keySet()).orElseThrow();
+                exchange(b, acknowledgeRequest(r, d));
+            } else if (b.hasPending()) {
+                openSession(b, Set.of()); // acknowledgements only go within a session
+            } else {
+                b.session.close(Set.of());
+            }
+            return;
+        }
+        long want = Math.min(recordsWanted.getAsLong(), config.maxRecords()) - inFlightRecords();
+        boolean fetch = want > 0 && !wanted.isEmpty();
+        if (s == ShareSessionState.NONE) {
+            if (fetch || b.hasPending()) {
+                openSession(b, fetch ? wanted : Set.of());
+            }
+            return;
+        }
+        if (b.hasPendingRenew() || (!fetch && b.hasPending())) {
+            ShareBroker.Drained d = b.drain();
+            b.inFlight = d;
+            exchange(b, acknowledgeRequest(b.session.acknowledge(d.batches().keySet()), d));
+        } else if (fetch) {
+            ShareBroker.Drained d = b.drain();
+            b.inFlight = d;
+            int maxRecords = (int) Math.min(want, config.maxRecords());
+            b.inFlightRecords = maxRecords;
+            ShareSession.Request r = b.session.fetch(wanted, d.batches().keySet());
+            exchange(b, fetchRequest(r, d, maxRecords, config.maxWaitMs()));
+        }
+    }
+
+    /** Opens a session; with nothing to fetch it asks for no records and does not wait. */
+    private void openSession(ShareBroker b, Set<SharePartition> wanted) {
+        long want = Math.min(recordsWanted.getAsLong(), config.maxRecords()) - inFlightRecords();
+        int maxRecords = wanted.isEmpty() ? 1 : (int) Math.max(1, Math.min(want, config.maxRecords()));
+        b.inFlightRecords = wanted.isEmpty() ? 0 : maxRecords;
+        b.inFlight = new ShareBroker.Drained(Map.of(), Map.of(), false);
+        ShareSession.Request r = b.session.fetch(wanted, Set.of());
+        exchange(b, fetchRequest(r, b.inFlight, maxRecords, wanted.isEmpty() ? 0 : config.maxWaitMs()));
+    }
+
+    private ShareFetchRequest fetchRequest(ShareSession.Request r, ShareBroker.Drained d, int maxRecords, int maxWaitMs) {
+        Map<UUID, List<ShareFetchRequest.FetchPartition>> topics = new LinkedHashMap<>();
+        for (SharePartition p : r.listed()) {
+            topics.computeIfAbsent(p.topicId(), k -> new ArrayList<>()).add(new ShareFetchRequest.FetchPartition(
+                    p.partition(), d.batches().getOrDefault(p, List.of())));
+        }
+        Map<UUID, List<Integer>> forgotten = new LinkedHashMap<>();
+        r.forgotten().forEach(p -> forgotten.computeIfAbsent(p.topicId(), k -> new ArrayList<>()).add(p.partition()));
+        List<ShareFetchRequest.FetchTopic> fetchTopics = new ArrayList<>();
+        topics.forEach((id, ps) -> fetchTopics.add(new ShareFetchRequest.FetchTopic(id, ps)));
+        List<ShareFetchRequest.ForgottenTopic> forgottenTopics = new ArrayList<>();
+        forgotten.forEach((id, ps) -> forgottenTopics.add(new ShareFetchRequest.ForgottenTopic(id, ps)));
+        return new ShareFetchRequest(config.groupId(), memberId.get(), r.epoch(), maxWaitMs, config.minBytes(),
+                config.maxBytes(), maxRecords, maxRecords, ShareFetchRequest.ACQUIRE_BATCH_OPTIMIZED, false,
+                fetchTopics, forgottenTopics);
+    }
+
+    private ShareAcknowledgeRequest acknowledgeRequest(ShareSession.Request r, ShareBroker.Drained d) {
+        Map<UUID, List<ShareAcknowledgeRequest.AcknowledgePartition>> topics = new LinkedHashMap<>();
+        d.batches().forEach((p, batches) -> topics.computeIfAbsent(p.topicId(), k -> new ArrayList<>())
+                .add(new ShareAcknowledgeRequest.AcknowledgePartition(p.partition(), batches)));
+        List<ShareAcknowledgeRequest.AcknowledgeTopic> list = new ArrayList<>();
+        topics.forEach((id, ps) -> list.add(new ShareAcknowledgeRequest.AcknowledgeTopic(id, ps)));
+        return new ShareAcknowledgeRequest(config.groupId(), memberId.get(), r.epoch(), d.renew(), list);
+    }
+
+    // ------------------------------------------------------------------------------------------------ answers
+
+    private <R> void exchange(ShareBroker b, ApiRequest<R> request) {
+        Node node = metadata.current().node(b.nodeId);
+        if (node == null) {
+            loop.execute(() -> onFailure(b, new KafkaFluxException("broker " + b.nodeId + " is not in metadata")));
+            refreshMetadata();
+            return;
+        }
+        connections.connection(node.id(), node.host(), node.port())
+                .flatMap(c -> renewCheck(c, request).then(c.exchange(request)))
+                .subscribe(r -> loop.execute(() -> onAnswer(b, r)), e -> loop.execute(() -> onFailure(b, e)));
+    }
+
+    /** RENEW (type 4) needs ShareAcknowledge v2 (KIP-1222): refuse it before sending to an older broker. */
+    private static Mono<Void> renewCheck(BrokerConnection c, ApiRequest<?> request) {
+        if (request instanceof ShareAcknowledgeRequest a && a.isRenewAck()
+                && (!c.apiVersions().supports(ApiKey.SHARE_ACKNOWLEDGE) || c.apiVersions().max(ApiKey.SHARE_ACKNOWLEDGE) < 2)) {
+            return Mono.error(new UnsupportedVersionException("SHARE_ACKNOWLEDGE: RENEW needs v2 (KIP-1222, Kafka "
+                    + "4.2+); the broker offers " + c.apiVersions(), ApiKey.SHARE_ACKNOWLEDGE));
+        }
+        return Mono.empty();
+    }
+
+    private void onAnswer(ShareBroker b, Object response) {
+        ShareBroker.Drained d = b.inFlight;
+        b.inFlight = new ShareBroker.Drained(Map.of(), Map.of(), false);
+        b.inFlightRecords = 0;
+        short top;
+        String topMessage;
+        int throttleMs;
+        if (response instanceof ShareFetchResponse f) {
+            top = f.errorCode();
+            topMessage = f.errorMessage();
+            throttleMs = f.throttleTimeMs();
+        } else {
+            ShareAcknowledgeResponse a = (ShareAcknowledgeResponse) response;
+            top = a.errorCode();
+            topMessage = a.errorMessage();
+            throttleMs = a.throttleTimeMs();
+        }
+        b.session.onAnswer(top);
+        if (top != Errors.NONE.code()) {
+            if (response instanceof ShareFetchResponse f) {
+                f.release();
+            }
+            KafkaFluxException error = BrokerErrors.of(top, "share request to broker " + b.nodeId + " for group "
+                    + config.groupId() + " answered " + Errors.nameOf(top) + (topMessage == null ? "" : ": "
+                    + topMessage), null, config.groupId());
+            ShareBroker.fail(d, error);
+            if (top == Errors.GROUP_AUTHORIZATION_FAILED.code() || top == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
+                fatal(error);
+                return;
+            }
+            log.info("share request to broker {} answered {}; retrying", b.nodeId, Errors.nameOf(top));
+            b.notBeforeMs = now() + backoff.delayMs(++b.failures);
+            plan();
+            return;
+        }
+        b.failures = 0;
+        if (throttleMs > 0) {
+            b.notBeforeMs = now() + throttleMs;
+        }
+        Set<SharePartition> answered = new HashSet<>();
+        if (response instanceof ShareFetchResponse f) {
+            for (ShareFetchResponse.ShareFetchableTopicResponse t : f.responses()) {
+                for (ShareFetchResponse.PartitionData p : t.partitions()) {
+                    SharePartition sp = new SharePartition(t.topicId(), p.partitionIndex());
+                    answered.add(sp);
+                    ShareBroker.answer(d, sp, ackError(t.topicId(), p.acknowledgeErrorCode(), p.acknowledgeErrorMessage()));
+                    onPartitionData(b, t.topicId(), p);
+                }
+            }
+        } else {
+            for (ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse t : ((ShareAcknowledgeResponse) response).responses()) {
+                for (ShareAcknowledgeResponse.PartitionData p : t.partitions()) {
+                    SharePartition sp = new SharePartition(t.topicId(), p.partitionIndex());
+                    answered.add(sp);
+                    ShareBroker.answer(d, sp, ackError(t.topicId(), p.errorCode(), p.errorMessage()));
+                    if (isLeaderError(p.errorCode())) {
+                        refreshMetadata();
+                    }
+                }
+            }
+        }
+        for (SharePartition sp : d.waiters().keySet()) {
+            if (!answered.contains(sp)) {
+                ShareBroker.answer(d, sp, new KafkaFluxException("broker " + b.nodeId + " did not answer the "
+                        + "acknowledgements of " + sp));
+            }
+        }
+        plan();
+    }
+
+    private void onPartitionData(ShareBroker b, UUID topicId, ShareFetchResponse.PartitionData p) {
+        String topic = topicNames.get(topicId);
+        TopicPartition tp = topic == null ? null : new TopicPartition(topic, p.partitionIndex());
+        boolean hasRecords = p.acquiredRecords() != null && !p.acquiredRecords().isEmpty();
+        if (p.errorCode() != Errors.NONE.code()) {
+            if (p.records() != null) {
+                p.records().release();
+            }
+            if (p.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
+                fatal(BrokerErrors.of(p.errorCode(), "ShareFetch of " + (tp == null ? topicId : tp) + " answered "
+                        + "TOPIC_AUTHORIZATION_FAILED", topic, config.groupId()));
+            } else if (isLeaderError(p.errorCode())) {
+                refreshMetadata();
+            } else {
+                log.info("ShareFetch of {} from broker {} answered {}: {}", tp == null ? topicId : tp, b.nodeId,
+                        Errors.nameOf(p.errorCode()), p.errorMessage());
+            }
+            return;
+        }
+        if (!hasRecords) {
+            if (p.records() != null) {
+                p.records().release();
+            }
+            return;
+        }
+        if (tp == null || !assigned.containsKey(tp)) {
+            // acquired for a partition no longer assigned: hand the records back at once
+            if (p.records() != null) {
+                p.records().release();
+            }
+            SharePartition sp = new SharePartition(topicId, p.partitionIndex());
+            for (ShareFetchResponse.AcquiredRecords a : p.acquiredRecords()) {
+                for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
+                    b.add(sp, o, AcknowledgeType.RELEASE, null);
+                }
+            }
+            return;
+        }
+        sink.onBatch(new AcquiredBatch(b.nodeId, tp, topicId, p.records(), List.copyOf(p.acquiredRecords())));
+    }
+
+    private KafkaFluxException ackError(UUID topicId, short code, String message) {
+        if (code == Errors.NONE.code()) {
+            return null;
+        }
+        String topic = topicNames.get(topicId);
+        return BrokerErrors.of(code, "acknowledgement not accepted by the broker: " + Errors.nameOf(code)
+                + (message == null || message.isEmpty() ? "" : ": " + message)
+                + (code == Errors.INVALID_RECORD_STATE.code()
+                        ? " (the record's acquisition lock had expired or it was not acquired by this member)" : ""),
+                topic, config.groupId());
+    }
+
+    private static boolean isLeaderError(short code) {
+        return code == Errors.NOT_LEADER_OR_FOLLOWER.code() || code == Errors.UNKNOWN_TOPIC_OR_PARTITION.code()
+                || code == Errors.UNKNOWN_TOPIC_ID.code() || code == Errors.FENCED_LEADER_EPOCH.code();
+    }
+
+    private void onFailure(ShareBroker b, Throwable e) {
+        ShareBroker.Drained d = b.inFlight;
+        b.inFlight = new ShareBroker.Drained(Map.of(), Map.of(), false);
+        b.inFlightRecords = 0;
+        ShareSessionState before = b.session.state();
+        if (before != ShareSessionState.NONE && before != ShareSessionState.OPEN && before != ShareSessionState.CLOSED) {
+            b.session.onNoAnswer();
+        }
+        if (e instanceof UnsupportedVersionException u) {
+            io.kflux.UnsupportedVersionException typed = new io.kflux.UnsupportedVersionException(u.getMessage()
+                    + " (share groups need ShareFetch/ShareAcknowledge v1+: Kafka 4.1 or later, production-ready "
+                    + "from 4.2)", u);
+            ShareBroker.fail(d, typed);
+            if (!d.renew()) {
+                fatal(typed);
+                return;
+            }
+        } else {
+            ShareBroker.fail(d, e instanceof KafkaFluxException k ? k
+                    : new KafkaFluxException("share request to broker " + b.nodeId + " failed: " + e, e));
+        }
+        if (state == ShareFetcherState.CLOSING && b.session.state() == ShareSessionState.NONE) {
+            b.failPending(new KafkaFluxException("broker " + b.nodeId + " unreachable while closing"));
+            b.session.close(Set.of());
+            plan();
+            return;
+        }
+        log.info("share request to broker {} failed: {}; retrying", b.nodeId, e.toString());
+        b.notBeforeMs = now() + backoff.delayMs(++b.failures);
+        plan();
+    }
+
+    private void fatal(KafkaFluxException error) {
+        if (state == ShareFetcherState.CLOSED) {
+            return;
+        }
+        state = io.kflux.util.StateTransitions.check(this, state, ShareFetcherState.CLOSED);
+        for (ShareBroker b : brokers.values()) {
+            b.failPending(error);
+        }
+        timer.cancel();
+        closed.tryEmitEmpty();
+        sink.onFatalError(error);
+    }
+
+    private void refreshMetadata() {
+        long now = now();
+        if (now - lastMetadataRefreshMs < config.retryBackoffMs()) {
+            return;
+        }
+        lastMetadataRefreshMs = now;
+        metadata.refresh().subscribe(c -> loop.execute(this::plan), e -> log.debug("metadata refresh failed: {}",
+                e.toString()));
+    }
+
+    private long now() {
+        return clock.now(TimeUnit.MILLISECONDS);
+    }
+}

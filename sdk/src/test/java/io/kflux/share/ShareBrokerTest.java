@@ -1,0 +1,83 @@
+package io.kflux.share;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.kflux.AcknowledgeType;
+import io.kflux.KafkaProtocolException;
+import io.kflux.protocol.message.AcknowledgementBatch;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+/** One broker's pending acknowledgements: gathered per partition, taken for one request, answered per partition. */
+class ShareBrokerTest {
+    private static final SharePartition P0 = new SharePartition(new UUID(0, 1), 0);
+    private static final SharePartition P1 = new SharePartition(new UUID(0, 1), 1);
+
+    @Test
+    void acknowledgementsGatheredMeanwhileGoInOneRequestAndEachWaiterHearsItsPartition() {
+        ShareBroker b = new ShareBroker(1);
+        Mono<Void> a0 = Mono.create(s -> b.add(P0, 0, AcknowledgeType.ACCEPT, s));
+        Mono<Void> a1 = Mono.create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, s));
+        Mono<Void> r5 = Mono.create(s -> b.add(P1, 5, AcknowledgeType.RELEASE, s));
+        var f0 = a0.toFuture();
+        var f1 = a1.toFuture();
+        var f5 = r5.toFuture();
+        b.add(P0, 2, null, null); // a gap nobody waits on
+        assertThat(b.hasPending()).isTrue();
+        assertThat(b.hasPendingRenew()).isFalse();
+
+        ShareBroker.Drained d = b.drain();
+        assertThat(b.hasPending()).isFalse();
+        assertThat(d.batches().get(P0)).containsExactly(new AcknowledgementBatch(0, 2,
+                List.of((byte) 1, (byte) 1, AcknowledgementBatch.GAP)));
+        assertThat(d.batches().get(P1)).containsExactly(new AcknowledgementBatch(5, 5, List.of((byte) 2)));
+
+        ShareBroker.answer(d, P0, null);
+        ShareBroker.answer(d, P1, new KafkaProtocolException((short) 121, "INVALID_RECORD_STATE", false, "lock expired"));
+        assertThat(f0).succeedsWithin(Duration.ofSeconds(1));
+        assertThat(f1).succeedsWithin(Duration.ofSeconds(1));
+        assertThat(f5).failsWithin(Duration.ofSeconds(1)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .havingCause().isInstanceOf(KafkaProtocolException.class).withMessageContaining("lock expired");
+    }
+
+    @Test
+    void aRenewMakesTheRequestARenewal() {
+        ShareBroker b = new ShareBroker(1);
+        b.add(P0, 3, AcknowledgeType.RENEW, null);
+        assertThat(b.hasPendingRenew()).isTrue();
+        assertThat(b.drain().renew()).isTrue();
+    }
+
+    @Test
+    void aWaiterWhoseSubscriberThrowsDoesNotStopTheOthers() {
+        ShareBroker b = new ShareBroker(1);
+        Mono.<Void>create(s -> b.add(P0, 0, AcknowledgeType.ACCEPT, s)).subscribe(new reactor.core.CoreSubscriber<>() {
+            @Override
+            public void onSubscribe(org.reactivestreams.Subscription s) {
+                s.request(1);
+            }
+
+            @Override
+            public void onNext(Void v) {
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onComplete() {
+                throw new java.util.concurrent.RejectedExecutionException("subscriber code threw");
+            }
+        });
+        var f1 = Mono.<Void>create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, s)).toFuture();
+        ShareBroker.Drained d = b.drain();
+
+        assertThatCode(() -> ShareBroker.answer(d, P0, null)).doesNotThrowAnyException();
+        assertThat(f1).succeedsWithin(Duration.ofSeconds(1));
+    }
+}
