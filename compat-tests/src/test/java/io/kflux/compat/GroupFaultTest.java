@@ -17,12 +17,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -138,6 +140,37 @@ class GroupFaultTest {
                 .brokerProperty("group.consumer.min.session.timeout.ms", String.valueOf(SESSION_MS))
                 .brokerProperty("group.consumer.heartbeat.interval.ms", String.valueOf(HEARTBEAT_MS))
                 .brokerProperty("group.consumer.min.heartbeat.interval.ms", String.valueOf(HEARTBEAT_MS));
+    }
+
+    /**
+     * Records consumed more than once, per "scenario protocol" and client, for the comparison below. Both clients run
+     * the same scenario in one JVM only with {@code -Pfaults} (the official runs are tagged {@code faults}).
+     */
+    private static final Map<String, Map<Client, Long>> REDELIVERED = new TreeMap<>();
+
+    /**
+     * Issue #29/#31: in every scenario both clients ran, kflux re-delivers no more than the official consumer did in
+     * the same scenario on the same brokers (its own bound, one commit interval, is asserted in each run). Where only
+     * one client ran (the default build runs kflux's), there is nothing to compare, and the run prints so.
+     */
+    @AfterAll
+    static void kfluxRedeliversNoMoreThanTheOfficialConsumer() {
+        List<String> compared = new ArrayList<>();
+        REDELIVERED.forEach((scenario, byClient) -> {
+            Long ours = byClient.get(Client.KFLUX);
+            Long official = byClient.get(Client.OFFICIAL);
+            if (ours != null && official != null) {
+                compared.add(scenario);
+                System.out.printf("[group-faults] %-27s duplicates: kflux %4d, official %4d%n", scenario, ours,
+                        official);
+                assertThat(ours).as("%s: kflux re-delivered more than the official consumer", scenario)
+                        .isLessThanOrEqualTo(official);
+            }
+        });
+        if (compared.isEmpty()) {
+            System.out.println("[group-faults] no scenario ran with both clients (the official runs need -Pfaults): "
+                    + "nothing compared");
+        }
     }
 
     @AfterAll
@@ -331,6 +364,8 @@ class GroupFaultTest {
             }
             assertThat(commits.rereadBelowACommit(members)).as("records consumed again though a commit covered them")
                     .isEmpty();
+            REDELIVERED.computeIfAbsent(scenario + " " + protocol, k -> new EnumMap<>(Client.class))
+                    .put(client, duplicates);
             return duplicates;
         }
     }
