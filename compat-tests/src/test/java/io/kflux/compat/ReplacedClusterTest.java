@@ -2,9 +2,12 @@ package io.kflux.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kflux.ConsumerOptions;
+import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.BrokerVersion;
 import io.kflux.compat.support.FaultProxy;
+import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -13,16 +16,22 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
 
 /**
@@ -109,11 +118,19 @@ class ReplacedClusterTest {
         return Set.copyOf(IntStream.range(0, count).mapToObj(i -> prefix + i).toList());
     }
 
-    private void consume(String topic) {
-        consumer = Kflux.strings(Kflux.props(proxy.address(), "client.id", topic,
+    private Map<String, Object> props(String topic) {
+        return Kflux.props(proxy.address(), "client.id", topic,
                 "metadata.recovery.rebootstrap.trigger.ms", TRIGGER_MS, "request.timeout.ms", 5_000,
                 "reconnect.backoff.ms", 50, "reconnect.backoff.max.ms", 1_000, "retry.backoff.ms", 100,
-                "retry.backoff.max.ms", 1_000, "fetch.max.wait.ms", 500), Kflux.partitions(topic, 1));
+                "retry.backoff.max.ms", 1_000, "fetch.max.wait.ms", 500);
+    }
+
+    private void consume(String topic) {
+        consume(Kflux.strings(props(topic), Kflux.partitions(topic, 1)));
+    }
+
+    private void consume(KafkaFluxConsumer<String, String> c) {
+        consumer = c;
         subscription = consumer.receive()
                 .doOnNext(r -> {
                     consumed.add(r.value());
@@ -164,6 +181,50 @@ class ReplacedClusterTest {
         System.out.printf("ReplacedClusterTest (Kafka %s): cluster B consumed %d ms after the bootstrap address "
                 + "led to it (trigger %d ms)%n", BrokerVersion.current().line(), tookMs, TRIGGER_MS);
         assertThat(ended.get()).isNull();
+    }
+
+    /**
+     * The same replacement under a group, each protocol: the group and its commits are gone with cluster A, so the
+     * member finds cluster B's coordinator, which does not know it (UNKNOWN_MEMBER_ID), joins again, is assigned the
+     * partition anew and, with no committed offset in B, starts at {@code auto.offset.reset} (earliest here).
+     * {@code receive()} does not end; B's records are consumed within the same bound as above, and the commits land
+     * in B (read back with the official Admin).
+     */
+    @ParameterizedTest(name = "group.protocol={0}")
+    @ValueSource(strings = {"classic", "consumer"})
+    void aGroupMemberFindsItsGroupAgainInTheReplacedCluster(String protocol) throws Exception {
+        Assumptions.assumeTrue(protocol.equals("classic") || BrokerVersion.current().atLeast(4, 0),
+                "group.protocol=consumer needs a 4.0+ broker, this is " + BrokerVersion.current().full());
+        String topic = "replaced-group-" + protocol;
+        String group = topic + "-group";
+        clusterA = broker().start();
+        proxy = new FaultProxy(port(clusterA));
+        clusterA.createTopic(topic, 1, 1);
+        Set<String> fromA = produce(clusterA, topic, "a-", 5);
+        Map<String, Object> props = props(topic);
+        props.put("group.id", group);
+        props.put("group.protocol", protocol);
+        props.put("auto.commit.interval.ms", 200);
+        consume(KafkaFluxConsumer.create(ConsumerOptions.create(props, Deserializers.string(), Deserializers.string())
+                .subscription(List.of(topic))));
+        awaitConsumed(fromA, Duration.ofSeconds(60));
+
+        Set<String> fromB = replaceWith(broker(), 0, topic);
+
+        long tookMs = awaitConsumed(fromB, RESUME_BOUND);
+        System.out.printf("ReplacedClusterTest (Kafka %s, %s group): cluster B consumed %d ms after the bootstrap "
+                + "address led to it (trigger %d ms)%n", BrokerVersion.current().line(), protocol, tookMs, TRIGGER_MS);
+        assertThat(ended.get()).isNull();
+        TopicPartition tp = new TopicPartition(topic, 0);
+        GroupKit.await("the group's commit in cluster B", Duration.ofSeconds(30), () -> {
+            try {
+                OffsetAndMetadata committed = clusterB.admin().listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS).get(tp);
+                return committed != null && committed.offset() == fromB.size();
+            } catch (Exception e) {
+                return false;
+            }
+        });
     }
 
     @Test
