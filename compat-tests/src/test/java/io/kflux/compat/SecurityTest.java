@@ -10,7 +10,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
+import io.kflux.GroupAuthorizationException;
 import io.kflux.KafkaFluxConsumer;
+import io.kflux.KafkaShareConsumer;
+import io.kflux.ShareConsumerOptions;
+import io.kflux.TopicAuthorizationException;
+import io.kflux.compat.support.BrokerVersion;
 import io.kflux.OAuthBearerToken;
 import io.kflux.compat.support.SecuredKafka;
 import io.kflux.compat.support.TestCertificates;
@@ -27,15 +32,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
 
 /**
  * Every SASL mechanism (over SASL_SSL) and every trust and key store type (mutual TLS over SSL) consumes a topic
@@ -238,6 +249,62 @@ class SecurityTest {
             assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(10_000L);
         } finally {
             System.clearProperty(allowedUrls);
+        }
+    }
+
+    /**
+     * Share groups (issue #26) on the secured listener: a share consumer authenticates with SCRAM-SHA-512 over TLS and
+     * accepts every record exactly once; a share group the ACLs do not allow ends {@code receive()} with
+     * {@link GroupAuthorizationException} (GROUP_AUTHORIZATION_FAILED from ShareGroupHeartbeat, KIP-932), and a topic
+     * they do not allow with {@link TopicAuthorizationException}.
+     */
+    @Test
+    void aShareConsumerReadsOverSaslSslAndUnauthorizedShareGroupsAndTopicsFailTyped() throws Exception {
+        Assumptions.assumeTrue(BrokerVersion.current().atLeast(4, 2), "share groups are production-ready from Kafka 4.2");
+        String topic = SecuredKafka.ALLOWED + "share";
+        String group = SecuredKafka.ALLOWED + "share-group";
+        kafka.cluster().createTopic(topic, 2, 1);
+        // a new share group starts at the log end; the records are written before the member joins
+        kafka.cluster().admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group),
+                List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
+                        AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        SampleData.produce(kafka.cluster().bootstrapServers(), topic, RECORDS);
+        Map<String, Object> props = new HashMap<>(kafka.saslSsl("SCRAM-SHA-512", scramJaas("scram512", SCRAM512_PASSWORD)));
+
+        props.put("group.id", group);
+        props.put("share.acknowledgement.mode", "explicit");
+        KafkaShareConsumer<String, String> consumer = KafkaShareConsumer.create(ShareConsumerOptions.create(props,
+                Deserializers.string(), Deserializers.string()).subscription(List.of(topic)));
+        try {
+            List<String> values = consumer.receive()
+                    .concatMap(r -> r.accept().thenReturn(r.value()))
+                    .take(RECORDS).collectList().block(Duration.ofSeconds(60));
+            assertThat(values).containsExactlyInAnyOrderElementsOf(
+                    IntStream.range(0, RECORDS).mapToObj(i -> "value-" + i).toList());
+        } finally {
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+
+        props.put("group.id", "not-allowed-share-group");
+        KafkaShareConsumer<String, String> deniedGroup = KafkaShareConsumer.create(ShareConsumerOptions.create(props,
+                Deserializers.string(), Deserializers.string()).subscription(List.of(topic)));
+        try {
+            StepVerifier.create(deniedGroup.receive()).expectError(GroupAuthorizationException.class)
+                    .verify(Duration.ofSeconds(60));
+        } finally {
+            deniedGroup.close().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(30));
+        }
+
+        String deniedTopic = "not-allowed-share-topic";
+        kafka.cluster().createTopic(deniedTopic, 1, 1);
+        props.put("group.id", SecuredKafka.ALLOWED + "share-denied-topic");
+        KafkaShareConsumer<String, String> deniedTopicConsumer = KafkaShareConsumer.create(ShareConsumerOptions.create(
+                props, Deserializers.string(), Deserializers.string()).subscription(List.of(deniedTopic)));
+        try {
+            StepVerifier.create(deniedTopicConsumer.receive()).expectError(TopicAuthorizationException.class)
+                    .verify(Duration.ofSeconds(60));
+        } finally {
+            deniedTopicConsumer.close().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(30));
         }
     }
 
