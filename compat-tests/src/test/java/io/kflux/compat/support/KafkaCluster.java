@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * stops, kills, pauses or restarts a node, moves partitions, or changes broker-wide configuration,
  * ACLs or quotas says {@link #isolated() isolated = true} and gets a cluster of its own, started
  * before its first test and stopped after its last; a sharing class that leaves a node stopped or
- * paused fails, and the next class gets a new cluster.
+ * paused fails, and the next class gets a new cluster. {@code -Dkflux.test.jvmArgs=-Dkflux.compat.shareClusters=false}
+ * makes every class isolated, to tell whether a failure comes from sharing.
  *
  * <p>{@code @Nested} classes share the cluster of their enclosing class unless they carry this
  * annotation themselves.

@@ -25,6 +25,12 @@ public final class KafkaClusterExtension implements BeforeAllCallback, AfterAllC
     private static final String KEY = "cluster";
 
     /**
+     * {@code -Dkflux.compat.shareClusters=false} (in the test JVM: {@code -Dkflux.test.jvmArgs=...}) gives every class
+     * its own cluster again, to tell whether a failure comes from sharing.
+     */
+    private static final boolean SHARING = Boolean.parseBoolean(System.getProperty("kflux.compat.shareClusters", "true"));
+
+    /**
      * The cluster a class uses. Not {@link AutoCloseable}: closing the class store must not stop a shared
      * cluster; an isolated one is stored a second time on its own, to be closed with the class.
      */
@@ -38,7 +44,7 @@ public final class KafkaClusterExtension implements BeforeAllCallback, AfterAllC
         if (spec.isEmpty()) {
             return;
         }
-        if (spec.get().isolated()) {
+        if (spec.get().isolated() || !SHARING) {
             EmbeddedKafkaCluster own = start(spec.get());
             context.getStore(NAMESPACE).put(KEY + ".own", own);
             context.getStore(NAMESPACE).put(KEY, new Lease(own, null));
