@@ -40,7 +40,6 @@ import reactor.core.scheduler.Schedulers;
  * listConsumerGroupOffsets: only the contiguous acknowledged prefix is ever committed (manual,
  * auto, on revoke, on close), commits carry metadata, committed offsets position new members.
  */
-@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class AcknowledgedCommitTest {
 
@@ -121,6 +120,7 @@ class AcknowledgedCommitTest {
     }
 
     @Test
+    @Tag("smoke") // OffsetCommit inside a rebalance (generation, member id) and JoinGroup/SyncGroup per broker version
     void revocationCommitsAcknowledgedOffsetsBeforeTheListenerEvenWithoutAutoCommit(EmbeddedKafkaCluster kafka)
             throws Exception {
         kafka.createTopic("revoke", 4, 1);
@@ -189,6 +189,7 @@ class AcknowledgedCommitTest {
     }
 
     @Test
+    @Tag("smoke") // OffsetCommit/OffsetFetch versions carry the metadata string and the committed position
     void committedOffsetsAndMetadataRoundTripAndPositionTheNextMember(EmbeddedKafkaCluster kafka) throws Exception {
         kafka.createTopic("meta", 1, 1);
         SampleData.produce(kafka.bootstrapServers(), "meta", 50);
@@ -236,6 +237,7 @@ class AcknowledgedCommitTest {
     }
 
     @Test
+    @Tag("smoke") // OffsetFetch without a committed offset (-1) and ListOffsets, answered per broker version
     void withoutCommittedOffsetsAutoOffsetResetDecides(EmbeddedKafkaCluster kafka) throws Exception {
         kafka.createTopic("reset", 1, 1);
         SampleData.produce(kafka.bootstrapServers(), "reset", 10);

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * topic under continuous production: the members find the new coordinator, keep their partitions (no rebalance),
  * go on fetching the partitions whose leader is alive while they look for it, and nothing is lost.
  */
-@KafkaCluster(nodes = 3)
+@KafkaCluster(nodes = 3, isolated = true) // stops or kills the coordinator
 class ConsumerCoordinatorFailoverTest {
 
     private static final int PARTITIONS = 6;

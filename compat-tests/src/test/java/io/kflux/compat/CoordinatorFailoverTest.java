@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The group coordinator's broker dies: the member finds the new coordinator and keeps its partitions. */
-@KafkaCluster(nodes = 3)
+@KafkaCluster(nodes = 3, isolated = true) // kills the coordinator
 class CoordinatorFailoverTest {
 
     @Test

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class EmbeddedClusterTest {
 
     @Nested
-    @KafkaCluster(nodes = 1)
+    @KafkaCluster(nodes = 1, isolated = true) // pauses its node
     class SingleNode {
 
         @Test
@@ -71,7 +71,7 @@ class EmbeddedClusterTest {
     }
 
     @Nested
-    @KafkaCluster(nodes = 3)
+    @KafkaCluster(nodes = 3, isolated = true) // stops the leader
     class ThreeNodes {
 
         @Test

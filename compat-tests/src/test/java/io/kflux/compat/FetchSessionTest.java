@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  * back the next Fetch to it.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaCluster(nodes = 1, isolated = true) // stops and restarts its broker; sets client quotas
 class FetchSessionTest {
     private static final int PARTITIONS = 200;
     private static final List<Integer> HOT = List.of(7, 42, 199);

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 @KafkaCluster(nodes = 3, brokerProperties = {
         "broker.rack=rack-${nodeId}",
         "replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector",
-        "replica.lag.time.max.ms=4000"})
+        "replica.lag.time.max.ms=4000"}, isolated = true) // stops a follower
 class FollowerFetchingTest {
     private static final String TOPIC = "nearby";
 

@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
-        "group.consumer.min.session.timeout.ms=10000"})
+        "group.consumer.min.session.timeout.ms=10000"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class GroupLivenessTest {
 
     private static final int PARTITIONS = 4;

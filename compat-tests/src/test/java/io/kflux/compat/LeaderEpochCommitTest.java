@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  * epoch goes up) and offsets 10-19 are written under it.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 2)
+@KafkaCluster(nodes = 2, isolated = true) // moves partitions, elects leaders
 class LeaderEpochCommitTest {
     private static final String TOPIC = "epochs";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);

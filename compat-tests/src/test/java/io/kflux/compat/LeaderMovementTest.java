@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * election, a second move). Topic RF 3, min.insync.replicas 2, producer acks=all: every partition's
  * sequence as kflux emits it is exactly the partition's log, nothing lost, nothing twice.
  */
-@KafkaCluster(nodes = 3)
+@KafkaCluster(nodes = 3, isolated = true) // stops a leader, elects leaders
 class LeaderMovementTest {
     private static final String TOPIC = "moving";
     private static final int PARTITIONS = 6;

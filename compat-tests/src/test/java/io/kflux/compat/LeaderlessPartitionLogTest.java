@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * An assigned partition whose only replica's broker goes down: a WARN says the partition has no leader, another
  * that connecting to that broker is refused (its address as metadata named it), and an INFO when it is back.
  */
-@KafkaCluster(nodes = 3)
+@KafkaCluster(nodes = 3, isolated = true) // stops a leader
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LeaderlessPartitionLogTest {
     private static final Duration WAIT = Duration.ofSeconds(30);

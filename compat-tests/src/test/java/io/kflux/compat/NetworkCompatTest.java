@@ -21,7 +21,7 @@ import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 
 /** The network layer against a real broker: ApiVersions negotiation, pipelining, a frozen broker. */
-@KafkaCluster(nodes = 1)
+@KafkaCluster(nodes = 1, isolated = true) // pauses its broker
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NetworkCompatTest {
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -30,11 +30,11 @@ import org.junit.jupiter.api.Test;
  * server: it is killed mid-stream (the subscription disposed without a clean close) three times while records
  * keep arriving, restarted each time, and finally the results table holds every produced record exactly once.
  */
-@Tag("smoke")
 @KafkaCluster(nodes = 1)
 class OffsetsInDatabaseTest {
 
     @Test
+    @Tag("smoke") // the broker side (manual assignment, seeks to stored offsets) is the same with either database
     void killedThreeTimesMidStreamEveryRecordIsStoredExactlyOnce(EmbeddedKafkaCluster kafka) throws Exception {
         Path dir = Files.createTempDirectory("kflux-offsets-db-test-");
         killRestartAndCheck(kafka, "db-orders", "g-offsets-db", "jdbc:h2:file:" + dir.resolve("offsets").toAbsolutePath());

@@ -46,7 +46,7 @@ import reactor.core.publisher.Sinks;
  */
 // short consumer-protocol heartbeats so that KIP-848 rebalances settle as fast as classic ones here
 @KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
-        "group.consumer.min.heartbeat.interval.ms=500"})
+        "group.consumer.min.heartbeat.interval.ms=500"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class ProcessingTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
 

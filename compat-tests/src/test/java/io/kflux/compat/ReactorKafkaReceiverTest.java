@@ -155,7 +155,7 @@ class ReactorKafkaReceiverTest {
     @Test
     void autoAckAcknowledgesEachBatchWhenItsFluxCompletes(EmbeddedKafkaCluster kafka) throws Exception {
         fill(kafka, "rk-auto", 200);
-        ReceiverOptions<String, String> options = ReceiverOptions.<String, String>create(props(kafka, "g-auto"))
+        ReceiverOptions<String, String> options = ReceiverOptions.<String, String>create(props(kafka, "rk-g-auto"))
                 .commitInterval(Duration.ofMillis(100))
                 .consumerProperty("max.poll.records", 50)
                 .subscription(List.of("rk-auto"));
@@ -169,7 +169,7 @@ class ReactorKafkaReceiverTest {
         assertThat(values).containsExactlyElementsOf(IntStream.range(0, 200).mapToObj(i -> "value-" + i).toList());
         assertThat(batchSizes).allMatch(n -> n >= 1 && n <= 50);
         // every batch completed, so every record was acknowledged and the close committed them all
-        awaitCommitted(kafka, "g-auto", "rk-auto", 200);
+        awaitCommitted(kafka, "rk-g-auto", "rk-auto", 200);
     }
 
     @Test

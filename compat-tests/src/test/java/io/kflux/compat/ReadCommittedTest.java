@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** isolation.level with the official transactional producer: committed and aborted transactions interleaved. */
 @Tag("smoke")
-@KafkaCluster(nodes = 1, brokerProperties = {"transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1"})
+@KafkaCluster(nodes = 1) // a single node's transaction log has replication factor and min ISR 1 (BrokerProperties)
 class ReadCommittedTest {
 
     /** Writes to partition 0: plain records, then transactions t0..t9, odd ones aborted; returns the committed values in order. */

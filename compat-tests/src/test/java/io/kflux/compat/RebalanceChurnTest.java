@@ -31,7 +31,7 @@ import reactor.core.Disposable;
  */
 @KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
-        "group.consumer.min.session.timeout.ms=10000"})
+        "group.consumer.min.session.timeout.ms=10000"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class RebalanceChurnTest {
     private static final int PARTITIONS = 6;
     private static final int ROUNDS = Integer.getInteger("kflux.churn.rounds", 24);

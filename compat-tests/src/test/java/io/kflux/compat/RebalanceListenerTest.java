@@ -39,7 +39,7 @@ import reactor.core.publisher.Mono;
  */
 // short consumer-protocol heartbeats so that KIP-848 rebalances settle as fast as classic ones here
 @KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
-        "group.consumer.min.heartbeat.interval.ms=500"})
+        "group.consumer.min.heartbeat.interval.ms=500"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class RebalanceListenerTest {
 
     /** What one member saw, in the order it happened: records emitted and listener calls. */
