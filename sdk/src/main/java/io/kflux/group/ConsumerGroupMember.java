@@ -19,17 +19,11 @@ import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.util.Backoff;
 import io.kflux.util.MonotonicScheduler;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.Executor;
@@ -95,7 +89,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private Disposable heartbeatCall;
     /** System.nanoTime() when the rebalance under way began (a reconciliation started), 0 when none is. */
     private long rebalanceStartedNanos;
-    private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
     /** The metadata refreshes while assigned topic ids are not known yet. */
     private final SubscriptionWatch unknownIds;
     /** The session as this member can know it: heartbeat answers confirm it; none for the session timeout ends it. */
@@ -197,21 +190,23 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     }
 
     /**
-     * {@code max.poll.interval.ms} expired: as the official client does, the member leaves (epoch -1; a static
-     * member -2) and its partitions are reported lost at once (the group hands them to others right away). It joins
-     * again with epoch 0 on {@link #pollResumed()}.
+     * As the official client does, the member leaves (epoch -1; a static member -2) and its partitions are reported
+     * lost at once (the group hands them to others right away). It joins again with epoch 0 on {@link #pollResumed()}.
      */
     @Override
-    public void pollTimeoutExpired() {
-        onLoop(() -> {
-            if (!core.phase().isActive()) {
-                return;
-            }
-            log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
-                    + "after records were emitted; leaving the group until demand returns.", logPrefix,
-                    ClassicGroupMember.POLL_TIMEOUT_REASON, config.rebalanceTimeoutMs());
-            doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, true);
-        });
+    void leaveOnPollTimeout() {
+        doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, true);
+    }
+
+    @Override
+    boolean active() {
+        return core.phase().isActive();
+    }
+
+    /** The rebalance timeout a KIP-848 member sends is {@code max.poll.interval.ms}. */
+    @Override
+    int maxPollIntervalMs() {
+        return config.rebalanceTimeoutMs();
     }
 
     @Override
@@ -301,9 +296,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         session.stop(state() == ConsumerMemberState.FATAL);
         listenerCalls.cancel();
         link.cancel();
-        List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
-        leaveWaiters.clear();
-        waiters.forEach(MonoSink::success);
     }
 
     // ------------------------------------------------------------------------------------------------ coordinator
@@ -562,7 +554,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         if (!core.phase().isActive()) {
             if (sink != null) {
                 if (state() == ConsumerMemberState.LEAVING) {
-                    leaveWaiters.add(sink);
+                    awaitLeave(sink);
                 } else {
                     sink.success();
                 }
@@ -570,7 +562,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             return;
         }
         if (sink != null) {
-            leaveWaiters.add(sink);
+            awaitLeave(sink);
         }
         ConsumerMembership.Leave plan = core.leave(stale);
         cancelHeartbeatTimer();
@@ -578,9 +570,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             core.dropped(dropped);
             Runnable done = () -> {
                 core.leaveDone();
-                List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
-                leaveWaiters.clear();
-                waiters.forEach(MonoSink::success);
+                leaveEnded();
             };
             CoordinatorChannel ch = link.current();
             if (ch == null || !plan.sendLeave() || !core.phase().isPreparingToLeave()) {
@@ -591,16 +581,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             ConsumerGroupHeartbeatRequest leave = core.leaveSending();
             log.info("{}member {} leaves the group (epoch {}): {}", logPrefix, core.memberId(), leave.memberEpoch(),
                     reason);
-            ch.send(leave, config.requestTimeoutMs())
-                    .doOnNext(r -> {
-                        if (r.errorCode() != 0) {
-                            log.warn("{}leave heartbeat answered {}", logPrefix, Errors.nameOf(r.errorCode()));
-                        }
-                    })
-                    .onErrorResume(e -> {
-                        log.warn("{}leave heartbeat failed: {}", logPrefix, e.toString());
-                        return Mono.empty();
-                    })
+            bestEffortLeave(ch.send(leave, config.requestTimeoutMs()), "leave heartbeat",
+                    ConsumerGroupHeartbeatResponse::errorCode)
                     .subscribe(null, null, () -> onLoop(done));
         });
     }

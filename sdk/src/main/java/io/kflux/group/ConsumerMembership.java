@@ -341,10 +341,7 @@ final class ConsumerMembership {
             intervalMs = response.heartbeatIntervalMs();
         }
         if (response.assignment() != null) {
-            Set<TargetAssignment.IdPartition> next = new HashSet<>();
-            response.assignment().topicPartitions().forEach(t -> t.partitions().forEach(p ->
-                    next.add(new TargetAssignment.IdPartition(t.topicId(), p))));
-            target = new TargetAssignment(next);
+            target = TargetAssignment.of(response.assignment());
         }
         if (phase == ConsumerPhase.ACKNOWLEDGING && reported.equals(owned) && (target == null
                 || !(target.against(owned, topicNames) instanceof TargetAssignment.Move))) {
