@@ -3,17 +3,23 @@ package io.kflux.group;
 import io.kflux.KafkaFluxException;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.SubscriptionWatch;
+import io.kflux.protocol.Errors;
 import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.StateTransitions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -21,7 +27,9 @@ import reactor.core.scheduler.Scheduler;
  * state enum: the state, moved only through checked transitions ({@link StateTransitions#check}) on the member's
  * loop and published for other threads; tasks run on the loop, where a bug fails the member instead of wedging it;
  * failing and closing (both end in {@link #cleanup()}); {@link #isStable()} and {@link #isOut()} from the states
- * each enum names for them ({@link States}); the metrics the protocol reports to.
+ * each enum names for them ({@link States}); the metrics the protocol reports to; a poll timeout's entry (the warning,
+ * then the member's own way out, {@link #leaveOnPollTimeout()}); the callers waiting for a leave; sending the leave
+ * request best effort ({@link #bestEffortLeave}).
  *
  * @param <S> the member's state enum
  */
@@ -60,6 +68,8 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     private volatile S state;
 
     private ClientMetrics metrics = ClientMetrics.NONE;
+    /** Callers of {@code leave()} waiting for the leave under way to end (loop-only). */
+    private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
 
     /**
      * @param log    the member's logger (log lines keep its name)
@@ -83,6 +93,15 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     /** Stops every loop and timer of the member and abandons what is in flight; the member is terminal already. */
     abstract void cleanup();
 
+    /** Whether the member takes part in the group, so a poll timeout takes it out; on the loop. */
+    abstract boolean active();
+
+    /** {@code max.poll.interval.ms}, ms: named in the poll timeout's warning. */
+    abstract int maxPollIntervalMs();
+
+    /** {@code max.poll.interval.ms} expired while {@link #active()}: leave into STALE, partitions lost; on the loop. */
+    abstract void leaveOnPollTimeout();
+
     /** Called on the loop after every move into {@code next}; nothing by default. */
     void entered(S next) {
     }
@@ -100,7 +119,59 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
             }
             transitionTo(states.closed());
             cleanup();
+            leaveEnded();
         });
+    }
+
+    /**
+     * {@code max.poll.interval.ms} expired: records were emitted but downstream has not asked for more for that long.
+     * An active member leaves the group until {@link #pollResumed()}, as the official client does (its
+     * {@code MemberState.STALE}); how it leaves is the protocol's ({@link #leaveOnPollTimeout()}).
+     */
+    @Override
+    public final void pollTimeoutExpired() {
+        onLoop(() -> {
+            if (!active()) {
+                return;
+            }
+            log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
+                    + "after records were emitted; leaving the group until demand returns.", logPrefix,
+                    ClassicGroupMember.POLL_TIMEOUT_REASON, maxPollIntervalMs());
+            leaveOnPollTimeout();
+        });
+    }
+
+    /** {@code sink} completes when the leave under way ends, or the member stops; on the loop. */
+    void awaitLeave(MonoSink<Void> sink) {
+        leaveWaiters.add(sink);
+    }
+
+    /** The leave under way ended, or the member stopped: every caller waiting for it goes on; on the loop. */
+    void leaveEnded() {
+        List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
+        leaveWaiters.clear();
+        waiters.forEach(MonoSink::success);
+    }
+
+    /**
+     * A leave request is best effort (the coordinator's session timeout removes a member it did not hear leave): an
+     * error in the answer or a failure is logged, and the returned Mono completes empty either way.
+     *
+     * @param what      the request, for the log ("LeaveGroup", "leave heartbeat")
+     * @param errorCode the answer's error code
+     */
+    <R> Mono<Void> bestEffortLeave(Mono<R> sent, String what, ToIntFunction<R> errorCode) {
+        return sent.doOnNext(r -> {
+                    int code = errorCode.applyAsInt(r);
+                    if (code != 0) {
+                        log.warn("{}{} answered {}", logPrefix, what, Errors.nameOf((short) code));
+                    }
+                })
+                .onErrorResume(e -> {
+                    log.warn("{}{} failed: {}", logPrefix, what, e.toString());
+                    return Mono.empty();
+                })
+                .then();
     }
 
     /** Where the member is; any thread. */
@@ -185,6 +256,7 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
         log.error("{}group member stops: {}", logPrefix, error.toString());
         transitionTo(states.failed());
         cleanup();
+        leaveEnded();
         try {
             listener.onFatalError(error);
         } catch (RuntimeException e) {

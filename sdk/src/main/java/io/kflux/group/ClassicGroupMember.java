@@ -25,6 +25,7 @@ import io.kflux.protocol.message.JoinGroupRequest;
 import io.kflux.protocol.message.JoinGroupRequest.JoinGroupRequestProtocol;
 import io.kflux.protocol.message.JoinGroupResponse;
 import io.kflux.protocol.message.LeaveGroupRequest;
+import io.kflux.protocol.message.LeaveGroupResponse;
 import io.kflux.protocol.message.SyncGroupRequest;
 import io.kflux.protocol.message.SyncGroupRequest.SyncGroupRequestAssignment;
 import io.kflux.protocol.message.SyncGroupResponse;
@@ -128,7 +129,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private Disposable joinCall;
 
     private final ListenerCalls listenerCalls;
-    private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
     private Disposable metadataLoop;
     /** The early refreshes while a subscribed topic is missing from metadata. */
     private final SubscriptionWatch missingTopics;
@@ -249,31 +249,32 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     }
 
     /**
-     * {@code max.poll.interval.ms} expired: records were emitted but downstream has not asked for more for that long.
      * As the official client does, the member leaves the group (LeaveGroup with {@link #POLL_TIMEOUT_REASON}, dynamic
      * members only), drops its generation and member id, and reports every owned partition LOST (the group hands
      * them to others right away, so committing them is no longer possible; the official client reports them lost
      * on its next poll, kflux at once so fetching stops). The member stays STALE until {@link #pollResumed()}.
      */
     @Override
-    public void pollTimeoutExpired() {
-        onLoop(() -> {
-            if (!state().isActive()) {
-                return;
-            }
-            log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
-                    + "after records were emitted; leaving the group until demand returns.", logPrefix,
-                    POLL_TIMEOUT_REASON, config.maxPollIntervalMs());
-            CoordinatorChannel ch = coordinatorChannel();
-            Generation g = core.pollExpired();
-            if (config.groupInstanceId() == null && ch != null && !g.memberId().isEmpty()) {
-                sendLeaveGroup(ch, g, POLL_TIMEOUT_REASON).subscribe();
-            }
-            abandonStep();
-            heartbeat.stop();
-            resetLeader();
-            listenerCalls.drop(ListenerCalls.Drop.LOST, core::owned, core::dropped);
-        });
+    void leaveOnPollTimeout() {
+        CoordinatorChannel ch = coordinatorChannel();
+        Generation g = core.pollExpired();
+        if (config.groupInstanceId() == null && ch != null && !g.memberId().isEmpty()) {
+            sendLeaveGroup(ch, g, POLL_TIMEOUT_REASON).subscribe();
+        }
+        abandonStep();
+        heartbeat.stop();
+        resetLeader();
+        listenerCalls.drop(ListenerCalls.Drop.LOST, core::owned, core::dropped);
+    }
+
+    @Override
+    boolean active() {
+        return state().isActive();
+    }
+
+    @Override
+    int maxPollIntervalMs() {
+        return config.maxPollIntervalMs();
     }
 
     /** Downstream demand returned after {@link #pollTimeoutExpired()}: the member joins the group again. */
@@ -415,9 +416,6 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         missingTopics.cancel();
         joinCall = metadataLoop = null;
         listenerCalls.cancel();
-        List<MonoSink<Void>> leavers = new ArrayList<>(leaveWaiters);
-        leaveWaiters.clear();
-        leavers.forEach(MonoSink::success);
     }
 
     private static void dispose(Disposable d) {
@@ -904,7 +902,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             sink.success();
             return;
         }
-        leaveWaiters.add(sink);
+        awaitLeave(sink);
         if (how == ClassicMembership.Leave.JOIN_WAITERS) {
             return;
         }
@@ -918,9 +916,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             Runnable done = () -> {
                 core.left();
                 resetLeader();
-                List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
-                leaveWaiters.clear();
-                waiters.forEach(MonoSink::success);
+                leaveEnded();
             };
             if (config.groupInstanceId() != null || ch == null || g.memberId().isEmpty() || terminal()) {
                 log.info("{}leaving the group without LeaveGroup ({})", logPrefix, config.groupInstanceId() != null
@@ -936,18 +932,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     /** LeaveGroup for {@code g}; completes (never fails) when answered or failed. */
     private Mono<Void> sendLeaveGroup(CoordinatorChannel ch, Generation g, String reason) {
         log.info("{}member {} sends LeaveGroup: {}", logPrefix, g.memberId(), reason);
-        return ch.send(LeaveGroupRequest.of(config.groupId(), g.memberId(), null, truncate(reason)),
-                        config.requestTimeoutMs())
-                .doOnNext(r -> {
-                    if (r.errorCode() != 0) {
-                        log.warn("{}LeaveGroup answered {}", logPrefix, Errors.nameOf(r.errorCode()));
-                    }
-                })
-                .onErrorResume(e -> {
-                    log.warn("{}LeaveGroup failed: {}", logPrefix, e.toString());
-                    return Mono.empty();
-                })
-                .then();
+        return bestEffortLeave(ch.send(LeaveGroupRequest.of(config.groupId(), g.memberId(), null, truncate(reason)),
+                config.requestTimeoutMs()), "LeaveGroup", LeaveGroupResponse::errorCode);
     }
 
     // ------------------------------------------------------------------------------------------------ metadata

@@ -17,20 +17,13 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.util.Backoff;
-import io.kflux.util.StateTransitions;
 import io.kflux.util.MonotonicScheduler;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.Executor;
@@ -46,7 +39,9 @@ import reactor.core.scheduler.Scheduler;
 /**
  * The client side of the consumer group protocol (KIP-848, {@code group.protocol=consumer}): one
  * ConsumerGroupHeartbeat loop; the broker computes the assignment and each member reconciles on its own, so there is
- * no group-wide barrier. States in {@link ConsumerMemberState}, moved only through checked transitions.
+ * no group-wide barrier. This class is the driver: it sends heartbeats, runs the listener calls, timers and metadata
+ * refreshes; what they mean for the member is decided by its pure core {@link ConsumerMembership} (phases in
+ * {@link ConsumerPhase}, shown as {@link ConsumerMemberState}), moved only through checked transitions.
  *
  * <p><b>Joining.</b> The member generates its member id (KIP-1082; a broker that answers with another id wins) and
  * heartbeats with epoch 0, its subscription (topic names, or the pattern as the broker-side regular expression, RE2J
@@ -75,45 +70,25 @@ import reactor.core.scheduler.Scheduler;
  * <p><b>Threads.</b> As {@link ClassicGroupMember}: state lives on the consumer's event loop, public methods submit
  * tasks, accessors read published snapshots.
  *
- * <p><b>Why one class past 500 lines.</b> The heartbeat is the protocol: every answer can carry a new epoch, a new
- * target and an error that ends the reconciliation under way, so heartbeat loop, reconciliation and leave read and
- * write the same epoch, target and owned partitions. What is shared with the classic member lives beside it
- * ({@link CoordinatorLink}, {@link ListenerCalls}).
+ * <p><b>Why one class past 500 lines.</b> Over half of it is the protocol's Javadoc and the error-to-exception
+ * mapping; the rest is the I/O of one heartbeat loop whose answers drive reconciliation and leave, with the decisions
+ * in the core. What is shared with the classic member lives beside it ({@link AbstractGroupMember}, {@link CoordinatorLink},
+ * {@link ListenerCalls}, {@link SessionTimer}, {@link SubscribedTopicErrors}).
  */
 public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMemberState> {
     private static final Logger log = LoggerFactory.getLogger(ConsumerGroupMember.class);
 
     private final ConsumerGroupConfig config;
     private final ListenerCalls listenerCalls;
+    private final ConsumerMembership core;
 
-    // Published for other threads; written only on the loop.
-    private volatile String memberId;
-    private volatile int memberEpoch;
-    private volatile Set<TopicPartition> owned = Set.of();
-    private volatile boolean everJoined;
-
-    // Loop-only state.
-    private Pattern pattern;
-    private Set<String> subscribedTopics = new TreeSet<>();
-    /** Topic ids of the owned partitions (what heartbeats report). */
-    private final Map<TopicPartition, UUID> ownedIds = new HashMap<>();
-    /** The latest target assignment from the coordinator; null before the first. */
-    private TargetAssignment target;
-    /** Bumped when a reconciliation is abandoned (fenced, leaving, closed): its continuations do nothing. */
-    private long reconcileEpoch;
+    // Loop-only state: the driver's handles.
     private final CoordinatorLink link;
     private Disposable metadataWatch;
     private Disposable heartbeatTimer;
     private Disposable heartbeatCall;
-    private HeartbeatPhase heartbeat = HeartbeatPhase.IDLE;
     /** System.nanoTime() when the rebalance under way began (a reconciliation started), 0 when none is. */
     private long rebalanceStartedNanos;
-    /** Until the coordinator says otherwise: the broker's default {@code group.consumer.heartbeat.interval.ms}. */
-    private int heartbeatIntervalMs = 5_000;
-    private int heartbeatFailures;
-    /** A join heartbeat (epoch 0) went out since the last join(): the coordinator may know this member already. */
-    private boolean joinSent;
-    private final List<MonoSink<Void>> leaveWaiters = new ArrayList<>();
     /** The metadata refreshes while assigned topic ids are not known yet. */
     private final SubscriptionWatch unknownIds;
     /** The session as this member can know it: heartbeat answers confirm it; none for the session timeout ends it. */
@@ -141,16 +116,16 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                         ConsumerMemberState.LEFT, ConsumerMemberState.STALE), ConsumerMemberState.STABLE,
                         ConsumerMemberState.LEAVING, ConsumerMemberState.FATAL, ConsumerMemberState.CLOSED));
         this.config = config;
+        this.core = new ConsumerMembership(config, newMemberId(), this::moved);
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.rebalanceTimeoutMs(), logPrefix, this::onLoop,
                 () -> { });
-        this.memberId = newMemberId();
         this.link = new CoordinatorLink(coordinators, this::onLoop, logPrefix, ch -> {
-            heartbeatFailures = 0;
+            core.coordinatorFound();
             heartbeatNow();
         }, this::fail, this::onCoordinatorLost);
         // No request is held before its answer under KIP-848 (heartbeats are answered at once): nothing awaited.
         this.session = new SessionTimer(config.sessionTimeoutMs(), () -> scheduler.now(TimeUnit.MILLISECONDS),
-                this::schedule, this::sessionHeld, () -> false, listener::onSessionInDoubt, this::sessionExpired);
+                this::schedule, core::sessionHeld, () -> false, listener::onSessionInDoubt, this::sessionExpired);
         // each snapshot (or failure) reconciles again; ids still unknown ask for the next refresh
         this.unknownIds = subscriptionWatch(() -> !state().isTerminal(), c -> reconcileIfNeeded(), e -> {
             log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
@@ -171,8 +146,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     public void subscribe(Collection<String> topics) {
         Set<String> copy = new TreeSet<>(topics);
         onLoop(() -> {
-            pattern = null;
-            subscribedTopics = copy;
+            core.subscribe(copy);
             io.interest(copy, false);
             heartbeatNow(); // the next heartbeat carries the new subscription
         });
@@ -187,8 +161,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     public void subscribe(Pattern pattern) {
         Objects.requireNonNull(pattern, "pattern");
         onLoop(() -> {
-            this.pattern = pattern;
-            subscribedTopics = new TreeSet<>();
+            core.subscribe(pattern);
             io.interest(Set.of(), true); // assigned topic ids must resolve to names
             heartbeatNow();
         });
@@ -197,7 +170,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     @Override
     public void start() {
         onLoop(() -> {
-            if (state() != ConsumerMemberState.UNSUBSCRIBED) {
+            if (core.phase() != ConsumerPhase.UNSUBSCRIBED) {
                 return;
             }
             link.start();
@@ -206,38 +179,41 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                     reconcileIfNeeded();
                 }
             }));
-            join();
+            core.start();
+            heartbeatNow();
         });
     }
 
     @Override
     public Mono<Void> leave(String reason) {
-        return Mono.create(sink -> onLoop(() -> doLeave(reason, sink, ConsumerMemberState.LEFT)));
+        return Mono.create(sink -> onLoop(() -> doLeave(reason, sink, false)));
     }
 
     /**
-     * {@code max.poll.interval.ms} expired: as the official client does, the member leaves (epoch -1; a static
-     * member -2) and its partitions are reported lost at once (the group hands them to others right away). It joins
-     * again with epoch 0 on {@link #pollResumed()}.
+     * As the official client does, the member leaves (epoch -1; a static member -2) and its partitions are reported
+     * lost at once (the group hands them to others right away). It joins again with epoch 0 on {@link #pollResumed()}.
      */
     @Override
-    public void pollTimeoutExpired() {
-        onLoop(() -> {
-            if (!state().isActive()) {
-                return;
-            }
-            log.warn("{}{} This means downstream did not request more records within max.poll.interval.ms ({} ms) "
-                    + "after records were emitted; leaving the group until demand returns.", logPrefix,
-                    ClassicGroupMember.POLL_TIMEOUT_REASON, config.rebalanceTimeoutMs());
-            doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, ConsumerMemberState.STALE);
-        });
+    void leaveOnPollTimeout() {
+        doLeave(ClassicGroupMember.POLL_TIMEOUT_REASON, null, true);
+    }
+
+    @Override
+    boolean active() {
+        return core.phase().isActive();
+    }
+
+    /** The rebalance timeout a KIP-848 member sends is {@code max.poll.interval.ms}. */
+    @Override
+    int maxPollIntervalMs() {
+        return config.rebalanceTimeoutMs();
     }
 
     @Override
     public void pollResumed() {
         onLoop(() -> {
-            if (state() == ConsumerMemberState.STALE) {
-                join();
+            if (core.pollResumed()) {
+                heartbeatNow();
             }
         });
     }
@@ -246,12 +222,13 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     @Override
     public int generationId() {
         // Also while LEAVING: the revocation's commits must carry the epoch the coordinator still knows.
-        return memberEpoch > 0 ? memberEpoch : -1;
+        int epoch = core.epoch();
+        return epoch > 0 ? epoch : -1;
     }
 
     @Override
     public String memberId() {
-        return everJoined ? memberId : "";
+        return core.everJoined() ? core.memberId() : "";
     }
 
     @Override
@@ -261,7 +238,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     @Override
     public boolean everJoined() {
-        return everJoined;
+        return core.everJoined();
     }
 
     /** KIP-848: OffsetFetch v9+ carries the member id and epoch. */
@@ -272,17 +249,27 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     @Override
     public Set<TopicPartition> assignment() {
-        return owned;
+        return core.owned();
     }
 
     // ------------------------------------------------------------------------------------------------ the machine
 
+    /** The core moved to {@code next}: publish the state it shows as (a checked move when that changes). */
+    private void moved(ConsumerPhase next) {
+        log.trace("{}phase {}", logPrefix, next);
+        transitionTo(next.visible());
+    }
+
     /**
-     * A rebalance, for the metrics, as the official KIP-848 consumer counts one: from the start of a reconciliation
-     * until the member is STABLE again; it failed when the member is fenced, fails or leaves before that.
+     * {@code fail()} or {@code close()} moved the member to a terminal state: the core follows. And a rebalance, for
+     * the metrics, as the official KIP-848 consumer counts one: from the start of a reconciliation until the member
+     * is STABLE again; it failed when the member is fenced, fails or leaves before that.
      */
     @Override
     void entered(ConsumerMemberState next) {
+        if (next.isTerminal() && !core.phase().isTerminal()) {
+            core.terminated(next == ConsumerMemberState.FATAL ? ConsumerPhase.FATAL : ConsumerPhase.CLOSED);
+        }
         if (next == ConsumerMemberState.RECONCILING) {
             if (rebalanceStartedNanos == 0L) {
                 rebalanceStartedNanos = Math.max(1L, System.nanoTime());
@@ -296,18 +283,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         }
     }
 
-    /** Joins with epoch 0 (first start, after being fenced, after a poll timeout). */
-    private void join() {
-        transitionTo(ConsumerMemberState.JOINING);
-        memberEpoch = 0;
-        target = null;
-        joinSent = false;
-        heartbeatNow();
-    }
-
     @Override
     void cleanup() {
-        reconcileEpoch++;
         unknownIds.cancel();
         for (Disposable d : new Disposable[] {metadataWatch, heartbeatTimer, heartbeatCall}) {
             if (d != null) {
@@ -315,13 +292,10 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             }
         }
         metadataWatch = heartbeatTimer = heartbeatCall = null;
-        endHeartbeat();
+        core.heartbeatEnded();
         session.stop(state() == ConsumerMemberState.FATAL);
         listenerCalls.cancel();
         link.cancel();
-        List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
-        leaveWaiters.clear();
-        waiters.forEach(MonoSink::success);
     }
 
     // ------------------------------------------------------------------------------------------------ coordinator
@@ -339,49 +313,32 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             heartbeatCall.dispose(); // its answer would come from the old coordinator; the new one gets a fresh one
         }
         endHeartbeat();
-        if (state().isActive()) {
+        if (core.phase().isActive()) {
             link.ensure();
         }
     }
 
     // ------------------------------------------------------------------------------------------------ heartbeats
 
-    private boolean heartbeatAllowed() {
-        return state() == ConsumerMemberState.JOINING || state() == ConsumerMemberState.RECONCILING
-                || state() == ConsumerMemberState.ACKNOWLEDGING || state() == ConsumerMemberState.STABLE;
-    }
-
     /** Sends a heartbeat as soon as possible: now, after the one in flight, or once the coordinator is known. */
     private void heartbeatNow() {
-        if (!heartbeatAllowed()) {
+        if (!core.heartbeatAllowed()) {
             return;
         }
         if (link.current() == null) {
             link.ensure();
             return;
         }
-        if (heartbeat != HeartbeatPhase.IDLE) {
-            if (heartbeat == HeartbeatPhase.IN_FLIGHT) {
-                moveHeartbeat(HeartbeatPhase.IN_FLIGHT_THEN_AGAIN);
-            }
-            return;
+        if (core.heartbeatAsked() == ConsumerMembership.Ask.SEND) {
+            cancelHeartbeatTimer();
+            sendHeartbeat();
         }
-        cancelHeartbeatTimer();
-        sendHeartbeat();
-    }
-
-    private void moveHeartbeat(HeartbeatPhase next) {
-        heartbeat = StateTransitions.check(heartbeat, next);
     }
 
     /** The heartbeat out is answered, failed or abandoned. @return whether another was asked for meanwhile */
     private boolean endHeartbeat() {
-        boolean again = heartbeat == HeartbeatPhase.IN_FLIGHT_THEN_AGAIN;
-        if (heartbeat != HeartbeatPhase.IDLE) {
-            moveHeartbeat(HeartbeatPhase.IDLE);
-        }
         heartbeatCall = null;
-        return again;
+        return core.heartbeatEnded();
     }
 
     private void cancelHeartbeatTimer() {
@@ -399,27 +356,10 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         });
     }
 
-    private ConsumerGroupHeartbeatRequest request(int epoch) {
-        Map<UUID, List<Integer>> byTopic = new TreeMap<>();
-        ownedIds.forEach((tp, id) -> byTopic.computeIfAbsent(id, k -> new ArrayList<>()).add(tp.partition()));
-        List<ConsumerGroupHeartbeatRequest.TopicPartitions> ownedList = new ArrayList<>();
-        byTopic.forEach((id, ps) -> {
-            ps.sort(null);
-            ownedList.add(new ConsumerGroupHeartbeatRequest.TopicPartitions(id, ps));
-        });
-        return new ConsumerGroupHeartbeatRequest(config.groupId(), memberId, epoch, config.groupInstanceId(),
-                config.rackOrNull(), config.rebalanceTimeoutMs(),
-                pattern == null ? List.copyOf(subscribedTopics) : null,
-                pattern == null ? null : pattern.pattern(), config.remoteAssignor(),
-                epoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH ? List.of() : ownedList);
-    }
-
     private void sendHeartbeat() {
         CoordinatorChannel ch = link.current();
-        moveHeartbeat(HeartbeatPhase.IN_FLIGHT);
-        ConsumerGroupHeartbeatRequest request = request(memberEpoch);
-        joinSent |= memberEpoch == ConsumerGroupHeartbeatRequest.JOIN_EPOCH;
-        Set<TopicPartition> reported = owned;
+        ConsumerGroupHeartbeatRequest request = core.sending();
+        Set<TopicPartition> reported = core.owned();
         long sentAt = System.nanoTime();
         long sentAtMs = scheduler.now(TimeUnit.MILLISECONDS);
         heartbeatCall = ch.send(request, config.requestTimeoutMs()).subscribe(
@@ -432,7 +372,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     private void afterHeartbeat(long nextMs) {
         boolean again = endHeartbeat();
-        if (!heartbeatAllowed() || link.current() == null) {
+        if (!core.heartbeatAllowed() || link.current() == null) {
             return;
         }
         if (again) {
@@ -458,10 +398,10 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     }
 
     private void retryHeartbeat(String why) {
-        long delay = backoff.delayMs(++heartbeatFailures);
+        long delay = backoff.delayMs(core.heartbeatFailed());
         log.info("{}ConsumerGroupHeartbeat failed ({}); retrying in {} ms", logPrefix, why, delay);
         endHeartbeat();
-        if (heartbeatAllowed() && link.current() != null) {
+        if (core.heartbeatAllowed() && link.current() != null) {
             scheduleHeartbeat(delay);
         }
     }
@@ -469,83 +409,45 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private void onHeartbeatResponse(CoordinatorChannel ch, ConsumerGroupHeartbeatRequest sent,
                                      Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response,
                                      long sentAtMs) {
-        if (ch != link.current() || state().isTerminal() || !heartbeatAllowed() || sent.memberEpoch() != memberEpoch) {
-            // An answer for a membership this member already gave up (fenced and rejoined, left) decides nothing.
-            if (endHeartbeat()) {
-                heartbeatNow();
-            }
-            return;
-        }
         Errors error = Errors.forCode(response.errorCode());
-        switch (error) {
-            case NONE -> onHeartbeatAnswered(reported, response, sentAtMs);
-            case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> {
+        switch (core.judge(sent, error, ch == link.current())) {
+            case STALE_ANSWER -> {
+                if (endHeartbeat()) {
+                    heartbeatNow();
+                }
+            }
+            case ACCEPT -> {
+                if (core.accept(reported, response, io.cluster()::topicName)) {
+                    log.info("{}joined with member id {}, epoch {}", logPrefix, core.memberId(), core.epoch());
+                }
+                session.confirmed(sentAtMs); // after the epoch: a first answer at epoch 0 confirms the new session
+                afterHeartbeat(core.intervalMs());
+                reconcileIfNeeded();
+            }
+            case FENCED -> {
                 endHeartbeat();
                 fenced(error + (response.errorMessage() == null ? "" : ": " + response.errorMessage()));
             }
-            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
+            case COORDINATOR_LOST -> {
                 endHeartbeat();
                 coordinatorLost(ch, error + " from ConsumerGroupHeartbeat");
             }
-            case FENCED_INSTANCE_ID -> fail(new FencedInstanceIdException(config.groupInstanceId(),
+            case FENCED_INSTANCE -> fail(new FencedInstanceIdException(config.groupInstanceId(),
                     "ConsumerGroupHeartbeat for group " + config.groupId() + " answered FENCED_INSTANCE_ID: another "
                     + "consumer joined with group.instance.id '" + config.groupInstanceId() + "'"));
-            case INVALID_REGULAR_EXPRESSION -> fail(new ConfigException("subscription pattern",
-                    pattern == null ? null : pattern.pattern(), "a regular expression the broker can parse (RE2J "
-                    + "syntax, KIP-848): " + response.errorMessage()));
+            case INVALID_PATTERN -> fail(new ConfigException("subscription pattern",
+                    core.pattern() == null ? null : core.pattern().pattern(), "a regular expression the broker can "
+                    + "parse (RE2J syntax, KIP-848): " + response.errorMessage()));
             case UNSUPPORTED_ASSIGNOR -> fail(new ConfigException("group.remote.assignor", config.remoteAssignor(),
                     "an assignor the broker offers (group.consumer.assignors): " + response.errorMessage()));
-            case TOPIC_AUTHORIZATION_FAILED -> topicAuthorizationFailed(response.errorMessage());
-            case UNRELEASED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, GROUP_AUTHORIZATION_FAILED, INVALID_REQUEST,
-                 UNSUPPORTED_VERSION -> fail(protocolError(error, response.errorMessage()));
-            default -> {
-                if (error.retriable()) {
-                    retryHeartbeat(error.toString()); // COORDINATOR_LOAD_IN_PROGRESS among others
-                } else {
-                    fail(protocolError(error, response.errorMessage()));
-                }
-            }
+            case TOPIC_AUTHORIZATION -> topicAuthorizationFailed(response.errorMessage());
+            case RETRY -> retryHeartbeat(error.toString()); // COORDINATOR_LOAD_IN_PROGRESS among others
+            case FATAL -> fail(protocolError(error, response.errorMessage()));
         }
-    }
-
-    private void onHeartbeatAnswered(Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response,
-                                     long sentAtMs) {
-        heartbeatFailures = 0;
-        if (response.memberId() != null && !response.memberId().isEmpty()) {
-            memberId = response.memberId();
-        }
-        if (!everJoined || state() == ConsumerMemberState.JOINING) {
-            log.info("{}joined with member id {}, epoch {}", logPrefix, memberId, response.memberEpoch());
-        }
-        everJoined = true;
-        memberEpoch = response.memberEpoch();
-        session.confirmed(sentAtMs); // after the epoch: a first answer at epoch 0 confirms the new session
-        if (response.heartbeatIntervalMs() > 0) {
-            heartbeatIntervalMs = response.heartbeatIntervalMs();
-        }
-        if (response.assignment() != null) {
-            Set<TargetAssignment.IdPartition> next = new HashSet<>();
-            response.assignment().topicPartitions().forEach(t -> t.partitions().forEach(p ->
-                    next.add(new TargetAssignment.IdPartition(t.topicId(), p))));
-            target = new TargetAssignment(next);
-        }
-        if (state() == ConsumerMemberState.ACKNOWLEDGING && reported.equals(owned) && (target == null
-                || !(target.against(owned, io.cluster()::topicName) instanceof TargetAssignment.Move))) {
-            // The coordinator heard what this member owns now: STABLE, unless the answer moves partitions again
-            // (then reconciliation goes on from here, as the official client's ACKNOWLEDGING -> RECONCILING). A new
-            // target naming topic ids metadata does not know yet waits in STABLE, as it would have from there.
-            transitionTo(ConsumerMemberState.STABLE);
-        }
-        afterHeartbeat(heartbeatIntervalMs);
-        reconcileIfNeeded();
     }
 
     // ------------------------------------------------------------------------------------------------ reconciliation
 
-    /**
-     * Starts reconciling when the target differs from what is owned and no reconciliation runs; becomes STABLE when
-     * they agree and the coordinator was told.
-     */
     /**
      * The broker checks DESCRIBE on the subscribed topics but its heartbeat answer does not say which it refused;
      * metadata does, so the error names them from a fresh Metadata response when the last one did not show them.
@@ -553,61 +455,52 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     private void topicAuthorizationFailed(String brokerMessage) {
         String message = "ConsumerGroupHeartbeat for group " + config.groupId() + " answered TOPIC_AUTHORIZATION_FAILED"
                 + (brokerMessage == null || brokerMessage.isEmpty() ? "" : ": " + brokerMessage);
-        Set<String> known = SubscribedTopicErrors.unauthorized(subscribedTopics, io.cluster());
-        if (!known.isEmpty() || pattern != null) {
+        Set<String> known = SubscribedTopicErrors.unauthorized(core.subscribedTopics(), io.cluster());
+        if (!known.isEmpty() || core.pattern() != null) {
             fail(new TopicAuthorizationException(message, known));
             return;
         }
         io.refreshMetadata().subscribe(
                 c -> onLoop(() -> fail(new TopicAuthorizationException(message,
-                        SubscribedTopicErrors.unauthorized(subscribedTopics, c)))),
+                        SubscribedTopicErrors.unauthorized(core.subscribedTopics(), c)))),
                 e -> onLoop(() -> fail(new TopicAuthorizationException(message, Set.of()))));
     }
 
     /** @return false when the member failed ({@link SubscribedTopicErrors}; as under the classic protocol) */
     private boolean failOnTopicErrors(Cluster cluster) {
-        return pattern != null || state().isTerminal() || SubscribedTopicErrors.pass(subscribedTopics, cluster, config.groupId(), this::fail);
+        return core.pattern() != null || state().isTerminal()
+                || SubscribedTopicErrors.pass(core.subscribedTopics(), cluster, config.groupId(), this::fail);
     }
 
+    /**
+     * Carries out the core's next reconciliation step: revoke what left the target, take what is new, acknowledge at
+     * once (the coordinator waits for it to move partitions on); or refresh metadata for unknown topic ids.
+     */
     private void reconcileIfNeeded() {
-        if (target == null || !(state() == ConsumerMemberState.JOINING || state() == ConsumerMemberState.ACKNOWLEDGING
-                || state() == ConsumerMemberState.STABLE)) {
+        ConsumerMembership.Step step = core.reconcile(io.cluster()::topicName);
+        if (step instanceof ConsumerMembership.Idle) {
             return;
         }
-        Cluster cluster = io.cluster();
-        TargetAssignment.Step step = target.against(owned, cluster::topicName);
-        if (step instanceof TargetAssignment.AwaitTopicIds await) {
+        if (step instanceof ConsumerMembership.AwaitTopicIds await) {
             awaitTopicIds(await.unknown());
             return;
         }
         unknownIds.satisfied();
-        if (step instanceof TargetAssignment.Settled) {
-            if (state() == ConsumerMemberState.JOINING) {
-                transitionTo(ConsumerMemberState.STABLE); // nothing to take: the join heartbeat reported it
-            } // ACKNOWLEDGING: the answer to the acknowledgement makes it STABLE (onHeartbeatResponse)
-            return;
+        if (!(step instanceof ConsumerMembership.Move move)) {
+            return; // Settled
         }
-        TargetAssignment.Move move = (TargetAssignment.Move) step;
-        Set<TopicPartition> revoked = move.revoked();
-        Set<TopicPartition> added = move.added();
-        transitionTo(ConsumerMemberState.RECONCILING);
-        long epoch = ++reconcileEpoch;
-        listenerCalls.drop(ListenerCalls.Drop.REVOKED, () -> revoked, dropped -> {
-            removeOwned(dropped);
-            if (epoch != reconcileEpoch) {
+        listenerCalls.drop(ListenerCalls.Drop.REVOKED, () -> move.move().revoked(), dropped -> {
+            core.dropped(dropped);
+            if (!core.take(move)) {
                 return; // fenced, leaving or closed meanwhile: the new partitions are not taken
             }
-            Set<TopicPartition> whole = new HashSet<>(owned);
-            whole.addAll(added);
-            ownedIds.putAll(move.ids());
-            owned = Set.copyOf(whole);
-            listenerCalls.assigned(added, owned, () -> {
-                if (epoch != reconcileEpoch) {
+            listenerCalls.assigned(move.move().added(), core.owned(), () -> {
+                if (!core.current(move.flowEpoch())) {
                     return;
                 }
-                log.info("{}epoch {}: owns {}", logPrefix, memberEpoch, new TreeSet<>(owned.stream()
+                log.info("{}epoch {}: owns {}", logPrefix, core.epoch(), new TreeSet<>(core.owned().stream()
                         .map(TopicPartition::toString).toList()));
-                transitionTo(ConsumerMemberState.ACKNOWLEDGING);
+                core.acknowledge(move);
                 heartbeatNow(); // acknowledge at once: the coordinator waits for it to move partitions on
             });
         });
@@ -625,21 +518,6 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         }
     }
 
-    private void removeOwned(Set<TopicPartition> dropped) {
-        if (dropped.isEmpty()) {
-            return;
-        }
-        Set<TopicPartition> next = new HashSet<>(owned);
-        next.removeAll(dropped);
-        dropped.forEach(ownedIds::remove);
-        owned = Set.copyOf(next);
-    }
-
-    /** Whether the member holds a session the coordinator times out: an epoch, in a state that heartbeats. */
-    private boolean sessionHeld() {
-        return memberEpoch > 0 && heartbeatAllowed();
-    }
-
     /**
      * No heartbeat answer for the broker's session timeout ({@code session.timeout.ms}, see {@link ConsumerGroupConfig}),
      * nor for as long again while the member held back its records and tried its coordinator ({@link SessionTimer}):
@@ -649,7 +527,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
      * (issue #15). The coordinator is looked up afresh: it may have moved meanwhile.
      */
     private void sessionExpired(String reason) {
-        if (!sessionHeld()) {
+        if (!core.sessionHeld()) {
             return;
         }
         coordinatorLost(null, "session expired: " + reason);
@@ -658,28 +536,25 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     /** FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID: the partitions are gone; report them lost, join again at epoch 0. */
     private void fenced(String why) {
-        log.warn("{}fenced ({}); partitions {} are lost, joining again", logPrefix, why, owned);
-        reconcileEpoch++;
-        transitionTo(ConsumerMemberState.FENCED);
+        log.warn("{}fenced ({}); partitions {} are lost, joining again", logPrefix, why, core.owned());
+        core.fenced();
         cancelHeartbeatTimer();
-        target = null;
-        memberEpoch = 0;
-        listenerCalls.drop(ListenerCalls.Drop.LOST, () -> owned, dropped -> {
-            removeOwned(dropped);
-            if (state() == ConsumerMemberState.FENCED) {
-                join();
+        listenerCalls.drop(ListenerCalls.Drop.LOST, core::owned, dropped -> {
+            core.dropped(dropped);
+            if (core.lostReported()) {
+                heartbeatNow();
             }
         });
     }
 
     // ------------------------------------------------------------------------------------------------ leave
 
-    /** @param then where the member ends: {@code LEFT} (leave()) or {@code STALE} (poll expired) */
-    private void doLeave(String reason, MonoSink<Void> sink, ConsumerMemberState then) {
-        if (!state().isActive()) {
+    /** @param stale true on a poll timeout (ends in STALE), false on {@code leave()} (ends in LEFT) */
+    private void doLeave(String reason, MonoSink<Void> sink, boolean stale) {
+        if (!core.phase().isActive()) {
             if (sink != null) {
                 if (state() == ConsumerMemberState.LEAVING) {
-                    leaveWaiters.add(sink);
+                    awaitLeave(sink);
                 } else {
                     sink.success();
                 }
@@ -687,46 +562,27 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
             return;
         }
         if (sink != null) {
-            leaveWaiters.add(sink);
+            awaitLeave(sink);
         }
-        boolean lost = then == ConsumerMemberState.STALE || state() == ConsumerMemberState.FENCED || memberEpoch <= 0;
-        reconcileEpoch++;
-        transitionTo(ConsumerMemberState.LEAVING);
+        ConsumerMembership.Leave plan = core.leave(stale);
         cancelHeartbeatTimer();
-        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, () -> owned, dropped -> {
-            removeOwned(dropped);
+        listenerCalls.drop(plan.lost() ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, core::owned, dropped -> {
+            core.dropped(dropped);
             Runnable done = () -> {
-                if (state() == ConsumerMemberState.LEAVING) {
-                    transitionTo(then);
-                    memberEpoch = 0;
-                    target = null;
-                }
-                List<MonoSink<Void>> waiters = new ArrayList<>(leaveWaiters);
-                leaveWaiters.clear();
-                waiters.forEach(MonoSink::success);
+                core.leaveDone();
+                leaveEnded();
             };
             CoordinatorChannel ch = link.current();
-            // A join the coordinator may have taken is left too: else the member would hold partitions until the
-            // broker's session timeout. (Not after fencing: that membership is gone already.)
-            boolean member = memberEpoch > 0 || (joinSent && then != ConsumerMemberState.STALE);
-            if (ch == null || !member || state() != ConsumerMemberState.LEAVING) {
+            if (ch == null || !plan.sendLeave() || !core.phase().isPreparingToLeave()) {
                 log.info("{}leaving the group without a leave heartbeat (no coordinator or no membership)", logPrefix);
                 done.run();
                 return;
             }
-            int epoch = config.groupInstanceId() == null ? ConsumerGroupHeartbeatRequest.LEAVE_EPOCH
-                    : ConsumerGroupHeartbeatRequest.STATIC_LEAVE_EPOCH;
-            log.info("{}member {} leaves the group (epoch {}): {}", logPrefix, memberId, epoch, reason);
-            ch.send(request(epoch), config.requestTimeoutMs())
-                    .doOnNext(r -> {
-                        if (r.errorCode() != 0) {
-                            log.warn("{}leave heartbeat answered {}", logPrefix, Errors.nameOf(r.errorCode()));
-                        }
-                    })
-                    .onErrorResume(e -> {
-                        log.warn("{}leave heartbeat failed: {}", logPrefix, e.toString());
-                        return Mono.empty();
-                    })
+            ConsumerGroupHeartbeatRequest leave = core.leaveSending();
+            log.info("{}member {} leaves the group (epoch {}): {}", logPrefix, core.memberId(), leave.memberEpoch(),
+                    reason);
+            bestEffortLeave(ch.send(leave, config.requestTimeoutMs()), "leave heartbeat",
+                    ConsumerGroupHeartbeatResponse::errorCode)
                     .subscribe(null, null, () -> onLoop(done));
         });
     }
@@ -738,7 +594,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
 
     @Override
     public String toString() {
-        return "ConsumerGroupMember[" + config.groupId() + ", " + state() + ", epoch " + memberEpoch + ", member '"
-                + memberId + "']";
+        return "ConsumerGroupMember[" + config.groupId() + ", " + state() + ", epoch " + core.epoch() + ", member '"
+                + core.memberId() + "']";
     }
 }

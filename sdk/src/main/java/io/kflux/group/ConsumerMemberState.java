@@ -1,13 +1,17 @@
 package io.kflux.group;
 
 import io.kflux.util.StateTransitions;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * Where a {@link ConsumerGroupMember} is in the consumer group protocol (KIP-848). The state drives the member and
- * every move is checked ({@link StateTransitions#check}). The coordinator is tracked apart
- * ({@link CoordinatorManager}): a member keeps its state and its partitions while the coordinator is looked for.
+ * every move is checked ({@link StateTransitions#check}) against the table {@link ConsumerPhase} refines. The
+ * coordinator is tracked apart ({@link CoordinatorManager}): a member keeps its state and its partitions while the
+ * coordinator is looked for.
  *
  * <pre>
  * UNSUBSCRIBED -> JOINING -> RECONCILING -> ACKNOWLEDGING -> STABLE   (start())
@@ -55,27 +59,34 @@ public enum ConsumerMemberState implements StateTransitions<ConsumerMemberState>
     private static final Set<ConsumerMemberState> ACTIVE = EnumSet.of(JOINING, RECONCILING, ACKNOWLEDGING, STABLE,
             FENCED);
 
-    private Set<ConsumerMemberState> previous;
-
-    static {
-        UNSUBSCRIBED.previous = EnumSet.noneOf(ConsumerMemberState.class); // where a member starts
-        JOINING.previous = EnumSet.of(UNSUBSCRIBED, FENCED, STALE);
-        RECONCILING.previous = EnumSet.of(JOINING, ACKNOWLEDGING, STABLE);
-        ACKNOWLEDGING.previous = EnumSet.of(RECONCILING);
-        STABLE.previous = EnumSet.of(JOINING, ACKNOWLEDGING);
-        FENCED.previous = EnumSet.of(JOINING, RECONCILING, ACKNOWLEDGING, STABLE);
-        LEAVING.previous = EnumSet.copyOf(ACTIVE);
-        LEFT.previous = EnumSet.of(LEAVING);
-        STALE.previous = EnumSet.of(LEAVING);
-        FATAL.previous = EnumSet.of(UNSUBSCRIBED, JOINING, RECONCILING, ACKNOWLEDGING, STABLE, FENCED, LEAVING, LEFT,
-                STALE);
-        CLOSED.previous = EnumSet.of(UNSUBSCRIBED, JOINING, RECONCILING, ACKNOWLEDGING, STABLE, FENCED, LEAVING, LEFT,
-                STALE);
-    }
-
     @Override
     public Set<ConsumerMemberState> previousValidStates() {
-        return previous;
+        return Table.PREVIOUS.get(this);
+    }
+
+    /**
+     * The transition table is written once, in {@link ConsumerPhase}, which refines these states: a move between two
+     * of them is allowed when some phase move between phases that show as them is. Built on first use, not in a
+     * static block: the two enums refer to each other's constants.
+     */
+    private static final class Table {
+        static final Map<ConsumerMemberState, Set<ConsumerMemberState>> PREVIOUS = derive();
+
+        private static Map<ConsumerMemberState, Set<ConsumerMemberState>> derive() {
+            Map<ConsumerMemberState, Set<ConsumerMemberState>> previous = new EnumMap<>(ConsumerMemberState.class);
+            for (ConsumerMemberState s : values()) {
+                previous.put(s, EnumSet.noneOf(ConsumerMemberState.class));
+            }
+            for (ConsumerPhase to : ConsumerPhase.values()) {
+                for (ConsumerPhase from : to.previousValidStates()) {
+                    if (from.visible() != to.visible()) {
+                        previous.get(to.visible()).add(from.visible());
+                    }
+                }
+            }
+            previous.replaceAll((s, p) -> Collections.unmodifiableSet(p));
+            return previous;
+        }
     }
 
     /** True while the member takes part in the group (heartbeats). */

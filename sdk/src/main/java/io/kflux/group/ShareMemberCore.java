@@ -12,7 +12,6 @@ import io.kflux.util.Backoff;
 import io.kflux.util.StateTransitions;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -268,10 +267,7 @@ final class ShareMemberCore {
             move(ShareMemberState.STABLE);
         }
         if (response.assignment() != null) {
-            Set<TargetAssignment.IdPartition> next = new HashSet<>();
-            response.assignment().topicPartitions().forEach(t -> t.partitions().forEach(p ->
-                    next.add(new TargetAssignment.IdPartition(t.topicId(), p))));
-            target = new TargetAssignment(next);
+            target = TargetAssignment.of(response.assignment());
             return resolve(topicNames);
         }
         return List.of();

@@ -1,6 +1,7 @@
 package io.kflux.group;
 
 import io.kflux.TopicPartition;
+import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -45,6 +46,16 @@ record TargetAssignment(Set<IdPartition> partitions) {
 
     TargetAssignment {
         partitions = Set.copyOf(partitions);
+    }
+
+    /**
+     * The target a heartbeat answer names: ConsumerGroupHeartbeat (KIP-848) and ShareGroupHeartbeat (KIP-932) carry
+     * the same assignment structure, topic ids with partition numbers.
+     */
+    static TargetAssignment of(ConsumerGroupHeartbeatResponse.Assignment assignment) {
+        Set<IdPartition> next = new HashSet<>();
+        assignment.topicPartitions().forEach(t -> t.partitions().forEach(p -> next.add(new IdPartition(t.topicId(), p))));
+        return new TargetAssignment(next);
     }
 
     /**

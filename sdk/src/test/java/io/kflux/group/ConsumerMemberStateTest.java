@@ -3,7 +3,22 @@ package io.kflux.group;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import static io.kflux.group.ConsumerMemberState.ACKNOWLEDGING;
+import static io.kflux.group.ConsumerMemberState.CLOSED;
+import static io.kflux.group.ConsumerMemberState.FATAL;
+import static io.kflux.group.ConsumerMemberState.FENCED;
+import static io.kflux.group.ConsumerMemberState.JOINING;
+import static io.kflux.group.ConsumerMemberState.LEAVING;
+import static io.kflux.group.ConsumerMemberState.LEFT;
+import static io.kflux.group.ConsumerMemberState.RECONCILING;
+import static io.kflux.group.ConsumerMemberState.STABLE;
+import static io.kflux.group.ConsumerMemberState.STALE;
+import static io.kflux.group.ConsumerMemberState.UNSUBSCRIBED;
+
 import io.kflux.util.StateTransitions;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The KIP-848 member's states: leaving for good and leaving on a poll timeout are states of their own. */
@@ -30,6 +45,27 @@ class ConsumerMemberStateTest {
             assertThat(s.isTerminal()).isFalse();
             assertThat(s.previousValidStates()).containsExactly(ConsumerMemberState.LEAVING);
             assertThat(StateTransitions.check(s, ConsumerMemberState.CLOSED)).isEqualTo(ConsumerMemberState.CLOSED);
+        }
+    }
+
+    @Test
+    void theTableDerivedFromThePhasesIsTheMemberStatesTable() {
+        Set<ConsumerMemberState> active = EnumSet.of(JOINING, RECONCILING, ACKNOWLEDGING, STABLE, FENCED);
+        Set<ConsumerMemberState> allButTerminal = EnumSet.complementOf(EnumSet.of(FATAL, CLOSED));
+        Map<ConsumerMemberState, Set<ConsumerMemberState>> expected = Map.ofEntries(
+                Map.entry(UNSUBSCRIBED, Set.of()),
+                Map.entry(JOINING, Set.of(UNSUBSCRIBED, FENCED, STALE)),
+                Map.entry(RECONCILING, Set.of(JOINING, ACKNOWLEDGING, STABLE)),
+                Map.entry(ACKNOWLEDGING, Set.of(RECONCILING)),
+                Map.entry(STABLE, Set.of(JOINING, ACKNOWLEDGING)),
+                Map.entry(FENCED, Set.of(JOINING, RECONCILING, ACKNOWLEDGING, STABLE)),
+                Map.entry(LEAVING, active),
+                Map.entry(LEFT, Set.of(LEAVING)),
+                Map.entry(STALE, Set.of(LEAVING)),
+                Map.entry(FATAL, allButTerminal),
+                Map.entry(CLOSED, allButTerminal));
+        for (ConsumerMemberState s : ConsumerMemberState.values()) {
+            assertThat(s.previousValidStates()).as(s.name()).containsExactlyInAnyOrderElementsOf(expected.get(s));
         }
     }
 
