@@ -144,21 +144,20 @@ class TelemetryPushTest {
                 .subscription(List.of("telemetry")));
         Disposable a = matching.receive().subscribe(r -> r.acknowledge());
         Disposable b = unmatched.receive().subscribe(r -> r.acknowledge());
-        // the official consumer beside it, under the same subscription: the names kflux pushes are among its
+        // the official consumer beside it, under the same subscription, for as long: the names kflux pushes are among its
         Map<String, Object> official = props("tele-match-official", "tele-g3");
         official.put("key.deserializer", StringDeserializer.class.getName());
         official.put("value.deserializer", StringDeserializer.class.getName());
-        Set<String> officialNames;
         try (KafkaConsumer<String, String> o = new KafkaConsumer<>(official)) {
             o.subscribe(List.of("telemetry"));
-            GroupKit.await("a push of the official consumer", Duration.ofSeconds(60), () -> {
+            GroupKit.await("three pushes of kflux and two of the official consumer", Duration.ofSeconds(60), () -> {
                 o.poll(Duration.ofMillis(100));
-                return pushes("tele-match-official"::equals).stream().anyMatch(p -> !p.names().isEmpty());
+                return pushes("tele-match-kflux"::equals).size() >= 3
+                        && pushes("tele-match-official"::equals).stream().filter(p -> !p.names().isEmpty()).count() >= 2;
             });
-            officialNames = pushes("tele-match-official"::equals).stream().flatMap(p -> p.names().stream())
-                    .collect(Collectors.toSet());
         }
-        GroupKit.await("three pushes of kflux", Duration.ofSeconds(60), () -> pushes("tele-match-kflux"::equals).size() >= 3);
+        Set<String> officialNames = pushes("tele-match-official"::equals).stream().flatMap(p -> p.names().stream())
+                .collect(Collectors.toSet());
         a.dispose();
         matching.close().block(Duration.ofSeconds(30));
         GroupKit.await("kflux's terminating push", Duration.ofSeconds(30),
