@@ -19,10 +19,17 @@ import org.junit.jupiter.api.Test;
  * <p>Raising a limit is a decision: name the new jar and what it is for in the README in the same change.
  */
 class DependencyBudgetTest {
-    /** 31 jars at the time the budget was set (reactor-netty-core with its netty modules, codecs, SCRAM). */
-    static final int MAX_JARS = 32;
-    /** 17.0 MiB at the time the budget was set; zstd-jni's natives for every platform are 7 MiB of it. */
-    static final long MAX_BYTES = 18L * 1024 * 1024;
+    /**
+     * 33 jars at the time the budget was set (reactor-netty-core with its netty modules, codecs, SCRAM; from 31 to 33
+     * for client telemetry, KIP-714: opentelemetry-proto and protobuf-java, which encode the pushed metrics).
+     */
+    static final int MAX_JARS = 34;
+    /**
+     * 19.6 MiB at the time the budget was set; zstd-jni's natives for every platform are 7 MiB of it. Raised from 18
+     * MiB for client telemetry: opentelemetry-proto 1.11.0-alpha (0.9 MiB) and protobuf-java 4.36.2 (1.7 MiB), 2.6
+     * MiB together, required because the official client pushes telemetry by default ({@code enable.metrics.push}).
+     */
+    static final long MAX_BYTES = 20L * 1024 * 1024 + 512 * 1024;
 
     /** {@code group:artifact:jar[:classifier]:version:scope:/absolute/path.jar [(optional)] [-- module ...]}. */
     private static final Pattern ENTRY = Pattern.compile("^\\s*(\\S+?):jar:\\S*?:(?:compile|runtime):(.+?\\.jar)(.*)$");

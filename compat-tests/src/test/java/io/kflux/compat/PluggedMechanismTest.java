@@ -9,6 +9,7 @@ import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
+import io.kflux.compat.support.BrokerPluginClasses;
 import io.kflux.compat.support.BrokerVersion;
 import io.kflux.compat.support.PluggedPlainMechanism;
 import io.kflux.compat.support.saslserver.PluggedPlainLogin;
@@ -16,16 +17,11 @@ import io.kflux.compat.support.saslserver.PluggedPlainServer;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +40,8 @@ class PluggedMechanismTest {
     @BeforeAll
     static void start() {
         cluster = EmbeddedKafkaCluster.builder()
-                .classpath(BrokerVersion.current().classpath() + File.pathSeparator + saslServerClasses())
+                .classpath(BrokerVersion.current().classpath() + File.pathSeparator
+                        + BrokerPluginClasses.packageOf(PluggedPlainServer.class))
                 .brokerJvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
                 .listener("PLUGGED", "SASL_PLAINTEXT")
                 .brokerProperty("sasl.enabled.mechanisms", PluggedPlainServer.MECHANISM)
@@ -52,26 +49,6 @@ class PluggedMechanismTest {
                 .brokerProperty("listener.name.plugged." + PluggedPlainServer.MECHANISM.toLowerCase()
                         + ".sasl.jaas.config", PluggedPlainLogin.class.getName() + " required;")
                 .start();
-    }
-
-    /** Only the broker-side classes (package {@code saslserver}, JDK-only) go onto the broker's class path. */
-    private static String saslServerClasses() {
-        try {
-            Path root = Path.of(PluggedPlainServer.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            String pkg = PluggedPlainServer.class.getPackageName().replace('.', '/');
-            Path target = Files.createTempDirectory("kflux-sasl-server-");
-            Files.createDirectories(target.resolve(pkg));
-            try (Stream<Path> files = Files.list(root.resolve(pkg))) {
-                for (Path f : (Iterable<Path>) files::iterator) {
-                    Files.copy(f, target.resolve(pkg).resolve(f.getFileName().toString()));
-                }
-            }
-            return target.toString();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @AfterAll

@@ -20,7 +20,11 @@ import io.kflux.fetch.CompletedFetch;
 import io.kflux.fetch.FetchSink;
 import io.kflux.fetch.Fetcher;
 import io.kflux.fetch.PartitionState;
+import io.kflux.internal.metrics.ConsumerMetrics;
 import io.kflux.metadata.Cluster;
+import io.kflux.telemetry.TelemetryClient;
+import io.kflux.telemetry.TelemetryPayload;
+import io.kflux.util.MonotonicScheduler;
 import io.kflux.util.SerialExecutor;
 import java.time.Duration;
 import java.util.Collection;
@@ -48,6 +52,7 @@ import reactor.util.retry.Retry;
  */
 final class ConsumerSession<K, V> implements FetchSink {
     private static final Logger log = LoggerFactory.getLogger(ConsumerSession.class);
+    private static final AtomicBoolean TELEMETRY_UNAVAILABLE_LOGGED = new AtomicBoolean();
     /** How often the lag of paused partitions is refreshed while metrics are on (see watchPausedLag). */
     static final long PAUSED_LAG_INTERVAL_MS = 1_000;
 
@@ -70,6 +75,8 @@ final class ConsumerSession<K, V> implements FetchSink {
     private Disposable pollIntervalLoop;
     /** TLS and SASL refusals end the subscription whichever loop met them (never a silent reconnect loop). */
     private final Disposable authenticationFailures;
+    /** Client telemetry (KIP-714), null when {@code enable.metrics.push} is false or there are no meters to push. */
+    private final TelemetryClient telemetry;
     private GroupMember member;
     private boolean pollExpired;
     private final io.kflux.util.LogContext logContext;
@@ -129,6 +136,10 @@ final class ConsumerSession<K, V> implements FetchSink {
         emitter.metrics(consumer.metrics());
         emitter.tracing(consumer.tracing());
         this.authenticationFailures = resources.connections().onFatalFailure(e -> loop.execute(() -> fail(e)));
+        this.telemetry = telemetry(settings, resources, consumer.metrics());
+        if (telemetry != null) {
+            telemetry.start();
+        }
     }
 
     RecordEmitter<K, V> emitter() {
@@ -495,7 +506,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         authenticationFailures.dispose();
         // Leave and close the fetch sessions first (both need the connections), then release everything. In
         // parallel: each may wait for a broker (a Fetch still long-polling answers before the close).
-        Mono.when(leaveGroup("the consumer stopped"), closeFetchSessions()).then(onLoop(() -> {
+        Mono.when(leaveGroup("the consumer stopped"), closeFetchSessions(), closeTelemetry()).then(onLoop(() -> {
             if (member != null) {
                 member.close();
                 consumer.groupContext().memberGone(member);
@@ -513,6 +524,36 @@ final class ConsumerSession<K, V> implements FetchSink {
             // never leave the consumer with a dead "active" session: a new receive() waits for this one
             consumer.sessionEnded(this).doFinally(s -> stoppedFuture.complete(null)).subscribe();
         });
+    }
+
+    /**
+     * The telemetry of this session, or null: {@code enable.metrics.push} off, or Micrometer (which holds the meters
+     * pushed) not on the class path, said once at INFO. Labels as KIP-714's client resource labels.
+     */
+    private static TelemetryClient telemetry(ClientSettings settings, ClientResources resources, ConsumerMetrics metrics) {
+        if (!settings.config().metricsPush()) {
+            return null;
+        }
+        if (metrics == ConsumerMetrics.NONE) {
+            if (TELEMETRY_UNAVAILABLE_LOGGED.compareAndSet(false, true)) {
+                log.info("enable.metrics.push: no client telemetry is pushed, Micrometer (micrometer-core), which "
+                        + "holds the metrics to push, is not on the class path");
+            }
+            return null;
+        }
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put("client_id", settings.clientId());
+        labels.put("group_id", settings.groupId());
+        labels.put("group_instance_id", settings.config().groupInstanceId().orElse(null));
+        labels.put("client_rack", settings.config().clientRack());
+        return new TelemetryClient(resources.metadata(), metrics::telemetryPoints,
+                new TelemetryPayload(labels, System.currentTimeMillis() * 1_000_000L), MonotonicScheduler.parallel(),
+                settings.logContext());
+    }
+
+    /** The terminating push (KIP-714), bounded by the request timeout as the fetch sessions' close is. */
+    private Mono<Void> closeTelemetry() {
+        return telemetry == null ? Mono.empty() : telemetry.close(Duration.ofMillis(settings.requestTimeoutMs()));
     }
 
     /** Best effort, bounded by the request timeout as the official client's close is. */

@@ -96,7 +96,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         ConsumerConfig config = OptionsAccess.config(options);
         this.settings = ClientSettings.from(config, options.maxBufferedBytes(), ConnectionSecurities.from(
                 config, options.oauthBearerTokenProvider().orElse(null), options.saslMechanism().orElse(null)));
-        this.metrics = ConsumerMetrics.create(options.meterRegistry().orElse(null), settings.clientId());
+        this.metrics = ConsumerMetrics.create(options.meterRegistry().orElse(null), settings.clientId(),
+                settings.config().metricsPush());
         this.tracing = RecordTracing.create(options.observationRegistry().orElse(null), settings.clientId(),
                 settings.groupId());
         this.groupContext = settings.groupId() == null ? null

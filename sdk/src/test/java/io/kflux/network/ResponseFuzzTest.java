@@ -12,6 +12,7 @@ import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.protocol.message.DescribeGroupsResponse;
 import io.kflux.protocol.message.FetchResponse;
 import io.kflux.protocol.message.FindCoordinatorResponse;
+import io.kflux.protocol.message.GetTelemetrySubscriptionsResponse;
 import io.kflux.protocol.message.HeartbeatResponse;
 import io.kflux.protocol.message.JoinGroupResponse;
 import io.kflux.protocol.message.LeaveGroupResponse;
@@ -20,6 +21,7 @@ import io.kflux.protocol.message.MetadataResponse;
 import io.kflux.protocol.message.OffsetCommitResponse;
 import io.kflux.protocol.message.OffsetFetchResponse;
 import io.kflux.protocol.message.OffsetForLeaderEpochResponse;
+import io.kflux.protocol.message.PushTelemetryResponse;
 import io.kflux.protocol.message.SaslAuthenticateResponse;
 import io.kflux.protocol.message.SaslHandshakeResponse;
 import io.kflux.protocol.message.ShareAcknowledgeResponse;
@@ -57,7 +59,7 @@ class ResponseFuzzTest {
             SaslHandshakeResponse.SPEC, SyncGroupResponse.SPEC, ConsumerGroupDescribeResponse.SPEC,
             // appended, never inserted: byte 0 of the kept corpus indexes this list
             ShareGroupHeartbeatResponse.SPEC, ShareGroupDescribeResponse.SPEC, ShareFetchResponse.SPEC,
-            ShareAcknowledgeResponse.SPEC);
+            ShareAcknowledgeResponse.SPEC, GetTelemetrySubscriptionsResponse.SPEC, PushTelemetryResponse.SPEC);
 
     @FuzzTest(maxDuration = "2m")
     void responses(byte[] input) {

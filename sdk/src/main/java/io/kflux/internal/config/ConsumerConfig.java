@@ -554,6 +554,15 @@ public final class ConsumerConfig implements io.kflux.util.ConfigValues {
     }
 
     /**
+     * {@code enable.metrics.push}.
+     *
+     * @return whether client telemetry (KIP-714) is pushed when the cluster subscribes to it
+     */
+    public boolean metricsPush() {
+        return parsed.<Boolean>get(ENABLE_METRICS_PUSH);
+    }
+
+    /**
      * {@code allow.auto.create.topics}: the AllowAutoTopicCreation flag of Metadata requests.
      *
      * @return the flag

@@ -93,6 +93,8 @@ public final class ConsumerConfigDef {
     /** {@value}. */
     public static final String CHECK_CRCS = "check.crcs";
     /** {@value}. */
+    public static final String ENABLE_METRICS_PUSH = "enable.metrics.push";
+    /** {@value}. */
     public static final String ALLOW_AUTO_CREATE_TOPICS = "allow.auto.create.topics";
     /** {@value}. */
     public static final String EXCLUDE_INTERNAL_TOPICS = "exclude.internal.topics";
@@ -252,6 +254,9 @@ public final class ConsumerConfigDef {
           "The most records one batch of receiveBatches() holds; receive() hands over one record per unit of demand, so it is unaffected.");
         h(d, CHECK_CRCS, ConfigType.BOOLEAN, Boolean.TRUE, null,
           "Verify the CRC32C of every fetched record batch; a mismatch fails with CorruptRecordException.");
+        h(d, ENABLE_METRICS_PUSH, ConfigType.BOOLEAN, Boolean.TRUE, null,
+          "Push this client's metrics to the brokers when the cluster has a matching client-metrics subscription "
+          + "(KIP-714), as the official client does; false sends no telemetry request at all.");
         h(d, ALLOW_AUTO_CREATE_TOPICS, ConfigType.BOOLEAN, Boolean.TRUE, null,
           "Let Metadata requests for subscribed topics create missing ones, if the broker allows it.");
         h(d, EXCLUDE_INTERNAL_TOPICS, ConfigType.BOOLEAN, Boolean.TRUE, null,
@@ -337,7 +342,6 @@ public final class ConsumerConfigDef {
         ig(d, "metrics.num.samples", ConfigType.INT, 2, "kflux's Micrometer meters always use 2 samples");
         ig(d, "metrics.recording.level", ConfigType.STRING, "INFO", "kflux's Micrometer meters have no recording levels");
         ig(d, "metrics.sample.window.ms", ConfigType.LONG, 30000L, "kflux's Micrometer meters always use 30 s windows");
-        ig(d, "enable.metrics.push", ConfigType.BOOLEAN, Boolean.TRUE, "client metrics push (KIP-714) is not supported");
         ig(d, "internal.leave.group.on.close", ConfigType.BOOLEAN, Boolean.TRUE, "internal to the official client");
         ig(d, "internal.throw.on.fetch.stable.offset.unsupported", ConfigType.BOOLEAN, Boolean.FALSE,
            "internal to the official client");

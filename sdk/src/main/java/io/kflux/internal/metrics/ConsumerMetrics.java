@@ -1,6 +1,8 @@
 package io.kflux.internal.metrics;
 
+import io.kflux.telemetry.MetricPoint;
 import io.kflux.util.ClientMetrics;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -25,6 +27,37 @@ public interface ConsumerMetrics extends ClientMetrics {
      */
     static ConsumerMetrics create(Object meterRegistry, String clientId) {
         return meterRegistry == null ? NONE : MicrometerConsumerMetrics.of(meterRegistry, clientId);
+    }
+
+    /**
+     * As {@link #create(Object, String)}, and when {@code meterRegistry} is null but client telemetry needs the
+     * meters ({@code enable.metrics.push}, KIP-714) and Micrometer is on the class path: the meters in a registry of
+     * this consumer's own, read only by telemetry. {@link #NONE} when Micrometer is absent.
+     */
+    static ConsumerMetrics create(Object meterRegistry, String clientId, boolean forTelemetry) {
+        if (meterRegistry != null || !forTelemetry || !micrometerPresent()) {
+            return create(meterRegistry, clientId);
+        }
+        return MicrometerConsumerMetrics.ofOwnRegistry(clientId);
+    }
+
+    /** Whether micrometer-core (an optional dependency) is on the class path. */
+    static boolean micrometerPresent() {
+        try {
+            Class.forName("io.micrometer.core.instrument.simple.SimpleMeterRegistry", false,
+                    ConsumerMetrics.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /**
+     * The official client's metrics among these meters as client telemetry pushes them (KIP-714 names:
+     * {@code org.apache.kafka.consumer.*}), read now; kflux's own meters left out. Empty for {@link #NONE}.
+     */
+    default List<MetricPoint> telemetryPoints() {
+        return List.of();
     }
 
     /**

@@ -1,11 +1,17 @@
 package io.kflux.internal.metrics;
 
 import io.kflux.network.NetworkOptions;
+import io.kflux.telemetry.MetricPoint;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -79,11 +85,48 @@ final class MicrometerConsumerMetrics implements ConsumerMetrics {
         }
     }
 
+    /** The meters in a registry of this consumer's own (client telemetry without an application registry). */
+    static ConsumerMetrics ofOwnRegistry(String clientId) {
+        return new MicrometerConsumerMetrics(new SimpleMeterRegistry(), clientId);
+    }
+
     static ConsumerMetrics of(Object registry, String clientId) {
         if (!(registry instanceof MeterRegistry r)) {
             throw new IllegalArgumentException("not a Micrometer MeterRegistry: " + registry.getClass().getName());
         }
         return new MicrometerConsumerMetrics(r, clientId);
+    }
+
+    /**
+     * KIP-714 names the official client's metrics {@code org.apache.kafka.<group>.<name>} with the group's
+     * {@code -metrics} dropped and dashes as dots: this class's {@code kafka.<group>.<name>} with {@code org.apache.}
+     * before it. {@code client.id} and {@code kafka.version} are the client's labels, not the metric's.
+     */
+    @Override
+    public List<MetricPoint> telemetryPoints() {
+        List<MetricPoint> points = new ArrayList<>();
+        List<Meter> all = new ArrayList<>(meters);
+        all.addAll(partitionMeters.values());
+        for (Meter meter : all) {
+            String name = meter.getId().getName();
+            if (!name.startsWith(CONSUMER)) {
+                continue;
+            }
+            Map<String, String> attributes = new HashMap<>();
+            for (Tag tag : meter.getId().getTags()) {
+                if (!tag.getKey().equals("client.id") && !tag.getKey().equals("kafka.version")) {
+                    attributes.put(tag.getKey(), tag.getValue());
+                }
+            }
+            for (Measurement m : meter.measure()) {
+                if (Double.isFinite(m.getValue())) {
+                    points.add(new MetricPoint("org.apache." + name, meter instanceof FunctionCounter, m.getValue(),
+                            attributes));
+                }
+                break; // gauges and function counters have one measurement
+            }
+        }
+        return points;
     }
 
     @Override

@@ -48,8 +48,7 @@ class EffectiveConfigTest {
                 .filter(k -> k.support() != PropertyDescription.Support.IGNORED).map(ConfigKey::name).toList();
         List<String> names = dump.lines().skip(1).map(l -> l.substring(1, l.indexOf(" = "))).toList();
         assertThat(names.subList(0, inEffect.size())).isSorted().containsExactlyInAnyOrderElementsOf(inEffect);
-        assertThat(dump).doesNotContain("enable.metrics.push", "metric.reporters",
-                EffectiveConfig.IGNORED_HEADING);
+        assertThat(dump).doesNotContain("metric.reporters", EffectiveConfig.IGNORED_HEADING);
     }
 
     /** A deserializer of the application's own, passed as an object. */
@@ -62,11 +61,11 @@ class EffectiveConfigTest {
 
     @Test
     void theDeserializersInUseAreShownAndIgnoredPropertiesAreMarkedApart() {
-        // issue #25: metric.reporters and enable.metrics.push read as if in effect, value.deserializer = null
+        // issue #25: metric.reporters and metrics.num.samples read as if in effect, value.deserializer = null
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("bootstrap.servers", "b1.example:9092");
         props.put("metric.reporters", "com.example.Reporter");
-        props.put("enable.metrics.push", "false");
+        props.put("metrics.num.samples", "3");
         ConsumerConfig config = ConsumerConfig.parse(props);
         String dump = EffectiveConfig.describe(config, "c", Deserializers.string(), new OrderDeserializer(), Map.of());
 
@@ -76,9 +75,9 @@ class EffectiveConfigTest {
                 .doesNotContain("value.deserializer = null");
         String inEffect = dump.substring(0, dump.indexOf(EffectiveConfig.IGNORED_HEADING));
         String ignored = dump.substring(dump.indexOf(EffectiveConfig.IGNORED_HEADING));
-        assertThat(inEffect).doesNotContain("metric.reporters", "enable.metrics.push");
-        assertThat(ignored).isEqualTo(EffectiveConfig.IGNORED_HEADING + "\n\tenable.metrics.push = false"
-                + "\n\tmetric.reporters = com.example.Reporter");
+        assertThat(inEffect).doesNotContain("metric.reporters", "metrics.num.samples");
+        assertThat(ignored).isEqualTo(EffectiveConfig.IGNORED_HEADING + "\n\tmetric.reporters = com.example.Reporter"
+                + "\n\tmetrics.num.samples = 3");
     }
 
     @Test
