@@ -77,7 +77,10 @@ class ProcessingOrderAtScaleTest {
         long start = System.nanoTime();
         try {
             Long processed = consumer.process(
-                            ProcessingOptions.<String, String>ordering(ordering).maxInFlight(MAX_IN_FLIGHT),
+                            // every record may be held: the emitter hands out one partition's fetched batch at a
+                            // time (125 keys each here), so a smaller window might not hold 500 free keys at once
+                            ProcessingOptions.<String, String>ordering(ordering).maxInFlight(MAX_IN_FLIGHT)
+                                    .maxWaiting(COUNT),
                             (ConsumerRecord<String, String> r) -> Mono.defer(() -> {
                                 Object lane = switch (ordering) {
                                     case KEY -> List.of(r.partition(), r.key());
