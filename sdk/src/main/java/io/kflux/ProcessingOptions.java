@@ -2,6 +2,7 @@ package io.kflux;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import reactor.core.publisher.Mono;
 
@@ -29,6 +30,11 @@ import reactor.core.publisher.Mono;
  * else skipping if {@link #skipFailures()} was called, else the stream ends with the handler's error. The two exclude each other: calling one on
  * options that have the other fails with {@link IllegalStateException} rather than replacing it silently.
  *
+ * <p><b>Outages.</b> With a {@link #circuitBreaker(io.github.resilience4j.circuitbreaker.CircuitBreaker) circuit breaker}, records wait while it is open instead of
+ * failing, and failures that open it use no retry attempt; a {@link #rateLimiter(io.github.resilience4j.ratelimiter.RateLimiter) rate limiter} spaces handler calls.
+ * Both are resilience4j's (an optional dependency of kflux), applied with its core API: its Reactor operators fail a
+ * call the breaker refuses ({@code CallNotPermittedException}), where {@code process} waits.
+ *
  * @param <K> key type
  * @param <V> value type
  */
@@ -39,6 +45,8 @@ public final class ProcessingOptions<K, V> {
     public static final int DEFAULT_MAX_WAITING = 1024;
     /** Largest backoff between attempts when {@link #retry(int, Duration, Duration)} does not give one. */
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
+    /** How often a record waiting for an open {@link #circuitBreaker(io.github.resilience4j.circuitbreaker.CircuitBreaker) circuit breaker} asks it again, in ms. */
+    public static final long BREAKER_POLL_MILLIS = 100;
     /** How long a revocation waits for records in flight when {@link #revokeTimeout(Duration)} is not called. */
     public static final Duration DEFAULT_REVOKE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -61,11 +69,15 @@ public final class ProcessingOptions<K, V> {
     private final FailurePolicy failurePolicy;
     private final BiFunction<ConsumerRecord<K, V>, Throwable, Mono<Void>> failureHandler;
     private final Duration revokeTimeout;
+    /** A resilience4j {@code CircuitBreaker} or null; {@code Object} so these options load without resilience4j. */
+    private final Object circuitBreaker;
+    /** A resilience4j {@code RateLimiter} or null; {@code Object} for the same reason. */
+    private final Object rateLimiter;
 
     private ProcessingOptions(Ordering ordering, int maxInFlight, int maxWaiting, int retries, Duration firstBackoff,
                               Duration maxBackoff, FailurePolicy failurePolicy,
                               BiFunction<ConsumerRecord<K, V>, Throwable, Mono<Void>> failureHandler,
-                              Duration revokeTimeout) {
+                              Duration revokeTimeout, Object circuitBreaker, Object rateLimiter) {
         this.ordering = ordering;
         this.maxInFlight = maxInFlight;
         this.maxWaiting = maxWaiting;
@@ -75,6 +87,8 @@ public final class ProcessingOptions<K, V> {
         this.failurePolicy = failurePolicy;
         this.failureHandler = failureHandler;
         this.revokeTimeout = revokeTimeout;
+        this.circuitBreaker = circuitBreaker;
+        this.rateLimiter = rateLimiter;
     }
 
     /**
@@ -86,7 +100,7 @@ public final class ProcessingOptions<K, V> {
     public static <K, V> ProcessingOptions<K, V> ordering(Ordering ordering) {
         return new ProcessingOptions<>(Objects.requireNonNull(ordering, "ordering"), DEFAULT_MAX_IN_FLIGHT,
                 DEFAULT_MAX_WAITING, 0, Duration.ZERO, DEFAULT_MAX_BACKOFF, FailurePolicy.END_STREAM, null,
-                DEFAULT_REVOKE_TIMEOUT);
+                DEFAULT_REVOKE_TIMEOUT, null, null);
     }
 
     /**
@@ -100,7 +114,7 @@ public final class ProcessingOptions<K, V> {
             throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
         }
         return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
-                failurePolicy, failureHandler, revokeTimeout);
+                failurePolicy, failureHandler, revokeTimeout, circuitBreaker, rateLimiter);
     }
 
     /**
@@ -114,7 +128,7 @@ public final class ProcessingOptions<K, V> {
             throw new IllegalArgumentException("maxWaiting must not be negative, was " + maxWaiting);
         }
         return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
-                failurePolicy, failureHandler, revokeTimeout);
+                failurePolicy, failureHandler, revokeTimeout, circuitBreaker, rateLimiter);
     }
 
     /**
@@ -148,7 +162,7 @@ public final class ProcessingOptions<K, V> {
                     + firstBackoff + " and " + maxBackoff);
         }
         return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, attempts, firstBackoff, maxBackoff,
-                failurePolicy, failureHandler, revokeTimeout);
+                failurePolicy, failureHandler, revokeTimeout, circuitBreaker, rateLimiter);
     }
 
     /**
@@ -169,7 +183,7 @@ public final class ProcessingOptions<K, V> {
                     + " a failure handler or skipped; choose one");
         }
         return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
-                FailurePolicy.HANDLE, handler, revokeTimeout);
+                FailurePolicy.HANDLE, handler, revokeTimeout, circuitBreaker, rateLimiter);
     }
 
     /**
@@ -184,7 +198,7 @@ public final class ProcessingOptions<K, V> {
                     + " a failure handler or skipped; choose one");
         }
         return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
-                FailurePolicy.SKIP, null, revokeTimeout);
+                FailurePolicy.SKIP, null, revokeTimeout, circuitBreaker, rateLimiter);
     }
 
     /**
@@ -203,7 +217,61 @@ public final class ProcessingOptions<K, V> {
             throw new IllegalArgumentException("revokeTimeout must not be negative, was " + timeout);
         }
         return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
-                failurePolicy, failureHandler, timeout);
+                failurePolicy, failureHandler, timeout, circuitBreaker, rateLimiter);
+    }
+
+    /**
+     * Guards the handler with a resilience4j circuit breaker (needs {@code io.github.resilience4j:
+     * resilience4j-circuitbreaker} on the class path; kflux depends on it optionally), so that a downstream outage
+     * pauses processing instead of sending every record through the retries and the failure handler.
+     *
+     * <ul>
+     *   <li>Before each handler call the record takes a permission ({@code tryAcquirePermission}). While the breaker
+     *       refuses (OPEN, FORCED_OPEN, or HALF_OPEN with its trial calls taken) the record <b>waits</b>: it is not
+     *       failed, not retried, not handed to the failure handler and not acknowledged; it asks again every
+     *       {@value #BREAKER_POLL_MILLIS} ms (asking is what moves a breaker from OPEN to HALF_OPEN after its
+     *       {@code waitDurationInOpenState}). Waiting records stay in flight, so once {@code maxInFlight} of them
+     *       wait and {@code maxWaiting} more are held, no record is requested and fetching stops (see "Memory").</li>
+     *   <li>Each call's outcome and duration are recorded ({@code onSuccess}/{@code onError}; a cancelled call
+     *       releases its permission).</li>
+     *   <li>A failed call counts as one of the record's {@link #retry retry} attempts only when the breaker still
+     *       permits calls after recording it (CLOSED, DISABLED, METRICS_ONLY). A failure that opened the breaker, or
+     *       came while it was open or half-open, is the outage's: the record waits for the breaker and calls the
+     *       handler again, without using an attempt. So during an outage no record reaches the failure handler,
+     *       and a record that fails on its own (the breaker stays closed) is retried and handed over as before.
+     *       Choose {@code minimumNumberOfCalls} and the failure rate so that one record's failures cannot open the
+     *       breaker, or that record's failures count as an outage.</li>
+     *   <li>{@link ProcessedRecord#attempts()} counts every handler call, those repeated after an outage included.
+     *       A revocation waits for waiting records like for any in flight ({@link #revokeTimeout}).</li>
+     * </ul>
+     * The breaker may be shared with other users (its metrics and state are then shared too). Calling this again
+     * replaces the breaker.
+     *
+     * @param breaker an {@code io.github.resilience4j.circuitbreaker.CircuitBreaker}
+     * @throws NullPointerException for null
+     */
+    public ProcessingOptions<K, V> circuitBreaker(io.github.resilience4j.circuitbreaker.CircuitBreaker breaker) {
+        Objects.requireNonNull(breaker, "breaker");
+        return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
+                failurePolicy, failureHandler, revokeTimeout, breaker, rateLimiter);
+    }
+
+    /**
+     * Spaces handler calls with a resilience4j rate limiter (needs {@code io.github.resilience4j:
+     * resilience4j-ratelimiter} on the class path; kflux depends on it optionally): each call, retries included,
+     * takes one permission ({@code reservePermission}) and starts when the limiter grants it; a record whose
+     * permission lies beyond the limiter's {@code timeoutDuration} asks again one {@code limitRefreshPeriod} later.
+     * A record never fails for want of a permission: it waits in flight, so a limit below the records' arrival rate
+     * ends in backpressure and fetching stops (see "Memory"). With a {@link #circuitBreaker(io.github.resilience4j.circuitbreaker.CircuitBreaker) circuit breaker} too, a record first
+     * takes the breaker's permission, then the limiter's. Calling this again replaces the limiter.
+     *
+     * @param limiter an {@code io.github.resilience4j.ratelimiter.RateLimiter}
+     * @throws NullPointerException for null
+     */
+    public ProcessingOptions<K, V> rateLimiter(io.github.resilience4j.ratelimiter.RateLimiter limiter) {
+        Objects.requireNonNull(limiter, "limiter");
+        return new ProcessingOptions<>(ordering, maxInFlight, maxWaiting, retries, firstBackoff, maxBackoff,
+                failurePolicy, failureHandler, revokeTimeout, circuitBreaker, limiter);
     }
 
     /** The ordering. */
@@ -251,10 +319,31 @@ public final class ProcessingOptions<K, V> {
         return revokeTimeout;
     }
 
+    /**
+     * The circuit breaker of {@link #circuitBreaker(io.github.resilience4j.circuitbreaker.CircuitBreaker)}, typed as {@code Object} so that calling this needs no
+     * resilience4j on the class path.
+     *
+     * @return the {@code CircuitBreaker}, or empty (the default)
+     */
+    public Optional<Object> circuitBreaker() {
+        return Optional.ofNullable(circuitBreaker);
+    }
+
+    /**
+     * The rate limiter of {@link #rateLimiter(io.github.resilience4j.ratelimiter.RateLimiter)}, typed as {@code Object} like {@link #circuitBreaker()}.
+     *
+     * @return the {@code RateLimiter}, or empty (the default)
+     */
+    public Optional<Object> rateLimiter() {
+        return Optional.ofNullable(rateLimiter);
+    }
+
     @Override
     public String toString() {
         return "ProcessingOptions[ordering=" + ordering + ", maxInFlight=" + maxInFlight + ", maxWaiting=" + maxWaiting
                 + ", retries=" + retries + ", firstBackoff=" + firstBackoff + ", maxBackoff=" + maxBackoff
-                + ", onFailure=" + failurePolicy + ", revokeTimeout=" + revokeTimeout + "]";
+                + ", onFailure=" + failurePolicy + ", revokeTimeout=" + revokeTimeout
+                + (circuitBreaker == null ? "" : ", circuitBreaker=" + circuitBreaker)
+                + (rateLimiter == null ? "" : ", rateLimiter=" + rateLimiter) + "]";
     }
 }

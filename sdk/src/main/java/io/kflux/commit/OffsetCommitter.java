@@ -61,6 +61,8 @@ public final class OffsetCommitter {
 
     private final GroupContext group;
     private final Backoff backoff;
+    /** Whether the WARN about refused progress metadata was written (once per consumer). */
+    private volatile boolean refusedProgressLogged;
 
     /** Where answered OffsetCommit round trips are reported; {@link ClientMetrics#NONE} until set. */
     public void metrics(ClientMetrics clientMetrics) {
@@ -117,6 +119,20 @@ public final class OffsetCommitter {
         }
     }
 
+    /**
+     * OFFSET_METADATA_TOO_LARGE for these partitions (the broker's {@code offset.metadata.max.bytes} is below the
+     * metadata sent): see {@link #withoutRefusedProgress}.
+     */
+    static final class MetadataTooLarge extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient Set<TopicPartition> partitions;
+
+        MetadataTooLarge(Set<TopicPartition> partitions) {
+            super("offset commit of " + partitions + " failed: OFFSET_METADATA_TOO_LARGE", null, false, false);
+            this.partitions = partitions;
+        }
+    }
+
     /** Rebalance under way: wait for it, then commit what is still owned. */
     static final class RebalanceInProgress extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -154,7 +170,38 @@ public final class OffsetCommitter {
         return Mono.defer(() -> commitOnce(offsets, freshIds.get()))
                 .retryWhen(backoff.retry(e -> retriable(e, freshIds)))
                 .onErrorResume(RebalanceInProgress.class,
-                        e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets))));
+                        e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets))))
+                .onErrorResume(MetadataTooLarge.class, e -> withoutRefusedProgress(offsets, e));
+    }
+
+    /**
+     * The broker refused the metadata of some partitions as longer than its {@code offset.metadata.max.bytes}
+     * (below the 4,096 default that {@link ProgressMetadata} stays within). Where that metadata is process()'s
+     * progress, the commit is made again with {@code ""} there: the committed offset is what matters, the progress
+     * is an optimisation (the next owner processes those records again). Metadata the application passed is its
+     * own, so then the commit fails with the broker's error, as before.
+     */
+    private Mono<Void> withoutRefusedProgress(Map<TopicPartition, CommitOffset> offsets, MetadataTooLarge e) {
+        Map<TopicPartition, CommitOffset> retry = new LinkedHashMap<>(offsets);
+        for (TopicPartition tp : e.partitions) {
+            CommitOffset o = offsets.get(tp);
+            if (o == null || o.metadata() == null || !o.metadata().startsWith(ProgressMetadata.PREFIX)) {
+                return Mono.error(BrokerErrors.of(Errors.OFFSET_METADATA_TOO_LARGE.code(), e.getMessage(),
+                        tp.topic(), group.groupId()));
+            }
+            retry.put(tp, new CommitOffset(o.offset(), o.leaderEpoch(), ""));
+        }
+        if (!refusedProgressLogged) {
+            refusedProgressLogged = true; // once per consumer: every later commit with long progress meets it again
+            log.warn("group {}: the broker refused process()'s progress metadata of {} as longer than its"
+                    + " offset.metadata.max.bytes (kflux writes up to 4,096 characters, the broker's default);"
+                    + " committing the offsets without it: records completed above them are processed again by the"
+                    + " next owner. Further refusals are logged at DEBUG.", group.groupId(), e.partitions);
+        } else {
+            log.debug("group {}: progress metadata of {} refused as too large; committed without it",
+                    group.groupId(), e.partitions);
+        }
+        return attempt(retry);
     }
 
     private Mono<Void> commitOwned(Map<TopicPartition, CommitOffset> offsets) {
@@ -224,6 +271,7 @@ public final class OffsetCommitter {
     }
 
     private Mono<Void> check(OffsetCommitResponse response, MemberIdentity id, IdNames names) {
+        Set<TopicPartition> metadataTooLarge = new java.util.HashSet<>();
         for (OffsetCommitResponseTopic t : response.topics()) {
             String topic = names.name(t.name(), t.topicId());
             for (OffsetCommitResponsePartition p : t.partitions()) {
@@ -232,6 +280,10 @@ public final class OffsetCommitter {
                     continue;
                 }
                 TopicPartition tp = new TopicPartition(topic, p.partitionIndex());
+                if (error == Errors.OFFSET_METADATA_TOO_LARGE) {
+                    metadataTooLarge.add(tp); // the other partitions of the request were committed
+                    continue;
+                }
                 switch (error) {
                     case COORDINATOR_LOAD_IN_PROGRESS, REQUEST_TIMED_OUT, UNKNOWN_TOPIC_OR_PARTITION:
                         return Mono.error(new RetriableCommitException("commit of " + tp + ": " + error, false));
@@ -253,7 +305,7 @@ public final class OffsetCommitter {
                 }
             }
         }
-        return Mono.empty();
+        return metadataTooLarge.isEmpty() ? Mono.empty() : Mono.error(new MetadataTooLarge(metadataTooLarge));
     }
 
     /**

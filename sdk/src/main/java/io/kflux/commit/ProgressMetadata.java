@@ -21,7 +21,8 @@ import java.util.Optional;
  * (the application's, or another client's) and decodes to nothing; so does a malformed string.
  *
  * <p>The broker refuses metadata longer than {@code offset.metadata.max.bytes} (4,096 by default) with
- * OFFSET_METADATA_TOO_LARGE; {@link #encode} returns empty above {@link #MAX_CHARS} instead.
+ * OFFSET_METADATA_TOO_LARGE; {@link #encode} returns empty above {@link #MAX_CHARS} instead, and a broker set below that
+ * default gets the commit again without the progress ({@code OffsetCommitter}).
  */
 public final class ProgressMetadata {
     /** Marks kflux progress, version 1. */

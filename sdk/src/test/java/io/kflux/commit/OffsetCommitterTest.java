@@ -509,4 +509,42 @@ class OffsetCommitterTest {
         assertThat(outcome.done).isTrue();
         assertThat(outcome.error.get()).isNull();
     }
+
+    private static Map<TopicPartition, String> metadataSent(OffsetCommitRequest r) {
+        Map<TopicPartition, String> m = new LinkedHashMap<>();
+        r.topics().forEach(t -> t.partitions().forEach(p -> m.put(new TopicPartition(t.name(), p.partitionIndex()),
+                p.committedMetadata())));
+        return m;
+    }
+
+    @Test
+    void progressMetadataTheBrokerRefusesAsTooLargeIsLeftOutAndTheOffsetsAreCommitted() {
+        String progress = ProgressMetadata.encode(new long[] {1, 2, 3, 4}).orElseThrow();
+        Map<TopicPartition, CommitOffset> offsets = new LinkedHashMap<>();
+        offsets.put(P0, new CommitOffset(10, 3, progress));
+        offsets.put(P1, new CommitOffset(20, 4, ""));
+        group.answers.add(tp -> tp.equals(P0) ? Errors.OFFSET_METADATA_TOO_LARGE : Errors.NONE);
+        Outcome outcome = new Outcome(committer.commit(offsets, TIMEOUT));
+        time.advanceTimeBy(Duration.ofSeconds(1));
+
+        assertThat(outcome.done).isTrue();
+        assertThat(outcome.error.get()).as("no error: the progress is an optimisation").isNull();
+        assertThat(group.sent).hasSize(2);
+        assertThat(metadataSent(group.sent.get(0))).containsEntry(P0, progress);
+        assertThat(metadataSent(group.sent.get(1))).containsEntry(P0, "").containsEntry(P1, "");
+        assertThat(committedOffsets(group.sent.get(1))).containsEntry(P0, 10L).containsEntry(P1, 20L);
+    }
+
+    @Test
+    void metadataOfTheApplicationTheBrokerRefusesAsTooLargeFailsTheCommit() {
+        Map<TopicPartition, CommitOffset> offsets = new LinkedHashMap<>();
+        offsets.put(P0, new CommitOffset(10, 3, "the application's own note"));
+        group.answers.add(tp -> Errors.OFFSET_METADATA_TOO_LARGE);
+        Outcome outcome = new Outcome(committer.commit(offsets, TIMEOUT));
+        time.advanceTimeBy(Duration.ofSeconds(1));
+
+        assertThat(group.sent).hasSize(1);
+        assertThat(outcome.error.get()).isInstanceOf(io.kflux.KafkaProtocolException.class)
+                .hasMessageContaining("OFFSET_METADATA_TOO_LARGE").hasMessageContaining(P0.toString());
+    }
 }

@@ -69,6 +69,8 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     private final LogContext logContext;
     private final ProcessingMeters meters;
     private final Dispatcher<Job> dispatcher;
+    /** The circuit breaker and rate limiter around the handler, or null (neither configured). */
+    private final HandlerGuard guard;
     private final int bound;
     /** Started and not ended (their handler or failure handler may still signal). */
     private final Set<Job> running = new HashSet<>();
@@ -127,6 +129,9 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
         this.logContext = logContext;
         this.dispatcher = new Dispatcher<>(options.ordering(), options.maxInFlight(), j -> j.record.topicPartition(),
                 j -> j.record.key());
+        // HandlerGuard (and with it resilience4j) is loaded only when configured: kflux runs without resilience4j
+        this.guard = options.circuitBreaker().isPresent() || options.rateLimiter().isPresent()
+                ? HandlerGuard.of(options) : null;
         this.bound = Math.addExact(options.maxInFlight(), options.maxWaiting());
         this.meters = meters.apply(this);
     }
@@ -373,6 +378,9 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
                     : observed.inScope(() -> handler.apply(job.record));
             return Flux.from(Objects.requireNonNull(p, "the handler returned null for " + job)).then();
         });
+        if (guard != null) {
+            attempt = guard.around(attempt);
+        }
         if (options.retries() > 0) {
             attempt = attempt.retryWhen(Retry.backoff(options.retries(), options.firstBackoff())
                     .maxBackoff(options.maxBackoff())
