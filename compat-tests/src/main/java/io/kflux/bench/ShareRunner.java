@@ -62,7 +62,7 @@ public final class ShareRunner {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         threads.resetPeakThreadCount();
         long created = System.nanoTime();
-        drain(client, servers, topic, group, tally, workMs, concurrency, queue);
+        drain(client, servers, topic, group, tally, queue ? workMs : 0, concurrency, queue);
         long window = tally.lastNanos - tally.firstNanos;
         long cpu = tally.cpuAtLast - tally.cpuAtFirst;
         tally.verify();
