@@ -40,7 +40,9 @@ public interface ShareRecord<K, V> {
     short deliveryCount();
 
     /**
-     * Acknowledges the record (explicit mode, {@code share.acknowledgement.mode=explicit}). The acknowledgement is
+     * Acknowledges the record (explicit mode, {@code share.acknowledgement.mode=explicit}) once the returned
+     * {@code Mono} is subscribed: calling this method alone does nothing, so {@code work.then(r.accept())
+     * .onErrorResume(e -> r.release())} acknowledges the record once, with RELEASE when the work fails. The acknowledgement is
      * sent with the next ShareFetch or ShareAcknowledge to the broker the record came from, together with the others
      * gathered meanwhile. A record takes one final acknowledgement (ACCEPT, RELEASE, REJECT); RENEW before it
      * extends the lock (KIP-1222, brokers with ShareAcknowledge v2, Kafka 4.2+) and may be repeated.

@@ -4,10 +4,8 @@ import static io.kflux.bench.runner.JvmCounters.parseArgs;
 
 import io.kflux.bench.runner.DrainHarness;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -504,31 +501,7 @@ public final class BenchmarkSuite {
             }
             command.addAll(args);
             long started = System.nanoTime();
-            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            String resultLine = null;
-            try (BufferedReader out = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    if (line.startsWith(DrainHarness.RESULT_PREFIX)) {
-                        resultLine = line.substring(DrainHarness.RESULT_PREFIX.length());
-                    } else {
-                        System.out.println("    [" + client + "] " + line);
-                    }
-                }
-            }
-            if (!process.waitFor(15, TimeUnit.MINUTES)) {
-                process.destroyForcibly();
-                throw new IllegalStateException(client + " did not end");
-            }
-            if (process.exitValue() != 0 || resultLine == null) {
-                throw new IllegalStateException(client + " failed (exit " + process.exitValue() + ")");
-            }
-            Map<String, String> fields = new LinkedHashMap<>();
-            for (String pair : resultLine.trim().split(" ")) {
-                int eq = pair.indexOf('=');
-                fields.put(pair.substring(0, eq), pair.substring(eq + 1));
-            }
+            Map<String, String> fields = ForkedJvm.run(command, client);
             // the process's whole life as the suite sees it: JVM start to exit, output read
             fields.put("wallNanos", Long.toString(System.nanoTime() - started));
             return new Result(client, round, fields);

@@ -38,6 +38,11 @@ final class DefaultShareRecord<K, V> implements ShareRecord<K, V> {
     @Override
     public Mono<Void> acknowledge(AcknowledgeType type) {
         java.util.Objects.requireNonNull(type, "type");
+        // deferred: r.then(r.accept()).onErrorResume(e -> r.release()) must not mark the record at assembly
+        return Mono.defer(() -> acknowledgeNow(type));
+    }
+
+    private Mono<Void> acknowledgeNow(AcknowledgeType type) {
         if (!explicit) {
             return Mono.error(new IllegalStateException("share.acknowledgement.mode=implicit: " + this
                     + " is accepted once the next record is requested; set it to explicit to acknowledge records"));

@@ -1,0 +1,249 @@
+package io.kflux.bench;
+
+import io.kflux.Deserializers;
+import io.kflux.KafkaShareConsumer;
+import io.kflux.ShareConsumerOptions;
+import io.kflux.bench.runner.JvmCounters;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import reactor.core.publisher.Mono;
+
+/**
+ * One contender of {@link ShareBenchmark} in a JVM of its own: {@code client case servers round records
+ * warmupRecords workMs concurrency}. Drains the case's topic in a new share group, verifies it, and prints one
+ * {@value #RESULT} line: records/s over the window (first record to the last one acknowledged), process CPU per
+ * record over the window, the JVM's live Java threads at the end of the window and their peak, its OS threads (GC,
+ * JIT and VM included) at the end of the window, the set-up time (consumer
+ * creation to first record), the 1-minute load average, and the order-independent checksum.
+ */
+public final class ShareRunner {
+
+    static final String RESULT = io.kflux.bench.runner.DrainHarness.RESULT_PREFIX;
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+    /** kflux's records awaiting their ACCEPT's confirmation at most, in the throughput case (flatMap concurrency). */
+    static final int KFLUX_THROUGHPUT_CONCURRENCY = 1024;
+
+    private ShareRunner() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String client = args[0];
+        String c = args[1];
+        String servers = args[2];
+        String round = args[3];
+        int records = Integer.parseInt(args[4]);
+        int warmupRecords = Integer.parseInt(args[5]);
+        int workMs = Integer.parseInt(args[6]);
+        int concurrency = Integer.parseInt(args[7]);
+        boolean queue = c.equals("queue");
+        String topic = queue ? "share-queue" : "share-throughput";
+        String group = "bench-" + c + "-" + client + "-" + round;
+        String warmGroup = group + "-warm";
+        ShareBenchmark.earliest(servers, group, warmGroup);
+        if (!queue) {
+            drain(client, servers, "share-warm", warmGroup, new Tally(warmupRecords), 0, concurrency, false);
+            System.gc();
+            Thread.sleep(200);
+        }
+        Tally tally = new Tally(records);
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        threads.resetPeakThreadCount();
+        long created = System.nanoTime();
+        drain(client, servers, topic, group, tally, queue ? workMs : 0, concurrency, queue);
+        long window = tally.lastNanos - tally.firstNanos;
+        long cpu = tally.cpuAtLast - tally.cpuAtFirst;
+        tally.verify();
+        System.out.println(RESULT + String.format("recordsPerSec=%.1f cpuNsPerRecord=%.1f threads=%d peakThreads=%d"
+                        + " osThreads=%d windowNanos=%d setupNanos=%d load=%.2f crc=%d", records * 1e9 / window,
+                (double) cpu / records, tally.threadsAtLast, threads.getPeakThreadCount(), tally.osThreadsAtLast, window,
+                tally.firstNanos - created, JvmCounters.loadAverage(), tally.crcSum));
+        System.exit(0);
+    }
+
+    private static void drain(String client, String servers, String topic, String group, Tally tally, int workMs,
+                              int concurrency, boolean queue) throws Exception {
+        if (client.equals("kflux")) {
+            drainKflux(servers, topic, group, tally, workMs, queue ? concurrency : KFLUX_THROUGHPUT_CONCURRENCY);
+        } else if (client.equals("official")) {
+            drainOfficial(servers, topic, group, tally, workMs, queue ? concurrency : 1);
+        } else {
+            throw new IllegalArgumentException("unknown contender " + client);
+        }
+    }
+
+    /** One consumer; each record's work is a timer (non-blocking), then its ACCEPT, {@code concurrency} at a time. */
+    private static void drainKflux(String servers, String topic, String group, Tally tally, int workMs,
+                                   int concurrency) {
+        KafkaShareConsumer<byte[], byte[]> consumer = KafkaShareConsumer.create(ShareConsumerOptions.create(
+                        Map.of("bootstrap.servers", servers, "group.id", group, "share.acknowledgement.mode",
+                                "explicit"), Deserializers.byteArray(), Deserializers.byteArray())
+                .subscription(List.of(topic)));
+        Duration work = Duration.ofMillis(workMs);
+        try {
+            consumer.receive()
+                    .flatMap(r -> {
+                        tally.received(r.partition(), r.offset(), r.value());
+                        Mono<Void> done = workMs > 0 ? Mono.delay(work).then(r.accept()) : r.accept();
+                        return done.then(Mono.fromRunnable(() -> {
+                            if (tally.processed() == tally.expected) {
+                                tally.end();
+                            }
+                        })).thenReturn(1);
+                    }, concurrency)
+                    .take(tally.expected)
+                    .blockLast(TIMEOUT);
+        } finally {
+            consumer.close().block(TIMEOUT);
+        }
+    }
+
+    /**
+     * {@code threads} threads, each polling a consumer of its own (the official client is not thread-safe), sleeping
+     * the work per record and acknowledging it with ACCEPT; the acknowledgements go with the next poll; the window
+     * ends when the consumer that processed the last record confirmed its own with {@code commitSync}.
+     */
+    private static void drainOfficial(String servers, String topic, String group, Tally tally, int workMs,
+                                      int threads) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean last = new AtomicBoolean();
+        List<Thread> workers = new ArrayList<>();
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread worker = new Thread(() -> {
+                Properties p = new Properties();
+                p.put("bootstrap.servers", servers);
+                p.put("group.id", group);
+                p.put("share.acknowledgement.mode", "explicit");
+                try (org.apache.kafka.clients.consumer.KafkaShareConsumer<byte[], byte[]> consumer =
+                             new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(p, new ByteArrayDeserializer(),
+                                     new ByteArrayDeserializer())) {
+                    consumer.subscribe(List.of(topic));
+                    while (!stop.get()) {
+                        ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(100));
+                        for (ConsumerRecord<byte[], byte[]> r : polled) {
+                            tally.received(r.partition(), r.offset(), r.value());
+                            if (workMs > 0) {
+                                Thread.sleep(workMs);
+                            }
+                            consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                            tally.processed();
+                        }
+                        if (tally.processedCount() == tally.expected) {
+                            stop.set(true);
+                            if (last.compareAndSet(false, true)) {
+                                // the consumer that processed the last record: its acknowledgements confirmed
+                                consumer.commitSync();
+                                tally.end();
+                            }
+                        }
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                    stop.set(true);
+                }
+            }, "official-share-" + t);
+            workers.add(worker);
+            worker.start();
+        }
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        for (Thread w : workers) {
+            w.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        }
+        if (!errors.isEmpty()) {
+            throw new IllegalStateException("official share consumer failed", errors.get(0));
+        }
+        if (tally.receivedCount() != tally.expected) {
+            throw new IllegalStateException("official: " + tally.receivedCount() + " of " + tally.expected
+                    + " records in " + TIMEOUT);
+        }
+    }
+
+    /**
+     * Every record of the topic exactly once (partition {@code i % 8} holds records i, offsets from 0), the sum of
+     * their values' CRC32C, and the window's clock and CPU: first record received to {@link #end()} (kflux: the last
+     * ACCEPT confirmed; official: the commitSync of the consumer that processed the last record, while the others'
+     * last acknowledgements may still be on their way).
+     */
+    static final class Tally {
+        final long expected;
+        private final BitSet[] seen = new BitSet[ShareBenchmark.PARTITIONS];
+        private final long[] perPartition = new long[ShareBenchmark.PARTITIONS];
+        private final AtomicLong received = new AtomicLong();
+        private final AtomicLong processed = new AtomicLong();
+        long crcSum;
+        volatile long firstNanos;
+        volatile long cpuAtFirst;
+        volatile long lastNanos;
+        volatile long cpuAtLast;
+        volatile int threadsAtLast;
+        volatile long osThreadsAtLast;
+
+        Tally(long expected) {
+            this.expected = expected;
+            for (int p = 0; p < seen.length; p++) {
+                seen[p] = new BitSet();
+                perPartition[p] = expected / seen.length + (p < expected % seen.length ? 1 : 0);
+            }
+        }
+
+        synchronized void received(int partition, long offset, byte[] value) {
+            if (offset >= perPartition[partition] || seen[partition].get((int) offset)) {
+                throw new IllegalStateException("partition " + partition + " offset " + offset + ": "
+                        + (offset >= perPartition[partition] ? "past the end" : "delivered twice"));
+            }
+            seen[partition].set((int) offset);
+            CRC32C crc = new CRC32C();
+            crc.update(value);
+            crcSum += crc.getValue();
+            if (received.incrementAndGet() == 1) {
+                firstNanos = System.nanoTime();
+                cpuAtFirst = JvmCounters.processCpuNanos();
+            }
+        }
+
+        long receivedCount() {
+            return received.get();
+        }
+
+        /** A record's work and acknowledgement are done (kflux: confirmed; official: handed to the client). */
+        long processed() {
+            return processed.incrementAndGet();
+        }
+
+        long processedCount() {
+            return processed.get();
+        }
+
+        void end() {
+            lastNanos = System.nanoTime();
+            cpuAtLast = JvmCounters.processCpuNanos();
+            threadsAtLast = ManagementFactory.getThreadMXBean().getThreadCount();
+            osThreadsAtLast = JvmCounters.osThreads();
+        }
+
+        synchronized void verify() {
+            for (int p = 0; p < seen.length; p++) {
+                if (seen[p].cardinality() != perPartition[p]) {
+                    throw new IllegalStateException("partition " + p + ": " + seen[p].cardinality() + " of "
+                            + perPartition[p] + " records");
+                }
+            }
+            if (lastNanos == 0) {
+                throw new IllegalStateException("not every acknowledgement was confirmed");
+            }
+        }
+    }
+}
