@@ -1,9 +1,12 @@
 package io.kflux.network;
 
+import io.netty.util.concurrent.EventExecutor;
+import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.integration.BlockHoundIntegration;
 
@@ -43,6 +46,32 @@ final class BlockHoundSupport {
             throw new reactor.blockhound.BlockingOperationError(m);
         });
         builder.install();
+        forgetStateCachedDuringInstall();
         installed = true;
+    }
+
+    /**
+     * BlockHound caches, per thread and on first use, whether that thread is checked; while install() runs it
+     * briefly checks only its own test thread. A kflux-io loop already running (started by an earlier test class
+     * in this JVM) that passes an instrumented method in that window caches "not checked" for good, so its
+     * blocking calls would go unreported. Dropping each loop thread's cached state once install() is done makes
+     * the next check use the final predicate.
+     */
+    private static void forgetStateCachedDuringInstall() {
+        ThreadLocal<?> state;
+        try {
+            Field field = Class.forName("reactor.blockhound.BlockHoundRuntime", true, null).getDeclaredField("STATE");
+            field.setAccessible(true);
+            state = (ThreadLocal<?>) field.get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("BlockHound's runtime changed shape; update BlockHoundSupport", e);
+        }
+        for (EventExecutor loop : IoLoops.shared().onClient(true)) {
+            try {
+                loop.submit(state::remove).get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("could not reach " + loop, e);
+            }
+        }
     }
 }
