@@ -68,8 +68,11 @@ final class ObservationRecordTracing implements RecordTracing {
             public reactor.core.publisher.Mono<Void> around(reactor.core.publisher.Mono<Void> handling) {
                 return reactor.core.publisher.Mono.defer(() -> {
                     observation.start();
+                    // stopped before the end is signalled (not in doFinally, which runs after it): the driver
+                    // emits the record's ProcessedRecord on completion, and a record seen done has a stopped span
                     return handling.doOnError(observation::error)
-                            .doFinally(signal -> observation.stop())
+                            .doOnTerminate(observation::stop)
+                            .doOnCancel(observation::stop)
                             .contextWrite(c -> c.put(OBSERVATION_KEY, observation));
                 });
             }

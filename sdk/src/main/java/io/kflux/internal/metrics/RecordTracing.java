@@ -38,7 +38,8 @@ public interface RecordTracing {
 
         /**
          * {@code handling} (every attempt) observed: started when subscribed, in the Reactor context under Micrometer's
-         * observation key (so operators that restore it find it on other threads), stopped when it ends, its error
+         * observation key (so operators that restore it find it on other threads), stopped when it ends (before the end reaches
+         * downstream, so a record seen done has a stopped observation), its error
          * recorded.
          */
         reactor.core.publisher.Mono<Void> around(reactor.core.publisher.Mono<Void> handling);

@@ -43,7 +43,11 @@ class ProcessingTracingTest {
                             threads.add(Thread.currentThread().getName());
                             return Mono.deferContextual(ctx -> {
                                 inContext.add(ctx.getOrDefault("micrometer.observation", "absent"));
-                                return current.size() < 3 ? Mono.error(new IllegalStateException("try again"))
+                                // the failure is signalled from a timer thread: a retry then starts on a Reactor
+                                // thread whoever runs it (Reactor's retryWhen lets the thread still inside the
+                                // previous attempt run the next one, which was this test's main thread under load)
+                                return current.size() < 3
+                                        ? Mono.delay(Duration.ofMillis(1)).then(Mono.error(new IllegalStateException("try again")))
                                         : Mono.empty();
                             });
                         }, (tp, o) -> false, tracing, null, "c1", LogContext.NONE));
