@@ -179,4 +179,35 @@ class TelemetryPushTest {
         assertThat(officialNames).containsAll(names.stream().filter(n -> !n.contains(".node.")).toList());
         assertThat(pushes(id -> id.startsWith("tele-other"))).as("a consumer the subscription does not match").isEmpty();
     }
+
+    /**
+     * Under {@code group.protocol=consumer} as under classic, and one client instance id across two {@code receive()}
+     * calls of one consumer (KIP-714: one id for a client's lifetime; each call ends with its terminating push).
+     */
+    @Test
+    void oneInstanceIdAcrossReceiveCallsUnderTheConsumerProtocol() {
+        Map<String, Object> p = props("tele-match-848", "tele-g4");
+        p.put("group.protocol", "consumer");
+        KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(ConsumerOptions.create(
+                p, Deserializers.string(), Deserializers.string()).subscription(List.of("telemetry")));
+        try {
+            for (int call = 1; call <= 2; call++) {
+                int before = pushes("tele-match-848"::equals).size();
+                Disposable d = consumer.receive().subscribe(r -> r.acknowledge());
+                GroupKit.await("a push with metrics from receive() call " + call, Duration.ofSeconds(60),
+                        () -> pushes("tele-match-848"::equals).stream().skip(before)
+                                .anyMatch(push -> !push.terminating() && !push.names().isEmpty()));
+                d.dispose();
+                GroupKit.await("the terminating push of receive() call " + call, Duration.ofSeconds(30),
+                        () -> pushes("tele-match-848"::equals).stream().skip(before).anyMatch(Push::terminating));
+            }
+        } finally {
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+        List<Push> all = pushes("tele-match-848"::equals);
+        assertThat(all).extracting(Push::instanceId).as("one client instance id").containsOnly(all.get(0).instanceId());
+        assertThat(all).filteredOn(Push::terminating).as("one terminating push per receive() call").hasSize(2);
+        assertThat(all.stream().flatMap(push -> push.names().stream())).allMatch(n -> n.startsWith(PREFIX))
+                .contains(PREFIX + "fetch.manager.fetch.total");
+    }
 }

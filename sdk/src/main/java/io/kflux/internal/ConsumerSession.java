@@ -32,8 +32,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -136,7 +138,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         emitter.metrics(consumer.metrics());
         emitter.tracing(consumer.tracing());
         this.authenticationFailures = resources.connections().onFatalFailure(e -> loop.execute(() -> fail(e)));
-        this.telemetry = telemetry(settings, resources, consumer.metrics());
+        this.telemetry = telemetry(settings, resources, consumer.metrics(), consumer.telemetryInstanceId());
         if (telemetry != null) {
             telemetry.start();
         }
@@ -530,7 +532,8 @@ final class ConsumerSession<K, V> implements FetchSink {
      * The telemetry of this session, or null: {@code enable.metrics.push} off, or Micrometer (which holds the meters
      * pushed) not on the class path, said once at INFO. Labels as KIP-714's client resource labels.
      */
-    private static TelemetryClient telemetry(ClientSettings settings, ClientResources resources, ConsumerMetrics metrics) {
+    private static TelemetryClient telemetry(ClientSettings settings, ClientResources resources, ConsumerMetrics metrics,
+                                             AtomicReference<UUID> instanceId) {
         if (!settings.config().metricsPush()) {
             return null;
         }
@@ -548,7 +551,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         labels.put("client_rack", settings.config().clientRack());
         return new TelemetryClient(resources.metadata(), metrics::telemetryPoints,
                 new TelemetryPayload(labels, System.currentTimeMillis() * 1_000_000L), MonotonicScheduler.parallel(),
-                settings.logContext());
+                instanceId, settings.logContext());
     }
 
     /** The terminating push (KIP-714), bounded by the request timeout as the fetch sessions' close is. */

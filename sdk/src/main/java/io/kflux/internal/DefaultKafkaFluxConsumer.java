@@ -26,6 +26,7 @@ import io.kflux.commit.OffsetCommitter;
 import io.kflux.fetch.FetchRequestListener;
 import io.kflux.fetch.ListedOffset;
 import io.kflux.fetch.PartitionState;
+import io.kflux.protocol.Types;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -35,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -88,6 +90,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     private volatile FetchRequestListener fetchRequestListener;
     /** Meters from the first subscription to close; {@link ConsumerMetrics#NONE} without a registry. */
     private final ConsumerMetrics metrics;
+    private final AtomicReference<UUID> telemetryInstanceId = new AtomicReference<>(Types.ZERO_UUID);
     /** One observation per delivered record, or null without an observation registry. */
     private final RecordTracing tracing;
 
@@ -335,6 +338,14 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     /** The metrics of this consumer ({@link ConsumerMetrics#NONE} without a registry). */
     ConsumerMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * The client instance id a broker assigned this consumer for client telemetry (KIP-714), the zero uuid until then;
+     * kept across {@code receive()} calls, since the KIP keeps one id for a client's lifetime.
+     */
+    AtomicReference<UUID> telemetryInstanceId() {
+        return telemetryInstanceId;
     }
 
     /** A figure of the running subscription for a gauge, -1 without one. */

@@ -4,6 +4,7 @@ import io.kflux.metadata.MetadataManager;
 import io.kflux.network.BrokerConnection;
 import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.Errors;
+import io.kflux.protocol.Types;
 import io.kflux.protocol.message.GetTelemetrySubscriptionsRequest;
 import io.kflux.protocol.message.PushTelemetryRequest;
 import io.kflux.util.LogContext;
@@ -11,8 +12,10 @@ import io.kflux.util.SerialExecutor;
 import io.kflux.util.WakeTimer;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -37,6 +40,7 @@ public final class TelemetryClient {
     private final SerialExecutor loop;
     private final TelemetryCore core;
     private final WakeTimer timer;
+    private final AtomicReference<UUID> instanceId;
     private final Sinks.Empty<Void> terminated = Sinks.empty();
     private boolean warnedTooLarge;
 
@@ -45,16 +49,20 @@ public final class TelemetryClient {
      * @param points      the client's metrics now, read at each push
      * @param payload     encodes a push
      * @param clock       time and timers (milliseconds of a monotonic clock)
+     * @param instanceId  the consumer's client instance id across its {@code receive()} calls: read at start (the zero
+     *                    uuid until a broker assigned one), set when a broker assigns one (KIP-714: one id for the
+     *                    client's lifetime)
      * @param logContext  the client's log context
      */
     public TelemetryClient(MetadataManager metadata, Supplier<List<MetricPoint>> points, TelemetryPayload payload,
-                           Scheduler clock, LogContext logContext) {
+                           Scheduler clock, AtomicReference<UUID> instanceId, LogContext logContext) {
         this.metadata = metadata;
         this.points = points;
         this.payload = payload;
         this.clock = clock;
         this.loop = new SerialExecutor(e -> log.warn("client telemetry failed", e), logContext);
-        this.core = new TelemetryCore(now(), ThreadLocalRandom.current()::nextDouble);
+        this.instanceId = instanceId;
+        this.core = new TelemetryCore(now(), ThreadLocalRandom.current()::nextDouble, instanceId.get());
         this.timer = new WakeTimer(clock, loop, this::step);
     }
 
@@ -88,6 +96,9 @@ public final class TelemetryClient {
             case GET_SUBSCRIPTION -> send(ApiKey.GET_TELEMETRY_SUBSCRIPTIONS,
                     new GetTelemetrySubscriptionsRequest(core.clientInstanceId()), r -> {
                         core.onSubscription(now(), r);
+                        if (!Types.isZero(core.clientInstanceId())) {
+                            instanceId.set(core.clientInstanceId());
+                        }
                         if (core.state() == TelemetryState.PUSH_NEEDED) {
                             log.debug("telemetry subscription {}: {} every {} ms", r.subscriptionId(),
                                     r.requestedMetrics(), r.pushIntervalMs());

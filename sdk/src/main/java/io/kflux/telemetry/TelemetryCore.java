@@ -41,8 +41,19 @@ public final class TelemetryCore {
      * @param random uniform doubles in [0, 1) for the first push's jitter
      */
     public TelemetryCore(long nowMs, DoubleSupplier random) {
+        this(nowMs, random, Types.ZERO_UUID);
+    }
+
+    /**
+     * @param nowMs            the current time; the first subscription request is due then
+     * @param random           uniform doubles in [0, 1) for the first push's jitter
+     * @param clientInstanceId the id a broker assigned this client before (an earlier {@code receive()} of the same
+     *                         consumer), or the zero uuid: KIP-714 keeps one id for a client's lifetime
+     */
+    public TelemetryCore(long nowMs, DoubleSupplier random, UUID clientInstanceId) {
         this.random = random;
         this.dueAtMs = nowMs;
+        this.clientInstanceId = clientInstanceId;
     }
 
     public TelemetryState state() {

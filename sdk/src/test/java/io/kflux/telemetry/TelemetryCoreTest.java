@@ -56,6 +56,19 @@ class TelemetryCoreTest {
         assertThat(core.poll(4510)).isEqualTo(PUSH);
     }
 
+    /** A later receive() of the same consumer asks with the id a broker gave it, which the broker then answers with zero. */
+    @Test
+    void anIdAssignedEarlierIsKeptWhenTheBrokerAnswersWithZero() {
+        TelemetryCore core = new TelemetryCore(0, () -> 0.5, ID);
+        assertThat(core.clientInstanceId()).as("asked with").isEqualTo(ID);
+        assertThat(core.poll(0)).isEqualTo(GET_SUBSCRIPTION);
+        core.onSubscription(0, new GetTelemetrySubscriptionsResponse(0, (short) 0, ZERO, 12, List.of((byte) 0), 1000,
+                1 << 20, true, List.of("org.apache.kafka.consumer.")));
+        assertThat(core.state()).isEqualTo(TelemetryState.PUSH_NEEDED);
+        assertThat(core.clientInstanceId()).isEqualTo(ID);
+        assertThat(core.subscription().clientInstanceId()).isEqualTo(ID);
+    }
+
     @Test
     void theFirstPushFallsWithinHalfToOneAndAHalfIntervals() {
         assertThat(pushing(0.0).nextActionAtMs()).isEqualTo(500);
