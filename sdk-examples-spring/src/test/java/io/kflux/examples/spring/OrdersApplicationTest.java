@@ -43,7 +43,8 @@ import reactor.core.publisher.Sinks;
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "kflux.consumers.orders.properties.enable.auto.commit=false")
 @ContextConfiguration(initializers = {EmbeddedBroker.class, OrdersApplicationTest.OrdersFirst.class})
-@AutoConfigureWebTestClient
+// WebTestClient's default 5 s per exchange is short for a first request on a loaded machine
+@AutoConfigureWebTestClient(timeout = "30s")
 @DirtiesContext
 class OrdersApplicationTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
