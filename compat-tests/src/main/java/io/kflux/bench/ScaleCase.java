@@ -86,10 +86,14 @@ final class ScaleCase {
                             r.get("rss") / 1048576.0, r.get("cpuNanos") * 100.0 / r.get("nanos"), r.get("sockets"),
                             r.recordsPerSecond(), r.get("consumersWithRecords"), r.get("setupNanos") / 1e9,
                             r.fields().get("load"));
-                    System.out.printf("    brokers: CPU %.1f %% of a core; requests per consumer per second (all clients"
+                    System.out.printf("    brokers: CPU %.1f %% of a core (of it JIT %.1f; the window began %.1f s"
+                                    + " after the warm-up, when their JIT was quiet); requests per consumer per second (all clients"
                                     + " of the brokers, the suite's producer too): %s; a consumer's Fetch answered in"
-                                    + " %.1f ms on average%n", brokerCpuPercent(r), r.fields().get("brokerRequests"),
-                            r.get("fetchMeanMicros") / 1000.0);
+                                    + " %.1f ms on average; %d incremental fetch sessions cached; CPU ms by broker"
+                                    + " thread: %s%n", brokerCpuPercent(r),
+                            r.get("brokerJitNanos") * 100.0 / r.get("brokerNanos"), r.get("brokerQuietMillis") / 1e3,
+                            r.fields().get("brokerRequests"),
+                            r.get("fetchMeanMicros") / 1000.0, r.get("fetchSessions"), r.fields().get("brokerThreads"));
                     // what a consumer can receive depends on the producer keeping up: say how far behind it fell
                     System.out.printf("    producer: %,d records sent so far, at most %.1f s behind its schedule%n",
                             producer.sent.get(), producer.maxLagMicros.get() / 1e6);

@@ -77,6 +77,9 @@ final class ScaleRunner {
             // attached before the window, so that the attach's own cost is not in the broker's CPU
             BrokerView brokers = new BrokerView(BrokerView.pids(o.get("--broker-pids")));
             Thread.sleep(warmupMillis);
+            // then until the broker's JIT is quiet, at most --broker-quiet-max-seconds (60) more
+            long quietMillis = brokers.awaitQuietJit(2_000,
+                    Long.parseLong(o.getOrDefault("--broker-quiet-max-seconds", "60")) * 1000);
             counts.check();
             BrokerView.Snapshot brokerBefore = brokers.read();
             long cpuBefore = JvmCounters.processCpuNanos();
@@ -98,12 +101,15 @@ final class ScaleRunner {
             String line = String.format("client=%s mode=scale consumers=%d records=%d nanos=%d cpuNanos=%d"
                             + " threads=%d javaThreads=%d sockets=%d rss=%d heapAfterGc=%d consumersWithRecords=%d"
                             + " setupNanos=%d load=%.2f brokerCpuNanos=%d brokerNanos=%d brokerRequests=%s"
-                            + " fetchMeanMicros=%d",
+                            + " fetchMeanMicros=%d brokerThreads=%s fetchSessions=%d brokerJitNanos=%d"
+                            + " brokerQuietMillis=%d",
                     client, consumers, received, window, cpu, threads, javaThreads, sockets, rss, heap,
                     counts.withRecords(), setupNanos, JvmCounters.loadAverage(),
                     brokerAfter.cpuNanos() - brokerBefore.cpuNanos(), brokerAfter.nanos() - brokerBefore.nanos(),
                     BrokerView.format(brokerAfter.ratesSince(brokerBefore, consumers)),
-                    Math.round(brokerAfter.fetchMeanMsSince(brokerBefore) * 1000));
+                    Math.round(brokerAfter.fetchMeanMsSince(brokerBefore) * 1000),
+                    brokerAfter.threadCpuSince(brokerBefore, 8), brokerAfter.fetchSessions(),
+                    brokerAfter.jitNanosSince(brokerBefore), quietMillis);
             fleet.close();
             System.out.println(DrainHarness.RESULT_PREFIX + line);
             System.out.flush();

@@ -167,7 +167,7 @@ final class SuiteTables {
         }
         System.out.println();
         System.out.println("| scale contender | consumers | OS threads (Java) | heap after GC | RSS | CPU, % of a core"
-                + " | broker CPU, % of a core | requests per consumer per second, by API (broker's count) | Fetch answered in"
+                + " | broker CPU, % of a core (of it JIT) | requests per consumer per second, by API (broker's count) | Fetch answered in"
                 + " | sockets | records/s received | creation |");
         System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (String client : ScaleCase.CLIENTS) {
@@ -175,14 +175,16 @@ final class SuiteTables {
             if (rs == null) {
                 continue;
             }
-            System.out.printf("| %s | %d | %.0f (%.0f) | %s MB | %s MB | %s | %s | %s | %.0f ms | %.0f | %.0f | %.1f s |%n",
+            System.out.printf("| %s | %d | %.0f (%.0f) | %s MB | %s MB | %s | %s (%.1f) | %s | %.0f ms | %.0f | %.0f | %.1f s |%n",
                     client,
                     rs.get(0).get("consumers"), median(rs, r -> r.get("threads")),
                     median(rs, r -> r.get("javaThreads")),
                     interval(rs, r -> r.get("heapAfterGc") / 1048576.0, v -> String.format("%.0f", v)),
                     interval(rs, r -> r.get("rss") / 1048576.0, v -> String.format("%.0f", v)),
                     interval(rs, r -> r.get("cpuNanos") * 100.0 / r.get("nanos"), v -> String.format("%.1f", v)),
-                    interval(rs, ScaleCase::brokerCpuPercent, v -> String.format("%.1f", v)), requestRates(rs),
+                    interval(rs, ScaleCase::brokerCpuPercent, v -> String.format("%.1f", v)),
+                    median(rs, r -> r.get("brokerJitNanos") * 100.0 / Math.max(1, r.get("brokerNanos"))),
+                    requestRates(rs),
                     median(rs, r -> r.get("fetchMeanMicros") / 1000.0), median(rs, r -> r.get("sockets")), median(rs, Result::recordsPerSecond),
                     median(rs, r -> r.get("setupNanos") / 1e9));
         }

@@ -25,7 +25,33 @@ public final class BrokerView implements AutoCloseable {
 
     /** One reading: cumulative counts, so that two readings give a window's rates. */
     public record Snapshot(long nanos, long cpuNanos, Map<String, Long> requests, long fetchCount,
-                           double fetchTimeMsSum, long bytesOut) {
+                           double fetchTimeMsSum, long bytesOut, Map<String, Long> threadCpuNanos,
+                           long fetchSessions) {
+
+        /**
+         * The brokers' CPU between {@code before} and this reading by thread name (digits dropped, spaces as
+         * {@code _}; Linux truncates names to 15 characters), the {@code top} largest, as {@code name:ms;name:ms}.
+         */
+        public String threadCpuSince(Snapshot before, int top) {
+            Map<String, Long> delta = new TreeMap<>();
+            threadCpuNanos.forEach((name, n) -> delta.put(name, n - before.threadCpuNanos.getOrDefault(name, 0L)));
+            StringBuilder b = new StringBuilder();
+            delta.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+                    .forEach(e -> b.append(b.length() == 0 ? "" : ";").append(e.getKey()).append(':')
+                            .append(e.getValue() / 1_000_000));
+            return b.length() == 0 ? "-" : b.toString();
+        }
+
+        /** The brokers' JIT compiler threads' CPU between {@code before} and this reading, ns. */
+        public long jitNanosSince(Snapshot before) {
+            long n = 0;
+            for (Map.Entry<String, Long> e : threadCpuNanos.entrySet()) {
+                if (e.getKey().startsWith("C_CompilerThre")) { // C1/C2 CompilerThread, digits dropped
+                    n += e.getValue() - before.threadCpuNanos.getOrDefault(e.getKey(), 0L);
+                }
+            }
+            return n;
+        }
 
         /** Requests of {@code api} between {@code before} and this reading. */
         public long requestsSince(Snapshot before, String api) {
@@ -99,6 +125,7 @@ public final class BrokerView implements AutoCloseable {
         long fetchCount = 0;
         double fetchSum = 0;
         long bytesOut = 0;
+        long sessions = 0;
         try {
             for (MBeanServerConnection s : servers) {
                 for (ObjectName n : s.queryNames(new ObjectName(
@@ -112,6 +139,11 @@ public final class BrokerView implements AutoCloseable {
                 if (s.isRegistered(out)) {
                     bytesOut += ((Number) s.getAttribute(out, "Count")).longValue();
                 }
+                ObjectName cached = new ObjectName(
+                        "kafka.server:type=FetchSessionCache,name=NumIncrementalFetchSessions");
+                if (s.isRegistered(cached)) {
+                    sessions += ((Number) s.getAttribute(cached, "Value")).longValue();
+                }
                 if (s.isRegistered(fetchTime)) {
                     long count = ((Number) s.getAttribute(fetchTime, "Count")).longValue();
                     fetchCount += count;
@@ -121,7 +153,55 @@ public final class BrokerView implements AutoCloseable {
         } catch (javax.management.JMException e) {
             throw new IOException("cannot read the brokers' request metrics", e);
         }
-        return new Snapshot(System.nanoTime(), cpu, requests, fetchCount, fetchSum, bytesOut);
+        Map<String, Long> threads = new TreeMap<>();
+        for (long pid : pids) {
+            threadCpu(pid, threads);
+        }
+        return new Snapshot(System.nanoTime(), cpu, requests, fetchCount, fetchSum, bytesOut, threads, sessions);
+    }
+
+    /** Adds {@code pid}'s threads' CPU (user + sys, 10 ms ticks from {@code /proc}) by name; nothing without it. */
+    private static void threadCpu(long pid, Map<String, Long> byName) {
+        try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks =
+                     java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc/" + pid + "/task"))) {
+            for (java.nio.file.Path task : tasks) {
+                String stat;
+                try {
+                    stat = java.nio.file.Files.readString(task.resolve("stat"));
+                } catch (IOException ended) {
+                    continue;
+                }
+                int open = stat.indexOf('(');
+                int close = stat.lastIndexOf(')');
+                String name = stat.substring(open + 1, close).replaceAll("[0-9]+", "").replace(' ', '_');
+                String[] fields = stat.substring(close + 2).split(" ");
+                long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                byName.merge(name, ticks * 10_000_000L, Long::sum);
+            }
+        } catch (IOException | RuntimeException noProc) {
+            // no /proc: no split by thread
+        }
+    }
+
+    /**
+     * Waits until the brokers' JIT has settled: until their compiler threads used less than 2 % of a core over
+     * {@code stepMillis}, at most {@code maxMillis}. A broker that just started, or met a new kind of load, compiles
+     * for tens of seconds (7 s of CPU in a 20 s window of the scale case when the first contender ran right after
+     * the broker started, against 0.2 s for the next one): measured, that is the order of the contenders, not what
+     * they cost the broker. Returns how long it waited, ms.
+     */
+    public long awaitQuietJit(long stepMillis, long maxMillis) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        Snapshot before = read();
+        while ((System.nanoTime() - start) / 1_000_000 < maxMillis) {
+            Thread.sleep(stepMillis);
+            Snapshot now = read();
+            if (now.jitNanosSince(before) < stepMillis * 1_000_000L / 50) {
+                break;
+            }
+            before = now;
+        }
+        return (System.nanoTime() - start) / 1_000_000;
     }
 
     /** {@code api=rate;api=rate} with 3 decimals, for a result line (no spaces, no '='-free parsing needed). */
