@@ -3,6 +3,7 @@ package io.kflux.bench;
 import static io.kflux.bench.runner.JvmCounters.parseArgs;
 
 import io.kflux.bench.runner.DrainHarness;
+import io.kflux.bench.runner.BrokerView;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.io.File;
 import java.io.IOException;
@@ -97,7 +98,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class BenchmarkSuite {
 
-    private static final List<String> ALL_CASES = List.of("1", "2-lz4", "2-zstd", "3", "4-keys", "e2e", "scale");
+    private static final List<String> ALL_CASES = List.of("1", "2-lz4", "2-zstd", "3", "4-keys", "bound", "e2e",
+            "scale");
     /**
      * Without {@code --cases}: what issue #17's tables and targets need. 2-zstd and 3 (200 partitions), from the
      * issue #5 suite, are left to {@code --cases}: about 20 minutes that would take the default run past what a
@@ -119,21 +121,27 @@ public final class BenchmarkSuite {
     private static final int E2E_PARTITIONS = 8;
     static final int HEADERS = 3;
 
+    /**
+     * A drain case; {@code workNanos} is busy CPU the subscriber spends per record (the same for every contender):
+     * above 0 the consumer, not the broker, is the limit (case {@code bound}, issue #32).
+     */
     record Case(String name, String description, int partitions, long records, int valueSize, String compression,
-                int keySize) {
+                int keySize, long workNanos) {
         static Case of(String name, double scale) {
             Case c = switch (name) {
-                case "1" -> new Case("1", "5M x 100 B, 8 partitions, none", 8, 5_000_000, 100, "none", 0);
-                case "2-lz4" -> new Case("2-lz4", "500k x 1 KB, 8 partitions, lz4", 8, 500_000, 1024, "lz4", 0);
-                case "2-zstd" -> new Case("2-zstd", "500k x 1 KB, 8 partitions, zstd", 8, 500_000, 1024, "zstd", 0);
-                case "3" -> new Case("3", "200 partitions x 10k x 100 B, none", 200, 2_000_000, 100, "none", 0);
+                case "1" -> new Case("1", "5M x 100 B, 8 partitions, none", 8, 5_000_000, 100, "none", 0, 0);
+                case "2-lz4" -> new Case("2-lz4", "500k x 1 KB, 8 partitions, lz4", 8, 500_000, 1024, "lz4", 0, 0);
+                case "2-zstd" -> new Case("2-zstd", "500k x 1 KB, 8 partitions, zstd", 8, 500_000, 1024, "zstd", 0, 0);
+                case "3" -> new Case("3", "200 partitions x 10k x 100 B, none", 200, 2_000_000, 100, "none", 0, 0);
                 case "4-keys" -> new Case("4-keys", "2M x 100 B, 16 B keys, 3 headers, 8 partitions, none", 8,
-                        2_000_000, 100, "none", 16);
+                        2_000_000, 100, "none", 16, 0);
+                case "bound" -> new Case("bound", "2M x 100 B, 8 partitions, none; 0.5 us of work per record in the"
+                        + " subscriber", 8, 2_000_000, 100, "none", 0, 500);
                 default -> throw new IllegalArgumentException("unknown case " + name + " (one of " + ALL_CASES + ")");
             };
             long records = Math.max(c.partitions(), Math.round(c.records() * scale) / c.partitions() * c.partitions());
             return new Case(c.name(), c.description(), c.partitions(), records, c.valueSize(), c.compression(),
-                    c.keySize());
+                    c.keySize(), c.workNanos());
         }
 
         String topic() {
@@ -209,6 +217,7 @@ public final class BenchmarkSuite {
         JvmTimings timings = new JvmTimings();
 
         EmbeddedKafkaCluster kafka = null;
+        String brokerPids = "";
         String servers = opts.get("--bootstrap-servers");
         if (servers != null && s.cpuModes().contains("one-core")) {
             throw new IllegalArgumentException("the one-core mode pins the embedded broker; with"
@@ -222,6 +231,7 @@ public final class BenchmarkSuite {
                 System.out.printf("starting a %d-node embedded Kafka cluster...%n", brokers);
                 kafka = EmbeddedKafkaCluster.startCluster(brokers);
                 servers = kafka.bootstrapServers();
+                brokerPids = BrokerView.childPids(); // before any contender JVM: the brokers alone
             }
             for (String mode : s.cpuModes()) {
                 boolean oneCore = mode.equals("one-core");
@@ -232,7 +242,7 @@ public final class BenchmarkSuite {
                 for (SuitePlan.Step step : plan.drains(mode)) {
                     Case c = Case.of(step.caseName(), scale);
                     long started = System.nanoTime();
-                    tables.addDrains(mode, c, runCase(runner, servers, c, s, step, timings));
+                    tables.addDrains(mode, c, runCase(runner, servers, brokerPids, c, s, step, timings));
                     plan.progress("case " + c.name() + " (" + mode + ")", started, plan.stepSeconds(step));
                 }
             }
@@ -249,7 +259,7 @@ public final class BenchmarkSuite {
                 Runner scaleRunner = new Runner(jvmArgs(opts, "--scale-jvm-args", "-Xms256m -Xmx4g -XX:+UseG1GC"),
                         null);
                 long started = System.nanoTime();
-                Map<String, List<Result>> byClient = ScaleCase.run(scaleRunner, servers, s.clients(), opts);
+                Map<String, List<Result>> byClient = ScaleCase.run(scaleRunner, servers, brokerPids, s.clients(), opts);
                 byClient.values().forEach(rs -> rs.forEach(r -> timings.add("scale", r)));
                 tables.addScale(byClient);
                 plan.progress("case scale", started, plan.scaleSeconds());
@@ -287,7 +297,8 @@ public final class BenchmarkSuite {
 
     // ---------------------------------------------------------------- throughput
 
-    private static Map<String, List<Result>> runCase(Runner runner, String servers, Case c, Settings s,
+    private static Map<String, List<Result>> runCase(Runner runner, String servers, String brokerPids, Case c,
+                                                     Settings s,
                                                      SuitePlan.Step step, JvmTimings timings) throws Exception {
         String mode = step.mode();
         System.out.printf("%ncase %s (%s): %s, %,d records, topic %s, contenders %s%n", c.name(), mode,
@@ -303,7 +314,8 @@ public final class BenchmarkSuite {
                         "--partitions", Integer.toString(c.partitions()), "--records", Long.toString(c.records()),
                         "--value-size", Integer.toString(c.valueSize()), "--warmup", Integer.toString(s.warmup()),
                         "--warmup-seconds", Double.toString(s.warmupSeconds()),
-                        "--window-seconds", Double.toString(s.windowSeconds())));
+                        "--window-seconds", Double.toString(s.windowSeconds()),
+                        "--work-ns", Long.toString(c.workNanos()), "--broker-pids", brokerPids));
                 Result r = runner.run(client, round, args);
                 timings.add("case " + c.name() + " " + mode, r);
                 results.computeIfAbsent(client, k -> new ArrayList<>()).add(r);

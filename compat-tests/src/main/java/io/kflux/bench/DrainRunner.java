@@ -124,11 +124,30 @@ public final class DrainRunner {
         return registry;
     }
 
+    /**
+     * Busy CPU per record ({@code --work-ns}, the suite's case {@code bound}): the same spin in every contender's
+     * subscriber or poll loop, so that the consumer is slower than the broker (issue #32). 0: none.
+     */
+    private static void work(long nanos) {
+        if (nanos > 0) {
+            long until = System.nanoTime() + nanos;
+            while (System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private static long workNanos(DrainHarness.Spec spec) {
+        return Long.parseLong(spec.options().getOrDefault("--work-ns", "0"));
+    }
+
     private static void drainKflux(DrainHarness.Spec spec, Tally tally) {
         KafkaFluxConsumer<byte[], byte[]> consumer = kflux(spec, "earliest");
+        long workNanos = workNanos(spec);
         try {
             consumer.receive()
                     .doOnNext(r -> {
+                        work(workNanos);
                         if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
                             consumer.seek(new TopicPartition(spec.topic(), r.partition()), 0).subscribe();
                         }
@@ -184,11 +203,13 @@ public final class DrainRunner {
 
     private static void drainOfficial(DrainHarness.Spec spec, Tally tally) {
         long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+        long workNanos = workNanos(spec);
         try (KafkaConsumer<byte[], byte[]> consumer = official(spec, "earliest")) {
             while (!tally.complete() && System.nanoTime() < deadline) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
                 for (org.apache.kafka.common.TopicPartition tp : records.partitions()) {
                     for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+                        work(workNanos);
                         if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
                             // the rest of this poll's records of the partition come before the seek
                             consumer.seek(tp, 0);

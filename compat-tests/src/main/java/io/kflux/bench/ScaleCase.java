@@ -26,8 +26,9 @@ final class ScaleCase {
     private ScaleCase() {
     }
 
+    /** @param brokerPids the embedded brokers' pids, comma-separated ("" with an external cluster: no broker view) */
     static Map<String, List<BenchmarkSuite.Result>> run(BenchmarkSuite.Runner runner, String servers,
-                                                        List<String> suiteClients, Map<String, String> opts)
+                                                        String brokerPids, List<String> suiteClients, Map<String, String> opts)
             throws Exception {
         int consumers = Integer.parseInt(opts.getOrDefault("--scale-consumers", "100"));
         int rate = Integer.parseInt(opts.getOrDefault("--scale-rate", "1000"));
@@ -75,7 +76,8 @@ final class ScaleCase {
                             "--topic-partitions", Integer.toString(perTopic), "--consumers", Integer.toString(consumers),
                             "--warmup-seconds", warmup, "--measure-seconds", measure,
                             "--consumer-props", opts.getOrDefault("--scale-consumer-props", ""),
-                            "--starts-per-second", opts.getOrDefault("--scale-starts-per-second", "0")));
+                            "--starts-per-second", opts.getOrDefault("--scale-starts-per-second", "0"),
+                            "--broker-pids", brokerPids));
                     results.computeIfAbsent(client, k -> new ArrayList<>()).add(r);
                     System.out.printf("  scale round %d %-9s %d consumers: %d threads (%d Java), heap after GC %.0f MB,"
                                     + " RSS %.0f MB, CPU %.1f %% of a core, %d sockets, %.0f records/s received by %d"
@@ -84,6 +86,14 @@ final class ScaleCase {
                             r.get("rss") / 1048576.0, r.get("cpuNanos") * 100.0 / r.get("nanos"), r.get("sockets"),
                             r.recordsPerSecond(), r.get("consumersWithRecords"), r.get("setupNanos") / 1e9,
                             r.fields().get("load"));
+                    System.out.printf("    brokers: CPU %.1f %% of a core (of it JIT %.1f; the window began %.1f s"
+                                    + " after the warm-up, when their JIT was quiet); requests per consumer per second (all clients"
+                                    + " of the brokers, the suite's producer too): %s; a consumer's Fetch answered in"
+                                    + " %.1f ms on average; %d incremental fetch sessions cached; CPU ms by broker"
+                                    + " thread: %s%n", brokerCpuPercent(r),
+                            r.get("brokerJitNanos") * 100.0 / r.get("brokerNanos"), r.get("brokerQuietMillis") / 1e3,
+                            r.fields().get("brokerRequests"),
+                            r.get("fetchMeanMicros") / 1000.0, r.get("fetchSessions"), r.fields().get("brokerThreads"));
                     // what a consumer can receive depends on the producer keeping up: say how far behind it fell
                     System.out.printf("    producer: %,d records sent so far, at most %.1f s behind its schedule%n",
                             producer.sent.get(), producer.maxLagMicros.get() / 1e6);
@@ -91,6 +101,12 @@ final class ScaleCase {
             }
         }
         return results;
+    }
+
+    /** The brokers' CPU over the window, % of one core (NaN without a broker view). */
+    static double brokerCpuPercent(BenchmarkSuite.Result r) {
+        long nanos = r.get("brokerNanos");
+        return nanos <= 0 ? Double.NaN : r.get("brokerCpuNanos") * 100.0 / nanos;
     }
 
     /** The case's topics: consumer {@code i} reads partition {@code i % perTopic} of topic {@code i / perTopic}. */

@@ -5,6 +5,7 @@ import static io.kflux.bench.runner.JvmCounters.parseArgs;
 import io.kflux.ConsumerOptions;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
+import io.kflux.bench.runner.BrokerView;
 import io.kflux.bench.runner.DrainHarness;
 import io.kflux.bench.runner.JvmCounters;
 import java.lang.management.ManagementFactory;
@@ -73,8 +74,14 @@ final class ScaleRunner {
                 default -> throw new IllegalArgumentException("the scale case has kflux and official, not " + client);
             };
             long setupNanos = System.nanoTime() - created;
+            // attached before the window, so that the attach's own cost is not in the broker's CPU
+            BrokerView brokers = new BrokerView(BrokerView.pids(o.get("--broker-pids")));
             Thread.sleep(warmupMillis);
+            // then until the broker's JIT is quiet, at most --broker-quiet-max-seconds (60) more
+            long quietMillis = brokers.awaitQuietJit(2_000,
+                    Long.parseLong(o.getOrDefault("--broker-quiet-max-seconds", "60")) * 1000);
             counts.check();
+            BrokerView.Snapshot brokerBefore = brokers.read();
             long cpuBefore = JvmCounters.processCpuNanos();
             long receivedBefore = counts.received.get();
             long start = System.nanoTime();
@@ -82,6 +89,8 @@ final class ScaleRunner {
             long cpu = JvmCounters.processCpuNanos() - cpuBefore;
             long window = System.nanoTime() - start;
             long received = counts.received.get() - receivedBefore;
+            BrokerView.Snapshot brokerAfter = brokers.read();
+            brokers.close();
             long threads = JvmCounters.osThreads();
             int javaThreads = ManagementFactory.getThreadMXBean().getThreadCount();
             System.out.println("Java threads by name, digits dropped: " + threadsByName());
@@ -91,9 +100,16 @@ final class ScaleRunner {
             counts.check();
             String line = String.format("client=%s mode=scale consumers=%d records=%d nanos=%d cpuNanos=%d"
                             + " threads=%d javaThreads=%d sockets=%d rss=%d heapAfterGc=%d consumersWithRecords=%d"
-                            + " setupNanos=%d load=%.2f",
+                            + " setupNanos=%d load=%.2f brokerCpuNanos=%d brokerNanos=%d brokerRequests=%s"
+                            + " fetchMeanMicros=%d brokerThreads=%s fetchSessions=%d brokerJitNanos=%d"
+                            + " brokerQuietMillis=%d",
                     client, consumers, received, window, cpu, threads, javaThreads, sockets, rss, heap,
-                    counts.withRecords(), setupNanos, JvmCounters.loadAverage());
+                    counts.withRecords(), setupNanos, JvmCounters.loadAverage(),
+                    brokerAfter.cpuNanos() - brokerBefore.cpuNanos(), brokerAfter.nanos() - brokerBefore.nanos(),
+                    BrokerView.format(brokerAfter.ratesSince(brokerBefore, consumers)),
+                    Math.round(brokerAfter.fetchMeanMsSince(brokerBefore) * 1000),
+                    brokerAfter.threadCpuSince(brokerBefore, 8), brokerAfter.fetchSessions(),
+                    brokerAfter.jitNanosSince(brokerBefore), quietMillis);
             fleet.close();
             System.out.println(DrainHarness.RESULT_PREFIX + line);
             System.out.flush();

@@ -88,11 +88,56 @@ final class SuiteTables {
                         ratio(byClient.get(BASELINE), rs, Result::cpuNanosPerRecord));
             }
         }
+        printBrokerSide(cases);
         System.out.println();
         System.out.println("records/s: records over the measured window (first to last record, set-up apart);"
                 + " steady: the same without stalls (gaps of " + io.kflux.bench.runner.Tally.STALL_NANOS / 1_000_000
                 + " ms or more); ns CPU/record: process CPU time (user + sys, all threads) over the window;"
                 + " stalls: summed over the rounds.");
+    }
+
+    /**
+     * What the broker did for each drain case (issue #32), from the broker's own metrics over the measured drain
+     * (set-up, the staggered lead-in and close included): consumer Fetches and their answer bytes per drain of the
+     * topic, bytes per Fetch and the broker's process CPU per drain. A measured JVM reads its window's records plus
+     * the lead-in (half the topic) and the records discarded after seeks: that over the topic's records is its
+     * number of drains. Skipped when the runs had no broker view (an external cluster).
+     */
+    private void printBrokerSide(Map<Case, Map<String, List<Result>>> cases) {
+        boolean viewed = cases.values().stream().flatMap(m -> m.values().stream()).flatMap(List::stream)
+                .anyMatch(r -> r.fields().containsKey("brokerFetches") && r.get("brokerFetches") > 0);
+        if (!viewed) {
+            return;
+        }
+        System.out.println();
+        System.out.println("| case | contender | Fetches per drain | KB per Fetch | broker CPU per drain | Fetches vs"
+                + " official | broker CPU vs official |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        for (Map.Entry<Case, Map<String, List<Result>>> e : cases.entrySet()) {
+            Case c = e.getKey();
+            ToDoubleFunction<Result> drains = r -> (r.get("records") + r.get("discarded") + c.records() / 2.0)
+                    / c.records();
+            ToDoubleFunction<Result> fetches = r -> r.get("brokerFetches") / drains.applyAsDouble(r);
+            ToDoubleFunction<Result> cpu = r -> r.get("brokerCpuNanos") / 1e6 / drains.applyAsDouble(r);
+            Map<String, List<Result>> byClient = e.getValue();
+            for (String client : clients) {
+                List<Result> rs = byClient.get(client);
+                if (rs == null) {
+                    continue;
+                }
+                System.out.printf("| %s | %s | %s | %s | %s ms | %s | %s |%n", c.name(), client,
+                        interval(rs, fetches, v -> String.format("%.0f", v)),
+                        interval(rs, r -> r.get("brokerBytesOut") / 1024.0 / Math.max(1, r.get("brokerFetches")),
+                                v -> String.format("%,.0f", v)),
+                        interval(rs, cpu, v -> String.format("%.0f", v)),
+                        ratio(byClient.get(BASELINE), rs, fetches), ratio(byClient.get(BASELINE), rs, cpu));
+            }
+        }
+        System.out.println();
+        System.out.println("The broker's side, from its own metrics over each measured drain (set-up, the staggered"
+                + " lead-in and close included): consumer Fetches (FetchConsumer), bytes of Fetch answers"
+                + " (BytesOutPerSec) and the broker process's CPU, per drain of the topic (window records + lead-in"
+                + " + records discarded after seeks, over the topic's records).");
     }
 
     private void printLatencies() {
@@ -122,22 +167,54 @@ final class SuiteTables {
         }
         System.out.println();
         System.out.println("| scale contender | consumers | OS threads (Java) | heap after GC | RSS | CPU, % of a core"
+                + " | broker CPU, % of a core (of it JIT) | requests per consumer per second, by API (broker's count) | Fetch answered in"
                 + " | sockets | records/s received | creation |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (String client : ScaleCase.CLIENTS) {
             List<Result> rs = scale.get(client);
             if (rs == null) {
                 continue;
             }
-            System.out.printf("| %s | %d | %.0f (%.0f) | %s MB | %s MB | %s | %.0f | %.0f | %.1f s |%n", client,
+            System.out.printf("| %s | %d | %.0f (%.0f) | %s MB | %s MB | %s | %s (%.1f) | %s | %.0f ms | %.0f | %.0f | %.1f s |%n",
+                    client,
                     rs.get(0).get("consumers"), median(rs, r -> r.get("threads")),
                     median(rs, r -> r.get("javaThreads")),
                     interval(rs, r -> r.get("heapAfterGc") / 1048576.0, v -> String.format("%.0f", v)),
                     interval(rs, r -> r.get("rss") / 1048576.0, v -> String.format("%.0f", v)),
                     interval(rs, r -> r.get("cpuNanos") * 100.0 / r.get("nanos"), v -> String.format("%.1f", v)),
-                    median(rs, r -> r.get("sockets")), median(rs, Result::recordsPerSecond),
+                    interval(rs, ScaleCase::brokerCpuPercent, v -> String.format("%.1f", v)),
+                    median(rs, r -> r.get("brokerJitNanos") * 100.0 / Math.max(1, r.get("brokerNanos"))),
+                    requestRates(rs),
+                    median(rs, r -> r.get("fetchMeanMicros") / 1000.0), median(rs, r -> r.get("sockets")), median(rs, Result::recordsPerSecond),
                     median(rs, r -> r.get("setupNanos") / 1e9));
         }
+    }
+
+    /**
+     * The median over the rounds of each API's requests per consumer per second ({@code brokerRequests}, as
+     * {@code api:rate;api:rate}), an API missing from a round counting as 0 there.
+     */
+    private static String requestRates(List<Result> rs) {
+        List<Map<String, Double>> rounds = new ArrayList<>();
+        java.util.Set<String> apis = new java.util.TreeSet<>();
+        for (Result r : rs) {
+            Map<String, Double> rates = new java.util.HashMap<>();
+            String field = r.fields().getOrDefault("brokerRequests", "-");
+            for (String pair : field.equals("-") ? new String[0] : field.split(";")) {
+                int colon = pair.indexOf(':');
+                rates.put(pair.substring(0, colon), Double.parseDouble(pair.substring(colon + 1)));
+            }
+            apis.addAll(rates.keySet());
+            rounds.add(rates);
+        }
+        StringBuilder b = new StringBuilder();
+        for (String api : apis) {
+            double m = median(rounds, rates -> rates.getOrDefault(api, 0.0));
+            if (m >= 0.0005) {
+                b.append(b.length() == 0 ? "" : ", ").append(api).append(String.format(" %.3f", m));
+            }
+        }
+        return b.length() == 0 ? "-" : b.toString();
     }
 
     private interface Format {

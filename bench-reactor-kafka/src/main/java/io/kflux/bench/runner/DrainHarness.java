@@ -118,22 +118,30 @@ public final class DrainHarness {
                 ? new Tally(spec.client(), spec.partitions(), spec.endOffset(), spec.passes(), 0, true, true)
                 : new Tally(spec.client(), spec.partitions(), spec.endOffset(), Integer.MAX_VALUE,
                         (long) (spec.windowSeconds() * 1e9), true, true);
+        // the brokers' side of the measured drain (set-up, lead-in and close included): attached before it
+        BrokerView brokers = new BrokerView(BrokerView.pids(spec.options().get("--broker-pids")));
+        BrokerView.Snapshot brokerBefore = brokers.read();
         long gcBefore = gcMillis();
         tally.created();
         long pauseNanos = tally.createdNanos - pauseAt;
         drainer.drain(spec, tally);
         long closeNanos = System.nanoTime() - tally.endNanos;
+        BrokerView.Snapshot brokerAfter = brokers.read();
+        brokers.close();
         long checksum = tally.verify();
         long gc = gcMillis() - gcBefore;
         return String.format("client=%s mode=drain records=%d bytes=%d nanos=%d setupNanos=%d passes=%d"
                         + " checksum=%016x allocated=%d cpuNanos=%d cpuJit=%d cpuGc=%d maxGapNanos=%d maxGapAt=%d"
                         + " stalls=%d stallNanos=%d discarded=%d gcMillis=%d warmupDrains=%d warmupNanos=%d"
-                        + " pauseNanos=%d closeNanos=%d jvmStartMillis=%d harnessNanos=%d load=%.2f",
+                        + " pauseNanos=%d closeNanos=%d jvmStartMillis=%d harnessNanos=%d load=%.2f"
+                        + " brokerCpuNanos=%d brokerFetches=%d brokerBytesOut=%d",
                 spec.client(), tally.records, tally.bytes, tally.windowNanos(), tally.startNanos - tally.createdNanos,
                 tally.passes(), checksum, tally.allocated, tally.cpuNanos, tally.cpuByGroup.getOrDefault("jit", -1L),
                 tally.cpuByGroup.getOrDefault("gc", -1L), tally.maxGap, tally.maxGapAt, tally.stalls,
                 tally.stallNanos, tally.discarded, gc, warmupDrains, warmupNanos, pauseNanos, closeNanos,
-                jvmStartMillis(mainAt), System.nanoTime() - mainAt, loadAverage());
+                jvmStartMillis(mainAt), System.nanoTime() - mainAt, loadAverage(),
+                brokerAfter.cpuNanos() - brokerBefore.cpuNanos(), brokerAfter.fetchCount() - brokerBefore.fetchCount(),
+                brokerAfter.bytesOut() - brokerBefore.bytesOut());
     }
 
     /** One unmeasured drain, verified like a measured one; its length in ns, consumer creation and close included. */
