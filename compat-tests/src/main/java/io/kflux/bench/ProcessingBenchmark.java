@@ -11,7 +11,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -136,31 +135,17 @@ public final class ProcessingBenchmark {
 
     private static List<String> command(Map<String, String> opts, String contender, EmbeddedKafkaCluster kafka,
                                         String run, String log, String seed) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path")));
-        String logging = System.getProperty("log4j2.configurationFile");
-        if (logging != null) {
-            command.add("-Dlog4j2.configurationFile=" + logging);
-        }
-        command.add(ProcessingRunner.class.getName());
-        command.addAll(List.of(contender, kafka.bootstrapServers(), TOPIC, "processing-" + contender + "-" + run,
-                opts.get("--records"), opts.get("--keys"), opts.get("--work-ms"), opts.get("--concurrency"),
-                opts.get("--commit-ms"), log, seed));
-        return command;
+        return ShareBenchmark.javaCommand(ProcessingRunner.class, List.of(contender, kafka.bootstrapServers(), TOPIC,
+                "processing-" + contender + "-" + run, opts.get("--records"), opts.get("--keys"),
+                opts.get("--work-ms"), opts.get("--concurrency"), opts.get("--commit-ms"), log, seed));
     }
 
     /** Record i has key {@code key-<i % keys>}; the default partitioner spreads the keys over the 8 partitions. */
     private static void fill(EmbeddedKafkaCluster kafka, int count, int keys) throws IOException {
         kafka.createTopic(TOPIC, PARTITIONS, 1);
-        Properties p = new Properties();
-        p.put("bootstrap.servers", kafka.bootstrapServers());
-        p.put("acks", "1");
-        p.put("linger.ms", "20");
-        p.put("batch.size", Integer.toString(256 * 1024));
-        p.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
-        p.put("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
         long start = System.nanoTime();
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(ShareBenchmark.fillProps(kafka,
+                "org.apache.kafka.common.serialization.StringSerializer"))) {
             for (int i = 0; i < count; i++) {
                 producer.send(new ProducerRecord<>(TOPIC, key(i % keys), ShareBenchmark.value(i)));
             }
