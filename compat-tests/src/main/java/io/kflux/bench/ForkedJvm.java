@@ -58,9 +58,11 @@ final class ForkedJvm {
                 if (line.startsWith(DrainHarness.RESULT_PREFIX)) {
                     resultLine = line.substring(DrainHarness.RESULT_PREFIX.length());
                 } else if (line.startsWith(PROGRESS_PREFIX)) {
-                    if (killWhen != null && !killed && killWhen.test(line.substring(PROGRESS_PREFIX.length()))) {
+                    if (killWhen != null && killWhen.test(line.substring(PROGRESS_PREFIX.length()))) {
+                        // destroyForcibly closes the output stream too: nothing more is read
                         process.destroyForcibly();
                         killed = true;
+                        break;
                     }
                 } else {
                     System.out.println("    [" + label + "] " + line);
