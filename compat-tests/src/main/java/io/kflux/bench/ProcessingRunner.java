@@ -3,6 +3,7 @@ package io.kflux.bench;
 import io.confluent.parallelconsumer.ParallelConsumerOptions;
 import io.confluent.parallelconsumer.ParallelConsumerOptions.CommitMode;
 import io.confluent.parallelconsumer.ParallelConsumerOptions.ProcessingOrder;
+import io.confluent.parallelconsumer.internal.DrainingCloseable;
 import io.confluent.parallelconsumer.reactor.ReactorProcessor;
 import io.kflux.ConsumerOptions;
 import io.kflux.Deserializers;
@@ -133,7 +134,8 @@ public final class ProcessingRunner {
             return Mono.delay(work).doOnNext(x -> tally.processed(key(r.key()), r.partition(), r.offset()));
         });
         awaitComplete(tally);
-        processor.close();
+        // the topic is done (the window has ended): nothing left to drain, and a bounded close
+        processor.close(Duration.ofSeconds(30), DrainingCloseable.DrainingMode.DONT_DRAIN);
     }
 
     private static void official(Map<String, Object> props, String topic, ProcessingTally tally, Duration work,
