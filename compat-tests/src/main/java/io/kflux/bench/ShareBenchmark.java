@@ -173,21 +173,27 @@ public final class ShareBenchmark {
     /** Fills a topic once: {@code count} values of 100 B, partition {@code i % 8}, no keys. */
     private static void fill(EmbeddedKafkaCluster kafka, String topic, int count) {
         kafka.createTopic(topic, PARTITIONS, 1);
-        Properties p = new Properties();
-        p.put("bootstrap.servers", kafka.bootstrapServers());
-        p.put("acks", "1");
-        p.put("linger.ms", "20");
-        p.put("batch.size", Integer.toString(256 * 1024));
-        p.put("key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
-        p.put("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
         long start = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(fillProps(kafka,
+                "org.apache.kafka.common.serialization.ByteArraySerializer"))) {
             for (int i = 0; i < count; i++) {
                 producer.send(new ProducerRecord<>(topic, i % PARTITIONS, null, value(i)));
             }
             producer.flush();
         }
         System.out.printf("filled %s: %,d records in %.1f s%n", topic, count, (System.nanoTime() - start) / 1e9);
+    }
+
+    /** The producer that fills a benchmark's topic once: acks=1, linger 20 ms, 256 KB batches, byte[] values. */
+    static Properties fillProps(EmbeddedKafkaCluster kafka, String keySerializer) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", kafka.bootstrapServers());
+        p.put("acks", "1");
+        p.put("linger.ms", "20");
+        p.put("batch.size", Integer.toString(256 * 1024));
+        p.put("key.serializer", keySerializer);
+        p.put("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
+        return p;
     }
 
     /** Record i's value: its number, then text-like filler, 100 B. */
@@ -213,14 +219,19 @@ public final class ShareBenchmark {
     }
 
     private static Map<String, String> fork(List<String> childArgs) throws IOException, InterruptedException {
+        return ForkedJvm.run(javaCommand(ShareRunner.class, childArgs), childArgs.get(0));
+    }
+
+    /** A contender JVM on this JVM's classpath and logging configuration: 1 GB heap, G1. */
+    static List<String> javaCommand(Class<?> main, List<String> args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path")));
         String logging = System.getProperty("log4j2.configurationFile");
         if (logging != null) {
             command.add("-Dlog4j2.configurationFile=" + logging);
         }
-        command.add(ShareRunner.class.getName());
-        command.addAll(childArgs);
-        return ForkedJvm.run(command, childArgs.get(0));
+        command.add(main.getName());
+        command.addAll(args);
+        return command;
     }
 }
