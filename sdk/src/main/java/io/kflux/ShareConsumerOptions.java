@@ -11,7 +11,8 @@ import java.util.Objects;
  * The configuration of a {@link KafkaShareConsumer} (share groups, KIP-932, brokers 4.2+): immutable, each
  * {@code with...}/{@code subscription} call returns a copy. It takes the official share consumer's property names:
  * {@code bootstrap.servers} and {@code group.id} (the share group) are required; {@code share.acknowledgement.mode}
- * is {@code implicit} (the default, as the official client) or {@code explicit}; {@code fetch.max.wait.ms},
+ * is {@code implicit} (the default, as the official client) or {@code explicit}; {@code share.lock.renewal.max.ms}
+ * (kflux's own, see {@link ShareRecord}) bounds the automatic renewal of locks; {@code fetch.max.wait.ms},
  * {@code fetch.min.bytes}, {@code fetch.max.bytes}, {@code max.poll.records}, {@code client.rack},
  * {@code request.timeout.ms}, {@code retry.backoff.ms}/{@code retry.backoff.max.ms} and the security properties
  * mean what they mean for {@link ConsumerOptions}, whose parsing and validation this uses.

@@ -222,7 +222,7 @@ final class ShareEmitter<K, V> {
                 if (record == null) {
                     buffered.decrementAndGet();
                     fetcher.acknowledgeQuietly(current.nodeId(), current.topicPartition(), current.topicId(), offset,
-                            AcknowledgeType.REJECT); // skipped by the deserialization error handler: a poison record
+                            deliveries, AcknowledgeType.REJECT); // skipped by the deserialization error handler: a poison record
                     continue;
                 }
                 return new DefaultShareRecord<>(record, deliveries, current.nodeId(), current.topicId(), fetcher,
@@ -247,7 +247,7 @@ final class ShareEmitter<K, V> {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                 if (!handled.contains(o)) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, null);
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1, null);
                 }
             }
         }
@@ -262,7 +262,8 @@ final class ShareEmitter<K, V> {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                 if (!done.contains(o)) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, AcknowledgeType.RELEASE);
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1,
+                            AcknowledgeType.RELEASE);
                 }
             }
         }
