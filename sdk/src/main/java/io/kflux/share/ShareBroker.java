@@ -42,6 +42,8 @@ final class ShareBroker {
     int failures;
     /** When the last request to this broker was sent (ms of the fetcher's clock): acquired locks run from then. */
     long sentAtMs;
+    /** The same moment on {@link System#nanoTime()}, for the latency meters. */
+    long sentAtNanos;
     /** The highest ShareAcknowledge version this broker offered on its last connection; -1 before one. */
     short acknowledgeVersion = -1;
 

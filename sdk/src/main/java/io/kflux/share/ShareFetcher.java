@@ -74,6 +74,7 @@ public final class ShareFetcher {
     private final Sink sink;
     private final Backoff backoff;
     private final LockRenewals locks;
+    private final io.kflux.util.ClientMetrics metrics;
     private final Map<Integer, ShareBroker> brokers = new HashMap<>();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private Map<TopicPartition, UUID> assigned = Map.of();
@@ -85,10 +86,12 @@ public final class ShareFetcher {
     /**
      * @param memberId      the share member's id, sent with every request
      * @param recordsWanted how many more records downstream wants acquired (demand less what is buffered); any thread
+     * @param metrics       where ShareFetch answers and acknowledgements are counted
      */
     public ShareFetcher(ShareFetchConfig config, NodeConnections connections, MetadataManager metadata,
                         Executor loop, Scheduler clock, Supplier<String> memberId, LongSupplier recordsWanted,
-                        Sink sink) {
+                        io.kflux.util.ClientMetrics metrics, Sink sink) {
+        this.metrics = metrics;
         this.config = config;
         this.connections = connections;
         this.metadata = metadata;
@@ -333,6 +336,7 @@ public final class ShareFetcher {
             return;
         }
         b.sentAtMs = now();
+        b.sentAtNanos = System.nanoTime();
         connections.connection(node.id(), node.host(), node.port())
                 .flatMap(c -> {
                     short v = c.apiVersions().supports(ApiKey.SHARE_ACKNOWLEDGE)
@@ -380,6 +384,8 @@ public final class ShareFetcher {
                     + topMessage), null, config.groupId());
             ShareBroker.fail(d, error);
             d.batches().forEach((sp, batches) -> renewAnswered(b, d, sp, 0, false));
+            int all = acknowledgementCount(d, null);
+            metrics.shareAcknowledgementsAnswered(all, all);
             if (top == Errors.GROUP_AUTHORIZATION_FAILED.code() || top == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
                 fatal(error);
                 return;
@@ -394,16 +400,29 @@ public final class ShareFetcher {
             b.notBeforeMs = now() + throttleMs;
         }
         Set<SharePartition> answered = new HashSet<>();
+        Set<SharePartition> failed = new HashSet<>();
         if (response instanceof ShareFetchResponse f) {
+            long bytes = 0;
+            int records = 0;
             for (ShareFetchResponse.ShareFetchableTopicResponse t : f.responses()) {
                 for (ShareFetchResponse.PartitionData p : t.partitions()) {
                     SharePartition sp = new SharePartition(t.topicId(), p.partitionIndex());
                     answered.add(sp);
+                    if (p.acknowledgeErrorCode() != Errors.NONE.code()) {
+                        failed.add(sp);
+                    }
+                    if (p.errorCode() == Errors.NONE.code() && p.acquiredRecords() != null) {
+                        for (ShareFetchResponse.AcquiredRecords a : p.acquiredRecords()) {
+                            records += (int) (a.lastOffset() - a.firstOffset() + 1);
+                        }
+                        bytes += p.records() == null ? 0 : p.records().readableBytes();
+                    }
                     ShareBroker.answer(d, sp, ackError(t.topicId(), p.acknowledgeErrorCode(), p.acknowledgeErrorMessage()));
                     renewAnswered(b, d, sp, f.acquisitionLockTimeoutMs(), p.acknowledgeErrorCode() == Errors.NONE.code());
                     onPartitionData(b, t.topicId(), p, f.acquisitionLockTimeoutMs());
                 }
             }
+            metrics.shareFetchCompleted(System.nanoTime() - b.sentAtNanos, throttleMs, bytes, records);
         } else {
             ShareAcknowledgeResponse a = (ShareAcknowledgeResponse) response;
             for (ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse t : a.responses()) {
@@ -411,6 +430,9 @@ public final class ShareFetcher {
                     SharePartition sp = new SharePartition(t.topicId(), p.partitionIndex());
                     answered.add(sp);
                     renewAnswered(b, d, sp, a.acquisitionLockTimeoutMs(), p.errorCode() == Errors.NONE.code());
+                    if (p.errorCode() != Errors.NONE.code()) {
+                        failed.add(sp);
+                    }
                     ShareBroker.answer(d, sp, ackError(t.topicId(), p.errorCode(), p.errorMessage()));
                     if (isLeaderError(p.errorCode())) {
                         refreshMetadata();
@@ -421,7 +443,11 @@ public final class ShareFetcher {
         for (SharePartition sp : d.batches().keySet()) {
             if (!answered.contains(sp)) {
                 renewAnswered(b, d, sp, 0, false);
+                failed.add(sp);
             }
+        }
+        if (!d.isEmpty()) {
+            metrics.shareAcknowledgementsAnswered(acknowledgementCount(d, null), acknowledgementCount(d, failed));
         }
         for (SharePartition sp : d.waiters().keySet()) {
             if (!answered.contains(sp)) {
@@ -430,6 +456,19 @@ public final class ShareFetcher {
             }
         }
         plan();
+    }
+
+    /** The offsets {@code d} acknowledges, of the partitions in {@code only} (null: all). */
+    private static int acknowledgementCount(ShareBroker.Drained d, Set<SharePartition> only) {
+        int n = 0;
+        for (Map.Entry<SharePartition, List<AcknowledgementBatch>> e : d.batches().entrySet()) {
+            if (only == null || only.contains(e.getKey())) {
+                for (AcknowledgementBatch batch : e.getValue()) {
+                    n += (int) (batch.lastOffset() - batch.firstOffset() + 1);
+                }
+            }
+        }
+        return n;
     }
 
     /**
