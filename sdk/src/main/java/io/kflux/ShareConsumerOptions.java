@@ -96,6 +96,21 @@ public final class ShareConsumerOptions<K, V> {
     }
 
     /**
+     * Observes each record's delivery (Micrometer Observation), as {@link ConsumerOptions#withObservationRegistry}
+     * does for {@code receive()}: one {@code kflux.consumer.process} observation per {@link ShareRecord}, open while
+     * the subscriber's {@code onNext} runs, its parent the W3C {@code traceparent} header when the producer wrote
+     * one. Needs {@code io.micrometer:micrometer-observation} on the class path.
+     *
+     * @param registry where observations go
+     * @return a copy
+     * @throws NullPointerException if {@code registry} is {@code null}
+     */
+    public ShareConsumerOptions<K, V> withObservationRegistry(
+            io.micrometer.observation.ObservationRegistry registry) {
+        return new ShareConsumerOptions<>(consumer.withObservationRegistry(registry), mode);
+    }
+
+    /**
      * As {@link ConsumerOptions#withSaslMechanism}.
      *
      * @return a copy

@@ -41,7 +41,8 @@ import reactor.core.publisher.Mono;
  * {@link KafkaShareConsumer} (KIP-932) against a real broker: several members on fewer partitions each accept a
  * share and nothing is accepted twice; a released record comes back with delivery count 2 and a rejected one never;
  * close flushes implicit acceptances (nothing accepted is delivered again); a group mixing kflux and the official
- * {@code KafkaShareConsumer} splits the work without loss; the share meters carry the official names and move.
+ * {@code KafkaShareConsumer} splits the work without loss; the share meters carry the official names and move; each
+ * record's delivery is observed (tracing).
  */
 @Tag("smoke")
 @KafkaCluster(nodes = 1)
@@ -296,6 +297,39 @@ class ShareConsumerTest {
         }
         assertThat(registry.getMeters()).as("meters withdrawn on close")
                 .noneMatch(m -> m.getId().getName().startsWith(prefix));
+    }
+
+    /**
+     * With an observation registry each share record's delivery is observed as {@code receive()}'s are: one
+     * {@code kflux.consumer.process} observation per record, current in the subscriber's {@code onNext}, tagged with
+     * the share group.
+     */
+    @Test
+    void eachShareRecordsDeliveryIsObserved(EmbeddedKafkaCluster kafka) throws Exception {
+        String topic = "share-traced";
+        String group = "share-traced-group";
+        topicWith(kafka, topic, group, "t-0", "t-1", "t-2");
+        io.micrometer.observation.tck.TestObservationRegistry registry =
+                io.micrometer.observation.tck.TestObservationRegistry.create();
+        KafkaShareConsumer<String, String> c = KafkaShareConsumer.create(options(kafka, group, "explicit", topic)
+                .withObservationRegistry(registry));
+        List<Boolean> observedInOnNext = new CopyOnWriteArrayList<>();
+        Set<String> accepted = ConcurrentHashMap.newKeySet();
+        Disposable sub = c.receive()
+                .doOnNext(r -> observedInOnNext.add(registry.getCurrentObservation() != null))
+                .flatMap(r -> r.accept().thenReturn(r.value())).subscribe(accepted::add);
+        try {
+            waitFor(() -> accepted.size() == 3, "accepted: %s", accepted);
+        } finally {
+            c.close().block(WAIT);
+            sub.dispose();
+        }
+        assertThat(observedInOnNext).hasSize(3).containsOnly(true);
+        io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat(registry)
+                .hasNumberOfObservationsWithNameEqualTo("kflux.consumer.process", 3)
+                .forAllObservationsWithNameEqualTo("kflux.consumer.process", o -> o
+                        .hasLowCardinalityKeyValue("messaging.kafka.consumer.group", group)
+                        .hasContextualNameEqualTo(topic + " process"));
     }
 
     private static double count(io.micrometer.core.instrument.MeterRegistry registry, String name) {

@@ -53,6 +53,11 @@ final class DefaultShareRecord<K, V> implements ShareRecord<K, V> {
         return fetcher.acknowledge(nodeId, record.topicPartition(), topicId, record.offset(), deliveryCount, type);
     }
 
+    /** The record as the record builder made it (what tracing observes). */
+    ConsumerRecord<K, V> consumerRecord() {
+        return record;
+    }
+
     /** Implicit mode: accepted without anyone waiting. */
     void acceptImplicitly() {
         if (acknowledged.compareAndSet(null, AcknowledgeType.ACCEPT)) {

@@ -72,7 +72,10 @@ final class ShareSubscription<K, V> {
                 options.consumerOptions().valueDeserializer(),
                 options.consumerOptions().deserializationErrorHandler(), null);
         this.emitter = new ShareEmitter<>(options.consumerOptions().emitScheduler().orElseGet(EmitScheduler::shared)
-                .createWorker(), builder, fetcher, explicit, maxRecords, sink);
+                .createWorker(), builder, fetcher, explicit, maxRecords, sink,
+                io.kflux.internal.metrics.RecordTracing.create(
+                        options.consumerOptions().observationRegistry().orElse(null), settings.clientId(),
+                        settings.groupId()));
         emitterRef.set(emitter);
         this.member = new ShareGroupMember(settings.groupId(), options.subscribedTopics(),
                 settings.config().clientRack(), new Backoff(settings.retryBackoffMs(), settings.retryBackoffMaxMs()),

@@ -30,7 +30,7 @@ class ShareEmitterTest {
                 null, task -> { }, MonotonicScheduler.parallel(), () -> "m", () -> 0, io.kflux.util.ClientMetrics.NONE, null);
         ShareEmitter<String, String> emitter = new ShareEmitter<>(Schedulers.single().createWorker(),
                 new RecordBuilder<>(Deserializers.string(), Deserializers.string(), null, null), fetcher, true, 500,
-                sink.get());
+                sink.get(), null);
         emitter.stop().block(Duration.ofSeconds(10));
 
         assertThatCode(() -> emitter.request(1)).doesNotThrowAnyException();
