@@ -47,6 +47,8 @@ final class ShareEmitter<K, V> {
     private final boolean explicit;
     private final int cap;
     private final FluxSink<ShareRecord<K, V>> sink;
+    /** Observes each record's delivery; null when tracing is off. */
+    private final io.kflux.internal.metrics.RecordTracing tracing;
     /** Implicit mode: emitted, to be accepted at the next request; guarded by itself (with {@link #requested}). */
     private final List<DefaultShareRecord<K, V>> awaitingRequest = new ArrayList<>();
     private final Sinks.Empty<Void> stopped = Sinks.empty();
@@ -58,10 +60,12 @@ final class ShareEmitter<K, V> {
     private final Set<Long> handled = new HashSet<>();
 
     /**
-     * @param cap the most records acquired ahead with unbounded demand ({@code max.poll.records})
+     * @param cap     the most records acquired ahead with unbounded demand ({@code max.poll.records})
+     * @param tracing observes each record's delivery, or null
      */
     ShareEmitter(Scheduler.Worker worker, RecordBuilder<K, V> builder, ShareFetcher fetcher, boolean explicit, int cap,
-                 FluxSink<ShareRecord<K, V>> sink) {
+                 FluxSink<ShareRecord<K, V>> sink, io.kflux.internal.metrics.RecordTracing tracing) {
+        this.tracing = tracing;
         this.worker = worker;
         this.builder = builder;
         this.fetcher = fetcher;
@@ -182,7 +186,11 @@ final class ShareEmitter<K, V> {
             REQUESTED.decrementAndGet(this);
         }
         buffered.decrementAndGet();
-        sink.next(r);
+        if (tracing == null) {
+            sink.next(r);
+        } else {
+            tracing.deliver(r.consumerRecord(), () -> sink.next(r));
+        }
         if (!explicit) {
             synchronized (awaitingRequest) {
                 if (requestedView > 0) {
@@ -222,7 +230,7 @@ final class ShareEmitter<K, V> {
                 if (record == null) {
                     buffered.decrementAndGet();
                     fetcher.acknowledgeQuietly(current.nodeId(), current.topicPartition(), current.topicId(), offset,
-                            AcknowledgeType.REJECT); // skipped by the deserialization error handler: a poison record
+                            deliveries, AcknowledgeType.REJECT); // skipped by the deserialization error handler: a poison record
                     continue;
                 }
                 return new DefaultShareRecord<>(record, deliveries, current.nodeId(), current.topicId(), fetcher,
@@ -247,7 +255,7 @@ final class ShareEmitter<K, V> {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                 if (!handled.contains(o)) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, null);
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1, null);
                 }
             }
         }
@@ -262,7 +270,8 @@ final class ShareEmitter<K, V> {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                 if (!done.contains(o)) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, AcknowledgeType.RELEASE);
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1,
+                            AcknowledgeType.RELEASE);
                 }
             }
         }

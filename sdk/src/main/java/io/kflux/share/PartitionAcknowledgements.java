@@ -31,7 +31,8 @@ public final class PartitionAcknowledgements {
      *
      * @param offset the record's offset
      * @param type   how it is acknowledged
-     * @throws IllegalStateException when {@code offset} already has an acknowledgement or is a gap not sent yet
+     * @throws IllegalStateException when {@code offset} already has an acknowledgement or is a gap not sent yet (a
+     *                               RENEW not sent yet is replaced instead)
      */
     public void add(long offset, AcknowledgeType type) {
         put(offset, type.id());
@@ -52,6 +53,11 @@ public final class PartitionAcknowledgements {
             throw new IllegalArgumentException("offset " + offset + " is negative");
         }
         Byte before = types.putIfAbsent(offset, type);
+        if (before != null && before == AcknowledgeType.RENEW.id() && type != AcknowledgementBatch.GAP) {
+            // a renewal not sent yet: a final acknowledgement supersedes it, a second renewal is the same one
+            types.put(offset, type);
+            return;
+        }
         if (before != null) {
             throw new IllegalStateException("offset " + offset + " is already acknowledged (type " + before
                     + ") and not sent yet");

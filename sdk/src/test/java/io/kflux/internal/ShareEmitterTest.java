@@ -26,11 +26,11 @@ class ShareEmitterTest {
     void aRequestAfterStopIsIgnoredInsteadOfThrowing() {
         AtomicReference<FluxSink<ShareRecord<String, String>>> sink = new AtomicReference<>();
         Flux.<ShareRecord<String, String>>create(sink::set).subscribe();
-        ShareFetcher fetcher = new ShareFetcher(new ShareFetchConfig("g", 500, 1, 1 << 20, 500, 100, 1000), null,
-                null, task -> { }, MonotonicScheduler.parallel(), () -> "m", () -> 0, null);
+        ShareFetcher fetcher = new ShareFetcher(new ShareFetchConfig("g", 500, 1, 1 << 20, 500, 100, 1000, 300000), null,
+                null, task -> { }, MonotonicScheduler.parallel(), () -> "m", () -> 0, io.kflux.util.ClientMetrics.NONE, null);
         ShareEmitter<String, String> emitter = new ShareEmitter<>(Schedulers.single().createWorker(),
                 new RecordBuilder<>(Deserializers.string(), Deserializers.string(), null, null), fetcher, true, 500,
-                sink.get());
+                sink.get(), null);
         emitter.stop().block(Duration.ofSeconds(10));
 
         assertThatCode(() -> emitter.request(1)).doesNotThrowAnyException();

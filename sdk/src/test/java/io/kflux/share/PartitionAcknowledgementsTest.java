@@ -83,6 +83,17 @@ class PartitionAcknowledgementsTest {
     }
 
     @Test
+    void aFinalAcknowledgementSupersedesARenewalNotSentYet() {
+        PartitionAcknowledgements acks = new PartitionAcknowledgements();
+        acks.add(3, AcknowledgeType.RENEW);
+        acks.add(3, AcknowledgeType.RENEW);
+        acks.add(4, AcknowledgeType.RENEW);
+        acks.add(3, AcknowledgeType.ACCEPT);
+        assertThatThrownBy(() -> acks.addGap(4)).isInstanceOf(IllegalStateException.class);
+        assertThat(acks.drain()).containsExactly(batch(3, 4, ACCEPT, (byte) 4));
+    }
+
+    @Test
     void anOffsetAcknowledgedTwiceBeforeSendingIsRefusedAndTheFirstKept() {
         PartitionAcknowledgements acks = new PartitionAcknowledgements();
         acks.add(3, AcknowledgeType.ACCEPT);
