@@ -9,6 +9,7 @@ import io.kflux.protocol.record.RecordCursor;
 import io.kflux.protocol.record.RecordsReader;
 import io.kflux.share.AcquiredBatch;
 import io.kflux.share.ShareFetcher;
+import io.kflux.util.StateTransitions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -52,7 +53,8 @@ final class ShareEmitter<K, V> {
     /** Implicit mode: emitted, to be accepted at the next request; guarded by itself (with {@link #requested}). */
     private final List<DefaultShareRecord<K, V>> awaitingRequest = new ArrayList<>();
     private final Sinks.Empty<Void> stopped = Sinks.empty();
-    private volatile boolean stopping;
+    private final java.util.concurrent.atomic.AtomicReference<ShareEmitterState> state =
+            new java.util.concurrent.atomic.AtomicReference<>(ShareEmitterState.EMITTING);
     // worker-only
     private AcquiredBatch current;
     private RecordCursor cursor;
@@ -81,7 +83,7 @@ final class ShareEmitter<K, V> {
 
     /** Acquired records arrived (on the fetcher's loop). */
     void offer(AcquiredBatch b) {
-        if (stopping) {
+        if (state.get() != ShareEmitterState.EMITTING) {
             releaseAll(b, Set.of());
             return;
         }
@@ -111,7 +113,10 @@ final class ShareEmitter<K, V> {
      * @return completes once those acknowledgements were handed to the fetcher
      */
     Mono<Void> stop() {
-        stopping = true;
+        if (!move(ShareEmitterState.EMITTING, ShareEmitterState.STOPPING)
+                && !move(ShareEmitterState.FAILED, ShareEmitterState.STOPPING)) {
+            return stopped.asMono(); // stopping already
+        }
         worker.schedule(() -> {
             if (current != null) {
                 releaseAll(current, handled);
@@ -127,6 +132,7 @@ final class ShareEmitter<K, V> {
                 awaitingRequest.clear();
             }
             accepted.forEach(DefaultShareRecord::acceptImplicitly);
+            move(ShareEmitterState.STOPPING, ShareEmitterState.STOPPED);
             stopped.tryEmitEmpty();
             worker.dispose();
         });
@@ -140,7 +146,7 @@ final class ShareEmitter<K, V> {
      * broker answer and so its close (seen on a 4.4 broker: close waited out its whole timeout).
      */
     private void schedule() {
-        if (stopping) {
+        if (state.get() != ShareEmitterState.EMITTING) {
             return;
         }
         if (wip.getAndIncrement() == 0) {
@@ -158,7 +164,7 @@ final class ShareEmitter<K, V> {
             while (true) {
                 // a cancelled subscriber gets nothing more: in implicit mode a record sent into the void would count
                 // as accepted
-                while (!stopping && !sink.isCancelled() && outstanding() > 0) {
+                while (state.get() == ShareEmitterState.EMITTING && !sink.isCancelled() && outstanding() > 0) {
                     DefaultShareRecord<K, V> r = next();
                     if (r == null) {
                         break;
@@ -171,10 +177,16 @@ final class ShareEmitter<K, V> {
                 }
             }
         } catch (RuntimeException e) {
-            stopping = true;
+            move(ShareEmitterState.EMITTING, ShareEmitterState.FAILED);
             sink.error(e); // RecordDeserializationException, corrupt batches: the stream ends with them
         }
         fetcher.wake();
+    }
+
+    /** Moves {@code from -> to} (a checked transition) if the emitter is in {@code from} still. */
+    private boolean move(ShareEmitterState from, ShareEmitterState to) {
+        StateTransitions.check(this, from, to);
+        return state.compareAndSet(from, to);
     }
 
     private long outstanding() {

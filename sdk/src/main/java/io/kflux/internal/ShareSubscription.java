@@ -50,8 +50,7 @@ final class ShareSubscription<K, V> {
         int maxRecords = settings.config().<Integer>get("max.poll.records");
         ShareFetchConfig fetchConfig = new ShareFetchConfig(settings.groupId(), settings.config().fetchMaxWaitMs(),
                 settings.config().fetchMinBytes(), settings.config().fetchMaxBytes(), maxRecords,
-                settings.retryBackoffMs(), settings.retryBackoffMaxMs(),
-                settings.config().<Long>get("share.lock.renewal.max.ms"));
+                settings.retryBackoffMs(), settings.retryBackoffMaxMs());
         AtomicReference<ShareEmitter<K, V>> emitterRef = new AtomicReference<>();
         AtomicReference<ShareGroupMember> memberRef = new AtomicReference<>();
         this.fetcher = new ShareFetcher(fetchConfig, resources.connections(), resources.metadata(), loop,

@@ -11,9 +11,7 @@ package io.kflux.share;
  *                         unbounded demand (bounded demand acquires no more than it asks for)
  * @param retryBackoffMs   {@code retry.backoff.ms}, the first delay after a failed request
  * @param retryBackoffMaxMs {@code retry.backoff.max.ms}
- * @param lockRenewalMaxMs {@code share.lock.renewal.max.ms}: how long after acquisition a held record's lock is
- *                         still renewed (0: never), see {@link LockRenewals}
  */
 public record ShareFetchConfig(String groupId, int maxWaitMs, int minBytes, int maxBytes, int maxRecords,
-                               long retryBackoffMs, long retryBackoffMaxMs, long lockRenewalMaxMs) {
+                               long retryBackoffMs, long retryBackoffMaxMs) {
 }

@@ -101,7 +101,7 @@ public final class ShareFetcher {
         this.recordsWanted = recordsWanted;
         this.sink = sink;
         this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
-        this.locks = new LockRenewals(config.lockRenewalMaxMs());
+        this.locks = new LockRenewals(connections.config().value("share.lock.renewal.max.ms", Long.class));
         this.timer = new io.kflux.util.WakeTimer(clock, loop, this::plan);
     }
 
