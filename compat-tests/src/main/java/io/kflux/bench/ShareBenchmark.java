@@ -54,6 +54,7 @@ public final class ShareBenchmark {
         Map<String, String> opts = new LinkedHashMap<>(Map.of("--rounds", "5", "--records", "2000000",
                 "--warmup-records", "300000", "--queue-records", "150000", "--work-ms", "5", "--concurrency", "64",
                 "--cases", "throughput,queue", "--clients", "kflux,official", "--minutes", "0"));
+        opts.put("--child-jvm-args", ""); // e.g. -XX:StartFlightRecording=filename=/tmp/jfr/ (a recording per JVM)
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!opts.containsKey(args[i])) {
                 throw new IllegalArgumentException("unknown option " + args[i] + "; known: " + opts.keySet());
@@ -93,7 +94,7 @@ public final class ShareBenchmark {
                         List<String> childArgs = List.of(client, c, servers, "r" + round,
                                 c.equals("queue") ? opts.get("--queue-records") : opts.get("--records"),
                                 opts.get("--warmup-records"), opts.get("--work-ms"), opts.get("--concurrency"));
-                        Map<String, String> r = fork(childArgs);
+                        Map<String, String> r = fork(childArgs, opts.get("--child-jvm-args"));
                         loads.add(Double.parseDouble(r.get("load")));
                         results.computeIfAbsent(c, x -> new LinkedHashMap<>()).computeIfAbsent(client,
                                 x -> new ArrayList<>()).add(r);
@@ -212,9 +213,13 @@ public final class ShareBenchmark {
         }
     }
 
-    private static Map<String, String> fork(List<String> childArgs) throws IOException, InterruptedException {
+    private static Map<String, String> fork(List<String> childArgs, String childJvmArgs)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path")));
+        if (!childJvmArgs.isBlank()) {
+            command.addAll(List.of(childJvmArgs.trim().split("\\s+")));
+        }
         String logging = System.getProperty("log4j2.configurationFile");
         if (logging != null) {
             command.add("-Dlog4j2.configurationFile=" + logging);

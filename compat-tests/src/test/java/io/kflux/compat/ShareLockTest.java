@@ -115,9 +115,9 @@ class ShareLockTest {
                     .subscribe(otherSeen::add);
             send(kafka, topic, "warm");
             waitFor(() -> otherSeen.contains("warm#1"), "the other member fetches: %s", otherSeen);
-            // the work on the slow record goes on for three more lock durations while the other member fetches;
-            // the worker's renewals hold it meanwhile
-            reactor.core.publisher.Mono.delay(Duration.ofMillis(3 * LOCK_MS)).block();
+            // the work on the slow record goes on for two more lock durations (the scenario itself, not a wait for a
+            // condition) while the other member fetches; without renewals the lock would expire within the first
+            reactor.core.publisher.Mono.delay(Duration.ofMillis(2 * LOCK_MS)).block();
             held.records.get(0).accept().block(WAIT);
             send(kafka, topic, "marker");
             waitFor(() -> otherSeen.contains("marker#1"), "the other member still fetches: %s", otherSeen);
