@@ -56,6 +56,12 @@ final class LockRenewals {
 
     private final long renewForMs;
     private final Map<Key, Held> held = new HashMap<>();
+    /**
+     * Nothing is due ({@link #due}: an expiry, or a renewal to a broker that takes RENEW) before this: exact after a
+     * scan, lowered by every change that can make something due sooner. {@link #due} is called once per plan of the
+     * fetcher, which runs per burst of acknowledgements: without it every plan walked every held record.
+     */
+    private long earliestMs = Long.MIN_VALUE;
 
     /** @param renewForMs how long after acquisition a record's lock is still renewed, in ms; 0 turns renewal off */
     LockRenewals(long renewForMs) {
@@ -69,7 +75,9 @@ final class LockRenewals {
     void acquired(int nodeId, SharePartition p, long firstOffset, long lastOffset, short deliveryCount,
                   long sentAtMs, long lockMs) {
         for (long o = firstOffset; o <= lastOffset; o++) {
-            held.put(new Key(p, o), new Held(nodeId, deliveryCount, sentAtMs, lockMs));
+            Held h = new Held(nodeId, deliveryCount, sentAtMs, lockMs);
+            held.put(new Key(p, o), h);
+            lower(h);
         }
     }
 
@@ -87,6 +95,9 @@ final class LockRenewals {
     /** The record's final acknowledgement (accept, release, reject, gap) was taken: it is no longer renewed. */
     void settled(Key key) {
         held.remove(key);
+        if (held.isEmpty()) {
+            earliestMs = Long.MAX_VALUE; // nothing held, nothing ever due
+        }
     }
 
     /** The subscriber asked for a RENEW itself: its answer extends the lock as an automatic one does. */
@@ -104,31 +115,51 @@ final class LockRenewals {
      * @param renewable whether broker {@code nodeId} takes RENEW (ShareAcknowledge v2)
      */
     List<Due> due(long nowMs, IntPredicate renewable) {
+        if (nowMs < earliestMs) {
+            return List.of();
+        }
         List<Due> due = new ArrayList<>();
+        long next = Long.MAX_VALUE;
         for (Iterator<Map.Entry<Key, Held>> it = held.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Key, Held> e = it.next();
             Held h = e.getValue();
             if (nowMs >= h.expiresAtMs) {
                 it.remove();
-            } else if (h.state == HeldLockState.HELD && renews(h) && nowMs >= h.renewAtMs()
-                    && renewable.test(h.nodeId)) {
-                h.state = StateTransitions.check(e.getKey(), h.state, HeldLockState.RENEWING);
-                due.add(new Due(h.nodeId, e.getKey()));
+                continue;
             }
+            if (h.state == HeldLockState.HELD && renews(h) && renewable.test(h.nodeId)) {
+                if (nowMs >= h.renewAtMs()) {
+                    h.state = StateTransitions.check(e.getKey(), h.state, HeldLockState.RENEWING);
+                    due.add(new Due(h.nodeId, e.getKey()));
+                } else {
+                    next = Math.min(next, h.renewAtMs());
+                }
+            }
+            next = Math.min(next, h.expiresAtMs);
         }
+        earliestMs = next;
         return due;
     }
 
-    /** When {@link #due} has something to do next (a renewal or an expiry); {@link Long#MAX_VALUE} for never. */
+    /**
+     * When {@link #due} may have something to do next (a renewal or an expiry), never later than that; possibly
+     * earlier (a wake then finds nothing and learns the exact time); {@link Long#MAX_VALUE} for never.
+     */
     long nextWakeMs(IntPredicate renewable) {
-        long next = Long.MAX_VALUE;
-        for (Held h : held.values()) {
-            next = Math.min(next, h.expiresAtMs);
-            if (h.state == HeldLockState.HELD && renews(h) && renewable.test(h.nodeId)) {
-                next = Math.min(next, h.renewAtMs());
-            }
+        if (earliestMs == Long.MIN_VALUE) {
+            due(Long.MIN_VALUE, renewable); // nothing is due at the start of time: this only learns the next time
         }
-        return next;
+        return earliestMs;
+    }
+
+    /** Whether a broker takes RENEW may have changed (a new connection's ApiVersions): look at every record again. */
+    void renewableChanged() {
+        earliestMs = Long.MIN_VALUE;
+    }
+
+    /** A record acquired or held again may be due sooner than anything before it. */
+    private void lower(Held h) {
+        earliestMs = Math.min(earliestMs, renews(h) ? h.renewAtMs() : h.expiresAtMs);
     }
 
     private boolean renews(Held h) {
@@ -158,6 +189,7 @@ final class LockRenewals {
             }
             h.expiresAtMs = Math.max(h.expiresAtMs, sentAtMs + h.lockMs);
             h.state = StateTransitions.check(key, h.state, HeldLockState.HELD);
+            lower(h);
         }
     }
 
@@ -171,6 +203,7 @@ final class LockRenewals {
             Held h = held.get(key);
             if (h != null && h.state == HeldLockState.RENEWING) {
                 h.state = StateTransitions.check(key, h.state, HeldLockState.HELD);
+                lower(h);
             }
         }
     }

@@ -76,6 +76,14 @@ public final class ShareFetcher {
     private final LockRenewals locks;
     private final io.kflux.util.ClientMetrics metrics;
     private final Map<Integer, ShareBroker> brokers = new HashMap<>();
+    /**
+     * Acknowledgements handed over from any thread, taken on the loop in one go: one hop to the loop and one plan
+     * per burst, not per record. {@link #incomingWip} counts the hand-overs not yet taken (the task runs at 0 -> 1).
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Incoming> incoming =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger incomingWip =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private Map<TopicPartition, UUID> assigned = Map.of();
     private Map<UUID, String> topicNames = Map.of();
@@ -134,15 +142,50 @@ public final class ShareFetcher {
      */
     public Mono<Void> acknowledge(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
                                   AcknowledgeType type) {
-        return Mono.create(s -> loop.execute(() -> add(nodeId, tp, new SharePartition(topicId, tp.partition()), offset,
-                deliveryCount, type, s)));
+        return Mono.create(s -> handOver(new Incoming(nodeId, tp, topicId, offset, deliveryCount, type, s)));
     }
 
     /** As {@link #acknowledge} with nobody waiting (releases and gaps the consumer sends on its own). Any thread. */
     public void acknowledgeQuietly(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
                                    AcknowledgeType type) {
-        loop.execute(() -> add(nodeId, tp, new SharePartition(topicId, tp.partition()), offset, deliveryCount, type,
-                null));
+        handOver(new Incoming(nodeId, tp, topicId, offset, deliveryCount, type, null));
+    }
+
+    /** One acknowledgement on its way to the loop; {@code waiter} null when nobody waits. */
+    private record Incoming(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
+                            AcknowledgeType type, reactor.core.publisher.MonoSink<Void> waiter) {
+    }
+
+    /**
+     * Queues an acknowledgement for the loop. Order with the loop's other tasks holds: a task posted after this call
+     * runs after the acknowledgement was taken (the taking task was posted earlier, or is running and takes it).
+     */
+    private void handOver(Incoming a) {
+        incoming.add(a);
+        if (incomingWip.getAndIncrement() == 0) {
+            loop.execute(this::takeIncoming);
+        }
+    }
+
+    /** On the loop: every queued acknowledgement into its broker's pending ones, then one plan. */
+    private void takeIncoming() {
+        int missed = 1;
+        do {
+            Incoming a;
+            while ((a = incoming.poll()) != null) {
+                try {
+                    add(a.nodeId(), a.tp(), new SharePartition(a.topicId(), a.tp().partition()), a.offset(),
+                            a.deliveryCount(), a.type(), a.waiter());
+                } catch (RuntimeException e) { // one bad acknowledgement must not stall the ones behind it
+                    log.error("acknowledgement of {}@{} failed", a.tp(), a.offset(), e);
+                    if (a.waiter() != null) {
+                        a.waiter().error(e);
+                    }
+                }
+            }
+            missed = incomingWip.addAndGet(-missed);
+        } while (missed != 0);
+        plan();
     }
 
     /**
@@ -186,7 +229,6 @@ public final class ShareFetcher {
             locks.settled(key);
         }
         brokers.computeIfAbsent(nodeId, ShareBroker::new).add(p, offset, type, waiter);
-        plan();
     }
 
     /** Whether broker {@code nodeId} takes RENEW (ShareAcknowledge v2, KIP-1222), as its last connection said. */
@@ -341,7 +383,12 @@ public final class ShareFetcher {
                 .flatMap(c -> {
                     short v = c.apiVersions().supports(ApiKey.SHARE_ACKNOWLEDGE)
                             ? c.apiVersions().max(ApiKey.SHARE_ACKNOWLEDGE) : -1;
-                    loop.execute(() -> b.acknowledgeVersion = v); // runs before the answer, also posted to the loop
+                    loop.execute(() -> { // runs before the answer, also posted to the loop
+                        if (b.acknowledgeVersion != v) {
+                            b.acknowledgeVersion = v;
+                            locks.renewableChanged();
+                        }
+                    });
                     return renewCheck(c, request).then(c.exchange(request));
                 })
                 .subscribe(r -> loop.execute(() -> onAnswer(b, r)), e -> loop.execute(() -> onFailure(b, e)));

@@ -78,6 +78,26 @@ class LockRenewalsTest {
         assertThat(old.isHeld(key(0), FIRST, 1_999)).as("forgotten once expired").isFalse();
     }
 
+    /** due() skips its walk while nothing can be due; what can make something due sooner is still seen. */
+    @Test
+    void aLaterRecordWithAShorterLockAndABrokerThatLearnsRenewAreSeen() {
+        LockRenewals locks = new LockRenewals(60_000);
+        locks.acquired(1, P, 0, 0, FIRST, 0, 10_000);
+        assertThat(locks.due(1_000, ALL)).isEmpty();
+        assertThat(locks.nextWakeMs(ALL)).isEqualTo(5_000);
+        locks.acquired(1, P, 1, 1, FIRST, 1_000, 2_000);
+        assertThat(locks.nextWakeMs(ALL)).isEqualTo(2_000);
+        assertThat(locks.due(2_000, ALL)).containsExactly(new LockRenewals.Due(1, key(1)));
+
+        LockRenewals old = new LockRenewals(60_000);
+        old.acquired(2, P, 0, 0, FIRST, 0, 10_000);
+        assertThat(old.due(6_000, NONE)).isEmpty();
+        assertThat(old.nextWakeMs(NONE)).as("only the expiry, the broker takes no RENEW").isEqualTo(10_000);
+        assertThat(old.due(6_500, ALL)).as("not looked at again until told").isEmpty();
+        old.renewableChanged();
+        assertThat(old.due(6_500, ALL)).containsExactly(new LockRenewals.Due(2, key(0)));
+    }
+
     @Test
     void aSettledRecordIsNeitherRenewedNorHeld() {
         LockRenewals locks = new LockRenewals(60_000);
