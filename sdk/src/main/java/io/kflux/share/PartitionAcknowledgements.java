@@ -25,6 +25,8 @@ public final class PartitionAcknowledgements {
     static final int BATCH_OVERHEAD_BYTES = 18;
 
     private final TreeMap<Long, Byte> types = new TreeMap<>();
+    /** How many of {@link #types} are RENEW: asked before every request, so counted rather than searched. */
+    private int renews;
 
     /**
      * Records the acknowledgement of a record.
@@ -52,11 +54,18 @@ public final class PartitionAcknowledgements {
         if (offset < 0) {
             throw new IllegalArgumentException("offset " + offset + " is negative");
         }
+        byte renew = AcknowledgeType.RENEW.id();
         Byte before = types.putIfAbsent(offset, type);
-        if (before != null && before == AcknowledgeType.RENEW.id() && type != AcknowledgementBatch.GAP) {
+        if (before != null && before == renew && type != AcknowledgementBatch.GAP) {
             // a renewal not sent yet: a final acknowledgement supersedes it, a second renewal is the same one
             types.put(offset, type);
+            if (type != renew) {
+                renews--;
+            }
             return;
+        }
+        if (before == null && type == renew) {
+            renews++;
         }
         if (before != null) {
             throw new IllegalStateException("offset " + offset + " is already acknowledged (type " + before
@@ -70,7 +79,7 @@ public final class PartitionAcknowledgements {
 
     /** Whether a RENEW is among them: the request must then say {@code IsRenewAck} (KIP-1222, v2+). */
     public boolean hasRenew() {
-        return types.containsValue(AcknowledgeType.RENEW.id());
+        return renews > 0;
     }
 
     /**
@@ -99,6 +108,7 @@ public final class PartitionAcknowledgements {
         }
         emitRun(run, out);
         types.clear();
+        renews = 0;
         return out;
     }
 

@@ -80,6 +80,11 @@ class PartitionAcknowledgementsTest {
         assertThat(acks.hasRenew()).isTrue();
         assertThat(acks.drain()).containsExactly(batch(7, 8, ACCEPT, (byte) 4));
         assertThat(acks.hasRenew()).isFalse();
+        acks.add(9, AcknowledgeType.RENEW);
+        acks.add(9, AcknowledgeType.RENEW);
+        assertThat(acks.hasRenew()).isTrue();
+        acks.add(9, AcknowledgeType.ACCEPT);
+        assertThat(acks.hasRenew()).as("the renewal superseded").isFalse();
     }
 
     @Test
