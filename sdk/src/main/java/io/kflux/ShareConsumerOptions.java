@@ -11,7 +11,8 @@ import java.util.Objects;
  * The configuration of a {@link KafkaShareConsumer} (share groups, KIP-932, brokers 4.2+): immutable, each
  * {@code with...}/{@code subscription} call returns a copy. It takes the official share consumer's property names:
  * {@code bootstrap.servers} and {@code group.id} (the share group) are required; {@code share.acknowledgement.mode}
- * is {@code implicit} (the default, as the official client) or {@code explicit}; {@code fetch.max.wait.ms},
+ * is {@code implicit} (the default, as the official client) or {@code explicit}; {@code share.lock.renewal.max.ms}
+ * (kflux's own, see {@link ShareRecord}) bounds the automatic renewal of locks; {@code fetch.max.wait.ms},
  * {@code fetch.min.bytes}, {@code fetch.max.bytes}, {@code max.poll.records}, {@code client.rack},
  * {@code request.timeout.ms}, {@code retry.backoff.ms}/{@code retry.backoff.max.ms} and the security properties
  * mean what they mean for {@link ConsumerOptions}, whose parsing and validation this uses.
@@ -92,6 +93,21 @@ public final class ShareConsumerOptions<K, V> {
      */
     public ShareConsumerOptions<K, V> withMeterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
         return new ShareConsumerOptions<>(consumer.withMeterRegistry(registry), mode);
+    }
+
+    /**
+     * Observes each record's delivery (Micrometer Observation), as {@link ConsumerOptions#withObservationRegistry}
+     * does for {@code receive()}: one {@code kflux.consumer.process} observation per {@link ShareRecord}, open while
+     * the subscriber's {@code onNext} runs, its parent the W3C {@code traceparent} header when the producer wrote
+     * one. Needs {@code io.micrometer:micrometer-observation} on the class path.
+     *
+     * @param registry where observations go
+     * @return a copy
+     * @throws NullPointerException if {@code registry} is {@code null}
+     */
+    public ShareConsumerOptions<K, V> withObservationRegistry(
+            io.micrometer.observation.ObservationRegistry registry) {
+        return new ShareConsumerOptions<>(consumer.withObservationRegistry(registry), mode);
     }
 
     /**

@@ -6,7 +6,13 @@ import reactor.core.publisher.Mono;
  * A record a {@link KafkaShareConsumer} acquired from its share group (KIP-932): the record's data as
  * {@link ConsumerRecord} has it, how often it was delivered, and its acknowledgement. The record is this member's
  * under an acquisition lock (the broker's {@code group.share.record.lock.duration.ms}, 30 s by default) until it is
- * acknowledged; a lock that expires hands it to the group again, with its delivery count one higher.
+ * acknowledged; a lock that expires hands it to the group again, with its delivery count one higher. While a record
+ * is neither accepted, released nor rejected, the consumer renews its lock on its own (KIP-1222 RENEW, once half of
+ * each lock has run) for up to {@code share.lock.renewal.max.ms} after it was acquired (0: never),
+ * on brokers with ShareAcknowledge v2; on older brokers, or past that limit, the lock expires. Once the consumer saw a
+ * record's lock expire (by its own clock, which counts from the request that acquired it, so never after the broker's)
+ * it sends nothing more for it: a later {@link #acknowledge} fails at once with INVALID_RECORD_STATE, and the record
+ * is the group's again (another member's, or this one's under a higher delivery count).
  *
  * @param <K> key type
  * @param <V> value type

@@ -54,6 +54,7 @@ public final class ShareBenchmark {
         Map<String, String> opts = new LinkedHashMap<>(Map.of("--rounds", "5", "--records", "2000000",
                 "--warmup-records", "300000", "--queue-records", "150000", "--work-ms", "5", "--concurrency", "64",
                 "--cases", "throughput,queue", "--clients", "kflux,official", "--minutes", "0"));
+        opts.put("--child-jvm-args", ""); // e.g. -XX:StartFlightRecording=filename=/tmp/jfr/ (a recording per JVM)
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!opts.containsKey(args[i])) {
                 throw new IllegalArgumentException("unknown option " + args[i] + "; known: " + opts.keySet());
@@ -93,7 +94,7 @@ public final class ShareBenchmark {
                         List<String> childArgs = List.of(client, c, servers, "r" + round,
                                 c.equals("queue") ? opts.get("--queue-records") : opts.get("--records"),
                                 opts.get("--warmup-records"), opts.get("--work-ms"), opts.get("--concurrency"));
-                        Map<String, String> r = fork(childArgs);
+                        Map<String, String> r = fork(childArgs, opts.get("--child-jvm-args"));
                         loads.add(Double.parseDouble(r.get("load")));
                         results.computeIfAbsent(c, x -> new LinkedHashMap<>()).computeIfAbsent(client,
                                 x -> new ArrayList<>()).add(r);
@@ -218,14 +219,23 @@ public final class ShareBenchmark {
         }
     }
 
-    private static Map<String, String> fork(List<String> childArgs) throws IOException, InterruptedException {
-        return ForkedJvm.run(javaCommand(ShareRunner.class, childArgs), childArgs.get(0));
+    private static Map<String, String> fork(List<String> childArgs, String childJvmArgs)
+            throws IOException, InterruptedException {
+        return ForkedJvm.run(javaCommand(ShareRunner.class, childArgs, childJvmArgs), childArgs.get(0));
     }
 
     /** A contender JVM on this JVM's classpath and logging configuration: 1 GB heap, G1. */
     static List<String> javaCommand(Class<?> main, List<String> args) {
+        return javaCommand(main, args, "");
+    }
+
+    /** As {@link #javaCommand(Class, List)}, with extra JVM options (blank for none), e.g. a JFR recording. */
+    static List<String> javaCommand(Class<?> main, List<String> args, String childJvmArgs) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path")));
+        if (!childJvmArgs.isBlank()) {
+            command.addAll(List.of(childJvmArgs.trim().split("\\s+")));
+        }
         String logging = System.getProperty("log4j2.configurationFile");
         if (logging != null) {
             command.add("-Dlog4j2.configurationFile=" + logging);

@@ -41,13 +41,14 @@ import reactor.core.publisher.Mono;
  * {@link KafkaShareConsumer} (KIP-932) against a real broker: several members on fewer partitions each accept a
  * share and nothing is accepted twice; a released record comes back with delivery count 2 and a rejected one never;
  * close flushes implicit acceptances (nothing accepted is delivered again); a group mixing kflux and the official
- * {@code KafkaShareConsumer} splits the work without loss.
+ * {@code KafkaShareConsumer} splits the work without loss; the share meters carry the official names and move; each
+ * record's delivery is observed (tracing).
  */
 @Tag("smoke")
 @KafkaCluster(nodes = 1)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ShareConsumerTest {
-    private static final Duration WAIT = Duration.ofSeconds(90);
+    static final Duration WAIT = Duration.ofSeconds(90);
 
     @BeforeEach
     void shareGroupsNeeded(org.junit.jupiter.api.TestInfo test) {
@@ -123,13 +124,7 @@ class ShareConsumerTest {
     void releasedComesBackWithDeliveryCountTwoAndRejectedNever(EmbeddedKafkaCluster kafka) throws Exception {
         String topic = "share-release";
         String group = "share-release-group";
-        kafka.createTopic(topic, 1, 1);
-        earliest(kafka, group);
-        try (KafkaProducer<String, String> producer = producer(kafka)) {
-            for (String v : List.of("again", "poison", "fine")) {
-                producer.send(new ProducerRecord<>(topic, 0, v, v)).get();
-            }
-        }
+        topicWith(kafka, topic, group, "again", "poison", "fine");
         List<String> seen = new CopyOnWriteArrayList<>();
         KafkaShareConsumer<String, String> c = KafkaShareConsumer.create(options(kafka, group, "explicit", topic));
         Disposable sub = c.receive().flatMap(r -> {
@@ -141,9 +136,7 @@ class ShareConsumerTest {
         }).subscribe();
         try {
             waitFor(() -> seen.contains("again#2") && seen.contains("fine#1"), "released record back: %s", seen);
-            try (KafkaProducer<String, String> producer = producer(kafka)) {
-                producer.send(new ProducerRecord<>(topic, 0, "last", "last")).get();
-            }
+            send(kafka, topic, "last");
             waitFor(() -> seen.contains("last#1"), "record after them: %s", seen);
             assertThat(seen).containsOnlyOnce("poison#1").noneMatch(s -> s.startsWith("poison#2"))
                     .containsOnlyOnce("again#1", "again#2", "fine#1", "last#1");
@@ -248,21 +241,136 @@ class ShareConsumerTest {
         }
     }
 
+    /**
+     * With a meter registry the share consumer publishes the official share consumer's
+     * {@code consumer-share-fetch-manager-metrics} under Micrometer's names (checked against the official
+     * {@code KafkaShareConsumer}'s own metric names), and they move as records are acquired and accepted.
+     */
+    @Test
+    void shareMetersCarryTheOfficialNamesAndMove(EmbeddedKafkaCluster kafka) throws Exception {
+        String topic = "share-meters";
+        String group = "share-meters-group";
+        topicWith(kafka, topic, group, "m-0", "m-1", "m-2", "m-3", "m-4");
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        KafkaShareConsumer<String, String> c = KafkaShareConsumer.create(options(kafka, group, "explicit", topic)
+                .withMeterRegistry(registry));
+        Set<String> accepted = ConcurrentHashMap.newKeySet();
+        Disposable sub = c.receive().flatMap(r -> r.accept().thenReturn(r.value())).subscribe(accepted::add);
+        String prefix = "kafka.consumer.share.fetch.manager.";
+        try {
+            waitFor(() -> accepted.size() == 5, "accepted: %s", accepted);
+            waitFor(() -> count(registry, prefix + "acknowledgements.send.total") >= 5,
+                    "acknowledgements counted: %s", count(registry, prefix + "acknowledgements.send.total"));
+            assertThat(count(registry, prefix + "records.consumed.total")).isGreaterThanOrEqualTo(5);
+            assertThat(count(registry, prefix + "bytes.consumed.total")).isPositive();
+            assertThat(count(registry, prefix + "fetch.total")).isGreaterThanOrEqualTo(1);
+            assertThat(count(registry, prefix + "acknowledgements.error.total")).isZero();
+            assertThat(registry.get(prefix + "fetch.latency.max").gauge().value()).isPositive();
+            assertThat(registry.get(prefix + "records.consumed.total").meter().getId().getTag("client.id"))
+                    .isNotBlank();
+
+            Properties p = new Properties();
+            p.put("bootstrap.servers", kafka.bootstrapServers());
+            p.put("group.id", group + "-official");
+            p.put("key.deserializer", StringDeserializer.class.getName());
+            p.put("value.deserializer", StringDeserializer.class.getName());
+            Set<String> official = new HashSet<>();
+            // its metrics exist from construction; it never joins, so its close need not wait for the group
+            org.apache.kafka.clients.consumer.KafkaShareConsumer<String, String> o =
+                    new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(p);
+            try {
+                o.metrics().keySet().stream()
+                        .filter(n -> n.group().equals("consumer-share-fetch-manager-metrics"))
+                        .forEach(n -> official.add("kafka." + n.group().replace("-metrics", "").replace('-', '.')
+                                + "." + n.name().replace('-', '.')));
+            } finally {
+                o.close(Duration.ZERO);
+            }
+            Set<String> ours = new HashSet<>();
+            registry.getMeters().stream().map(m -> m.getId().getName()).filter(n -> n.startsWith(prefix))
+                    .forEach(ours::add);
+            assertThat(ours).as("kflux's share meters").hasSize(18).isSubsetOf(official);
+        } finally {
+            c.close().block(WAIT);
+            sub.dispose();
+        }
+        assertThat(registry.getMeters()).as("meters withdrawn on close")
+                .noneMatch(m -> m.getId().getName().startsWith(prefix));
+    }
+
+    /**
+     * With an observation registry each share record's delivery is observed as {@code receive()}'s are: one
+     * {@code kflux.consumer.process} observation per record, current in the subscriber's {@code onNext}, tagged with
+     * the share group.
+     */
+    @Test
+    void eachShareRecordsDeliveryIsObserved(EmbeddedKafkaCluster kafka) throws Exception {
+        String topic = "share-traced";
+        String group = "share-traced-group";
+        topicWith(kafka, topic, group, "t-0", "t-1", "t-2");
+        io.micrometer.observation.tck.TestObservationRegistry registry =
+                io.micrometer.observation.tck.TestObservationRegistry.create();
+        KafkaShareConsumer<String, String> c = KafkaShareConsumer.create(options(kafka, group, "explicit", topic)
+                .withObservationRegistry(registry));
+        List<Boolean> observedInOnNext = new CopyOnWriteArrayList<>();
+        Set<String> accepted = ConcurrentHashMap.newKeySet();
+        Disposable sub = c.receive()
+                .doOnNext(r -> observedInOnNext.add(registry.getCurrentObservation() != null))
+                .flatMap(r -> r.accept().thenReturn(r.value())).subscribe(accepted::add);
+        try {
+            waitFor(() -> accepted.size() == 3, "accepted: %s", accepted);
+        } finally {
+            c.close().block(WAIT);
+            sub.dispose();
+        }
+        assertThat(observedInOnNext).hasSize(3).containsOnly(true);
+        io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat(registry)
+                .hasNumberOfObservationsWithNameEqualTo("kflux.consumer.process", 3)
+                .forAllObservationsWithNameEqualTo("kflux.consumer.process", o -> o
+                        .hasLowCardinalityKeyValue("messaging.kafka.consumer.group", group)
+                        .hasContextualNameEqualTo(topic + " process"));
+    }
+
+    private static double count(io.micrometer.core.instrument.MeterRegistry registry, String name) {
+        io.micrometer.core.instrument.FunctionCounter counter = registry.find(name).functionCounter();
+        return counter == null ? -1 : counter.count();
+    }
+
     private static Set<String> union(Map<String, Integer> a, Map<String, Integer> b) {
         Set<String> u = new HashSet<>(a.keySet());
         u.addAll(b.keySet());
         return u;
     }
 
-    private static ShareConsumerOptions<String, String> options(EmbeddedKafkaCluster kafka, String group, String mode,
+    static ShareConsumerOptions<String, String> options(EmbeddedKafkaCluster kafka, String group, String mode,
                                                                 String topic) {
         return ShareConsumerOptions.create(Map.of("bootstrap.servers", kafka.bootstrapServers(), "group.id", group,
                         "share.acknowledgement.mode", mode), Deserializers.string(), Deserializers.string())
                 .subscription(List.of(topic));
     }
 
+    /**
+     * A topic of one partition holding {@code values} (each its own key) in that order, read by {@code group} from
+     * the earliest offset.
+     */
+    static void topicWith(EmbeddedKafkaCluster kafka, String topic, String group, String... values) throws Exception {
+        kafka.createTopic(topic, 1, 1);
+        earliest(kafka, group);
+        for (String v : values) {
+            send(kafka, topic, v);
+        }
+    }
+
+    /** Writes {@code value} (its own key) to partition 0 of {@code topic}. */
+    static void send(EmbeddedKafkaCluster kafka, String topic, String value) throws Exception {
+        try (KafkaProducer<String, String> producer = producer(kafka)) {
+            producer.send(new ProducerRecord<>(topic, 0, value, value)).get();
+        }
+    }
+
     /** A new share group starts at the log end; these tests write records before their members join. */
-    private static void earliest(EmbeddedKafkaCluster kafka, String group) throws Exception {
+    static void earliest(EmbeddedKafkaCluster kafka, String group) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), List.of(
                     new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
@@ -270,7 +378,7 @@ class ShareConsumerTest {
         }
     }
 
-    private static KafkaProducer<String, String> producer(EmbeddedKafkaCluster kafka) {
+    static KafkaProducer<String, String> producer(EmbeddedKafkaCluster kafka) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -278,7 +386,7 @@ class ShareConsumerTest {
         return new KafkaProducer<>(props);
     }
 
-    private static void waitFor(BooleanSupplier condition, String what, Object... args) throws InterruptedException {
+    static void waitFor(BooleanSupplier condition, String what, Object... args) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -22,9 +22,9 @@ import java.util.function.Function;
  * The share group member (KIP-932) as a pure machine: events in (start, coordinator found or lost, a heartbeat
  * answered or failed, a timer, metadata, leave), {@link Action}s out, the time passed in as milliseconds of a
  * monotonic clock. No I/O, no timers, no threads: {@link ShareGroupMember} drives it on the consumer's loop, and the
- * unit tests drive it with virtual time. States in {@link ShareMemberState}; the heartbeat out in
- * {@link HeartbeatPhase}; the assignment by topic id in {@link TargetAssignment}, resolved to names through metadata
- * (unknown ids: {@link AwaitTopicIds}).
+ * unit tests drive it with virtual time. States in {@link ShareMemberState}; whether the coordinator is known and
+ * a heartbeat is out in {@link ShareHeartbeatPhase}; the assignment by topic id in {@link TargetAssignment},
+ * resolved to names through metadata (unknown ids: {@link AwaitTopicIds}).
  *
  * <p>Rules: heartbeat with epoch 0 and the subscription to join, then every {@code heartbeatIntervalMs} the
  * coordinator answered (its default, 5 s, until it answers); a share member owns its assignment as soon as it is
@@ -72,8 +72,7 @@ final class ShareMemberCore {
     private final String rackId;
     private final Backoff backoff;
     private ShareMemberState state = ShareMemberState.UNJOINED;
-    private HeartbeatPhase heartbeat = HeartbeatPhase.IDLE;
-    private boolean coordinatorKnown;
+    private ShareHeartbeatPhase heartbeat = ShareHeartbeatPhase.NO_COORDINATOR;
     private int epoch = ShareGroupHeartbeatRequest.JOIN_EPOCH;
     private int intervalMs = DEFAULT_HEARTBEAT_INTERVAL_MS;
     private int failures;
@@ -112,7 +111,7 @@ final class ShareMemberCore {
 
     /** When {@link #tick} has something to do, in the clock's ms; {@link Long#MAX_VALUE} when nothing is timed. */
     long wakeAtMs() {
-        return state.heartbeats() && coordinatorKnown && heartbeat == HeartbeatPhase.IDLE ? nextHeartbeatMs
+        return state.heartbeats() && heartbeat == ShareHeartbeatPhase.IDLE ? nextHeartbeatMs
                 : Long.MAX_VALUE;
     }
 
@@ -128,7 +127,9 @@ final class ShareMemberCore {
 
     /** The coordinator is known now. */
     List<Action> coordinatorFound(long nowMs) {
-        coordinatorKnown = true;
+        if (heartbeat == ShareHeartbeatPhase.NO_COORDINATOR) {
+            heartbeat = StateTransitions.check(heartbeat, ShareHeartbeatPhase.IDLE);
+        }
         failures = 0;
         nextHeartbeatMs = nowMs;
         return due(nowMs);
@@ -136,8 +137,9 @@ final class ShareMemberCore {
 
     /** The coordinator was lost; a heartbeat out to it is abandoned (its answer, if any, is not reported). */
     List<Action> coordinatorLost(String reason) {
-        coordinatorKnown = false;
-        idle();
+        if (heartbeat != ShareHeartbeatPhase.NO_COORDINATOR) {
+            heartbeat = StateTransitions.check(heartbeat, ShareHeartbeatPhase.NO_COORDINATOR);
+        }
         return state.heartbeats() ? List.of(new FindCoordinator(reason)) : List.of();
     }
 
@@ -166,7 +168,7 @@ final class ShareMemberCore {
         boolean joined = epoch > 0;
         move(ShareMemberState.LEAVING);
         assigned = Map.of();
-        if (!joined && heartbeat == HeartbeatPhase.IDLE) {
+        if (!joined && heartbeat != ShareHeartbeatPhase.IN_FLIGHT) {
             move(ShareMemberState.LEFT); // the coordinator never gave it an epoch
             return List.of(new Assign(Map.of()), new Left());
         }
@@ -290,13 +292,13 @@ final class ShareMemberCore {
 
     /** A heartbeat when one is due, allowed and possible; else what makes it possible. */
     private List<Action> due(long nowMs) {
-        if (!state.heartbeats() || heartbeat != HeartbeatPhase.IDLE || nowMs < nextHeartbeatMs) {
+        if (!state.heartbeats() || heartbeat == ShareHeartbeatPhase.IN_FLIGHT || nowMs < nextHeartbeatMs) {
             return List.of();
         }
-        if (!coordinatorKnown) {
+        if (heartbeat == ShareHeartbeatPhase.NO_COORDINATOR) {
             return List.of(new FindCoordinator("no coordinator known yet"));
         }
-        heartbeat = StateTransitions.check(heartbeat, HeartbeatPhase.IN_FLIGHT);
+        heartbeat = StateTransitions.check(heartbeat, ShareHeartbeatPhase.IN_FLIGHT);
         int sentEpoch = state == ShareMemberState.LEAVING ? ShareGroupHeartbeatRequest.LEAVE_EPOCH : epoch;
         boolean full = sentEpoch == ShareGroupHeartbeatRequest.JOIN_EPOCH;
         // the subscription goes with every heartbeat but the leave: a few bytes, and a new coordinator never has a
@@ -306,8 +308,8 @@ final class ShareMemberCore {
     }
 
     private void idle() {
-        if (heartbeat != HeartbeatPhase.IDLE) {
-            heartbeat = StateTransitions.check(heartbeat, HeartbeatPhase.IDLE);
+        if (heartbeat == ShareHeartbeatPhase.IN_FLIGHT) {
+            heartbeat = StateTransitions.check(heartbeat, ShareHeartbeatPhase.IDLE);
         }
     }
 

@@ -55,13 +55,18 @@ final class DefaultShareRecord<K, V> implements ShareRecord<K, V> {
             return Mono.error(new IllegalStateException(this + " was acknowledged already (" + acknowledged.get()
                     + "): nothing to renew"));
         }
-        return fetcher.acknowledge(nodeId, record.topicPartition(), topicId, record.offset(), type);
+        return fetcher.acknowledge(nodeId, record.topicPartition(), topicId, record.offset(), deliveryCount, type);
+    }
+
+    /** The record as the record builder made it (what tracing observes). */
+    ConsumerRecord<K, V> consumerRecord() {
+        return record;
     }
 
     /** Implicit mode: accepted without anyone waiting. */
     void acceptImplicitly() {
         if (acknowledged.compareAndSet(null, AcknowledgeType.ACCEPT)) {
-            fetcher.acknowledgeQuietly(nodeId, record.topicPartition(), topicId, record.offset(),
+            fetcher.acknowledgeQuietly(nodeId, record.topicPartition(), topicId, record.offset(), deliveryCount,
                     AcknowledgeType.ACCEPT);
         }
     }

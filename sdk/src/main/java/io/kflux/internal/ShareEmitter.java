@@ -9,6 +9,7 @@ import io.kflux.protocol.record.RecordCursor;
 import io.kflux.protocol.record.RecordsReader;
 import io.kflux.share.AcquiredBatch;
 import io.kflux.share.ShareFetcher;
+import io.kflux.util.StateTransitions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -47,10 +48,13 @@ final class ShareEmitter<K, V> {
     private final boolean explicit;
     private final int cap;
     private final FluxSink<ShareRecord<K, V>> sink;
+    /** Observes each record's delivery; null when tracing is off. */
+    private final io.kflux.internal.metrics.RecordTracing tracing;
     /** Implicit mode: emitted, to be accepted at the next request; guarded by itself (with {@link #requested}). */
     private final List<DefaultShareRecord<K, V>> awaitingRequest = new ArrayList<>();
     private final Sinks.Empty<Void> stopped = Sinks.empty();
-    private volatile boolean stopping;
+    private final java.util.concurrent.atomic.AtomicReference<ShareEmitterState> state =
+            new java.util.concurrent.atomic.AtomicReference<>(ShareEmitterState.EMITTING);
     // worker-only
     private AcquiredBatch current;
     private RecordCursor cursor;
@@ -58,10 +62,12 @@ final class ShareEmitter<K, V> {
     private final Set<Long> handled = new HashSet<>();
 
     /**
-     * @param cap the most records acquired ahead with unbounded demand ({@code max.poll.records})
+     * @param cap     the most records acquired ahead with unbounded demand ({@code max.poll.records})
+     * @param tracing observes each record's delivery, or null
      */
     ShareEmitter(Scheduler.Worker worker, RecordBuilder<K, V> builder, ShareFetcher fetcher, boolean explicit, int cap,
-                 FluxSink<ShareRecord<K, V>> sink) {
+                 FluxSink<ShareRecord<K, V>> sink, io.kflux.internal.metrics.RecordTracing tracing) {
+        this.tracing = tracing;
         this.worker = worker;
         this.builder = builder;
         this.fetcher = fetcher;
@@ -77,7 +83,7 @@ final class ShareEmitter<K, V> {
 
     /** Acquired records arrived (on the fetcher's loop). */
     void offer(AcquiredBatch b) {
-        if (stopping) {
+        if (state.get() != ShareEmitterState.EMITTING) {
             releaseAll(b, Set.of());
             return;
         }
@@ -107,7 +113,10 @@ final class ShareEmitter<K, V> {
      * @return completes once those acknowledgements were handed to the fetcher
      */
     Mono<Void> stop() {
-        stopping = true;
+        if (!move(ShareEmitterState.EMITTING, ShareEmitterState.STOPPING)
+                && !move(ShareEmitterState.FAILED, ShareEmitterState.STOPPING)) {
+            return stopped.asMono(); // stopping already
+        }
         worker.schedule(() -> {
             if (current != null) {
                 releaseAll(current, handled);
@@ -123,6 +132,7 @@ final class ShareEmitter<K, V> {
                 awaitingRequest.clear();
             }
             accepted.forEach(DefaultShareRecord::acceptImplicitly);
+            move(ShareEmitterState.STOPPING, ShareEmitterState.STOPPED);
             stopped.tryEmitEmpty();
             worker.dispose();
         });
@@ -136,7 +146,7 @@ final class ShareEmitter<K, V> {
      * broker answer and so its close (seen on a 4.4 broker: close waited out its whole timeout).
      */
     private void schedule() {
-        if (stopping) {
+        if (state.get() != ShareEmitterState.EMITTING) {
             return;
         }
         if (wip.getAndIncrement() == 0) {
@@ -154,7 +164,7 @@ final class ShareEmitter<K, V> {
             while (true) {
                 // a cancelled subscriber gets nothing more: in implicit mode a record sent into the void would count
                 // as accepted
-                while (!stopping && !sink.isCancelled() && outstanding() > 0) {
+                while (state.get() == ShareEmitterState.EMITTING && !sink.isCancelled() && outstanding() > 0) {
                     DefaultShareRecord<K, V> r = next();
                     if (r == null) {
                         break;
@@ -167,10 +177,16 @@ final class ShareEmitter<K, V> {
                 }
             }
         } catch (RuntimeException e) {
-            stopping = true;
+            move(ShareEmitterState.EMITTING, ShareEmitterState.FAILED);
             sink.error(e); // RecordDeserializationException, corrupt batches: the stream ends with them
         }
         fetcher.wake();
+    }
+
+    /** Moves {@code from -> to} (a checked transition) if the emitter is in {@code from} still. */
+    private boolean move(ShareEmitterState from, ShareEmitterState to) {
+        StateTransitions.check(this, from, to);
+        return state.compareAndSet(from, to);
     }
 
     private long outstanding() {
@@ -182,7 +198,11 @@ final class ShareEmitter<K, V> {
             REQUESTED.decrementAndGet(this);
         }
         buffered.decrementAndGet();
-        sink.next(r);
+        if (tracing == null) {
+            sink.next(r);
+        } else {
+            tracing.deliver(r.consumerRecord(), () -> sink.next(r));
+        }
         if (!explicit) {
             synchronized (awaitingRequest) {
                 if (requestedView > 0) {
@@ -222,7 +242,7 @@ final class ShareEmitter<K, V> {
                 if (record == null) {
                     buffered.decrementAndGet();
                     fetcher.acknowledgeQuietly(current.nodeId(), current.topicPartition(), current.topicId(), offset,
-                            AcknowledgeType.REJECT); // skipped by the deserialization error handler: a poison record
+                            deliveries, AcknowledgeType.REJECT); // skipped by the deserialization error handler: a poison record
                     continue;
                 }
                 return new DefaultShareRecord<>(record, deliveries, current.nodeId(), current.topicId(), fetcher,
@@ -247,7 +267,7 @@ final class ShareEmitter<K, V> {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                 if (!handled.contains(o)) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, null);
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1, null);
                 }
             }
         }
@@ -262,7 +282,8 @@ final class ShareEmitter<K, V> {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                 if (!done.contains(o)) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, AcknowledgeType.RELEASE);
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1,
+                            AcknowledgeType.RELEASE);
                 }
             }
         }

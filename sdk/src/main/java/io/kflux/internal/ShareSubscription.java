@@ -34,6 +34,7 @@ final class ShareSubscription<K, V> {
     private final ShareEmitter<K, V> emitter;
     private final ShareFetcher fetcher;
     private final ShareGroupMember member;
+    private final io.kflux.internal.metrics.ShareMeters meters;
     private final FluxSink<ShareRecord<K, V>> sink;
     private final AtomicReference<Mono<Void>> stopping = new AtomicReference<>();
     private Disposable metadataLoop;
@@ -43,6 +44,8 @@ final class ShareSubscription<K, V> {
         this.settings = settings;
         this.sink = sink;
         this.resources = ClientResources.create(settings, ClientMetrics.NONE);
+        this.meters = io.kflux.internal.metrics.ShareMeters.create(
+                options.consumerOptions().meterRegistry().orElse(null), settings.clientId());
         this.loop = new SerialExecutor(e -> log.error("share consumer task failed", e), settings.logContext());
         int maxRecords = settings.config().<Integer>get("max.poll.records");
         ShareFetchConfig fetchConfig = new ShareFetchConfig(settings.groupId(), settings.config().fetchMaxWaitMs(),
@@ -51,7 +54,7 @@ final class ShareSubscription<K, V> {
         AtomicReference<ShareEmitter<K, V>> emitterRef = new AtomicReference<>();
         AtomicReference<ShareGroupMember> memberRef = new AtomicReference<>();
         this.fetcher = new ShareFetcher(fetchConfig, resources.connections(), resources.metadata(), loop,
-                MonotonicScheduler.parallel(), () -> memberRef.get().memberId(), () -> emitterRef.get().wanted(),
+                MonotonicScheduler.parallel(), () -> memberRef.get().memberId(), () -> emitterRef.get().wanted(), meters,
                 new ShareFetcher.Sink() {
                     @Override
                     public void onBatch(AcquiredBatch batch) {
@@ -68,7 +71,10 @@ final class ShareSubscription<K, V> {
                 options.consumerOptions().valueDeserializer(),
                 options.consumerOptions().deserializationErrorHandler(), null);
         this.emitter = new ShareEmitter<>(options.consumerOptions().emitScheduler().orElseGet(EmitScheduler::shared)
-                .createWorker(), builder, fetcher, explicit, maxRecords, sink);
+                .createWorker(), builder, fetcher, explicit, maxRecords, sink,
+                io.kflux.internal.metrics.RecordTracing.create(
+                        options.consumerOptions().observationRegistry().orElse(null), settings.clientId(),
+                        settings.groupId()));
         emitterRef.set(emitter);
         this.member = new ShareGroupMember(settings.groupId(), options.subscribedTopics(),
                 settings.config().clientRack(), new Backoff(settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
@@ -115,6 +121,7 @@ final class ShareSubscription<K, V> {
                 .then(Mono.defer(() -> {
                     dispose(metadataLoop);
                     dispose(fatalFailures);
+                    meters.close();
                     return resources.close().onErrorResume(e -> Mono.empty());
                 }))
                 .doFinally(x -> {

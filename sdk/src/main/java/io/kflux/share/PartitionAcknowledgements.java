@@ -25,13 +25,16 @@ public final class PartitionAcknowledgements {
     static final int BATCH_OVERHEAD_BYTES = 18;
 
     private final TreeMap<Long, Byte> types = new TreeMap<>();
+    /** How many of {@link #types} are RENEW: asked before every request, so counted rather than searched. */
+    private int renews;
 
     /**
      * Records the acknowledgement of a record.
      *
      * @param offset the record's offset
      * @param type   how it is acknowledged
-     * @throws IllegalStateException when {@code offset} already has an acknowledgement or is a gap not sent yet
+     * @throws IllegalStateException when {@code offset} already has an acknowledgement or is a gap not sent yet (a
+     *                               RENEW not sent yet is replaced instead)
      */
     public void add(long offset, AcknowledgeType type) {
         put(offset, type.id());
@@ -51,7 +54,19 @@ public final class PartitionAcknowledgements {
         if (offset < 0) {
             throw new IllegalArgumentException("offset " + offset + " is negative");
         }
+        byte renew = AcknowledgeType.RENEW.id();
         Byte before = types.putIfAbsent(offset, type);
+        if (before != null && before == renew && type != AcknowledgementBatch.GAP) {
+            // a renewal not sent yet: a final acknowledgement supersedes it, a second renewal is the same one
+            types.put(offset, type);
+            if (type != renew) {
+                renews--;
+            }
+            return;
+        }
+        if (before == null && type == renew) {
+            renews++;
+        }
         if (before != null) {
             throw new IllegalStateException("offset " + offset + " is already acknowledged (type " + before
                     + ") and not sent yet");
@@ -64,7 +79,7 @@ public final class PartitionAcknowledgements {
 
     /** Whether a RENEW is among them: the request must then say {@code IsRenewAck} (KIP-1222, v2+). */
     public boolean hasRenew() {
-        return types.containsValue(AcknowledgeType.RENEW.id());
+        return renews > 0;
     }
 
     /**
@@ -93,6 +108,7 @@ public final class PartitionAcknowledgements {
         }
         emitRun(run, out);
         types.clear();
+        renews = 0;
         return out;
     }
 

@@ -40,6 +40,12 @@ final class ShareBroker {
     /** A request is due again after this (ms of the fetcher's clock): after a failure, or a throttle. */
     long notBeforeMs;
     int failures;
+    /** When the last request to this broker was sent (ms of the fetcher's clock): acquired locks run from then. */
+    long sentAtMs;
+    /** The same moment on {@link System#nanoTime()}, for the latency meters. */
+    long sentAtNanos;
+    /** The highest ShareAcknowledge version this broker offered on its last connection; -1 before one. */
+    short acknowledgeVersion = -1;
 
     ShareBroker(int nodeId) {
         this.nodeId = nodeId;

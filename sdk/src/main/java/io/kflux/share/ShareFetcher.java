@@ -73,7 +73,17 @@ public final class ShareFetcher {
     private final LongSupplier recordsWanted;
     private final Sink sink;
     private final Backoff backoff;
+    private final LockRenewals locks;
+    private final io.kflux.util.ClientMetrics metrics;
     private final Map<Integer, ShareBroker> brokers = new HashMap<>();
+    /**
+     * Acknowledgements handed over from any thread, taken on the loop in one go: one hop to the loop and one plan
+     * per burst, not per record. {@link #incomingWip} counts the hand-overs not yet taken (the task runs at 0 -> 1).
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Incoming> incoming =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger incomingWip =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private Map<TopicPartition, UUID> assigned = Map.of();
     private Map<UUID, String> topicNames = Map.of();
@@ -84,10 +94,12 @@ public final class ShareFetcher {
     /**
      * @param memberId      the share member's id, sent with every request
      * @param recordsWanted how many more records downstream wants acquired (demand less what is buffered); any thread
+     * @param metrics       where ShareFetch answers and acknowledgements are counted
      */
     public ShareFetcher(ShareFetchConfig config, NodeConnections connections, MetadataManager metadata,
                         Executor loop, Scheduler clock, Supplier<String> memberId, LongSupplier recordsWanted,
-                        Sink sink) {
+                        io.kflux.util.ClientMetrics metrics, Sink sink) {
+        this.metrics = metrics;
         this.config = config;
         this.connections = connections;
         this.metadata = metadata;
@@ -97,6 +109,7 @@ public final class ShareFetcher {
         this.recordsWanted = recordsWanted;
         this.sink = sink;
         this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
+        this.locks = new LockRenewals(connections.config().value("share.lock.renewal.max.ms", Long.class));
         this.timer = new io.kflux.util.WakeTimer(clock, loop, this::plan);
     }
 
@@ -115,22 +128,64 @@ public final class ShareFetcher {
     }
 
     /**
-     * Acknowledges one acquired offset; sent with the next request to {@code nodeId}.
+     * Acknowledges one acquired offset; sent with the next request to {@code nodeId}. A record whose acquisition lock
+     * ran out (or whose renewal the broker refused), or that was acquired again since under another delivery count,
+     * is not held any more: nothing is sent for it and the acknowledgement fails at once with INVALID_RECORD_STATE,
+     * as the broker would answer (see {@link LockRenewals}).
      *
-     * @param type the acknowledgement, or null for a gap (an acquired offset without a record)
+     * @param deliveryCount the delivery being acknowledged; negative for any (gaps)
+     * @param type          the acknowledgement, or null for a gap (an acquired offset without a record)
      * @return completes when the broker confirmed it; fails with {@link io.kflux.KafkaProtocolException}
      *         (INVALID_RECORD_STATE and the like), {@link io.kflux.UnsupportedVersionException} for RENEW to a broker
      *         without ShareAcknowledge v2, or {@link KafkaFluxException} when it could not be sent (consumer closed,
      *         broker unreachable)
      */
-    public Mono<Void> acknowledge(int nodeId, TopicPartition tp, UUID topicId, long offset, AcknowledgeType type) {
-        return Mono.create(s -> loop.execute(() -> add(nodeId, new SharePartition(topicId, tp.partition()), offset,
-                type, s)));
+    public Mono<Void> acknowledge(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
+                                  AcknowledgeType type) {
+        return Mono.create(s -> handOver(new Incoming(nodeId, tp, topicId, offset, deliveryCount, type, s)));
     }
 
     /** As {@link #acknowledge} with nobody waiting (releases and gaps the consumer sends on its own). Any thread. */
-    public void acknowledgeQuietly(int nodeId, TopicPartition tp, UUID topicId, long offset, AcknowledgeType type) {
-        loop.execute(() -> add(nodeId, new SharePartition(topicId, tp.partition()), offset, type, null));
+    public void acknowledgeQuietly(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
+                                   AcknowledgeType type) {
+        handOver(new Incoming(nodeId, tp, topicId, offset, deliveryCount, type, null));
+    }
+
+    /** One acknowledgement on its way to the loop; {@code waiter} null when nobody waits. */
+    private record Incoming(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
+                            AcknowledgeType type, reactor.core.publisher.MonoSink<Void> waiter) {
+    }
+
+    /**
+     * Queues an acknowledgement for the loop. Order with the loop's other tasks holds: a task posted after this call
+     * runs after the acknowledgement was taken (the taking task was posted earlier, or is running and takes it).
+     */
+    private void handOver(Incoming a) {
+        incoming.add(a);
+        if (incomingWip.getAndIncrement() == 0) {
+            loop.execute(this::takeIncoming);
+        }
+    }
+
+    /** On the loop: every queued acknowledgement into its broker's pending ones, then one plan. */
+    private void takeIncoming() {
+        int missed = 1;
+        do {
+            Incoming a;
+            while ((a = incoming.poll()) != null) {
+                try {
+                    add(a.nodeId(), a.tp(), new SharePartition(a.topicId(), a.tp().partition()), a.offset(),
+                            a.deliveryCount(), a.type(), a.waiter());
+                } catch (RuntimeException e) { // one bad acknowledgement must not stall the ones behind it
+                    log.error("acknowledgement of {}@{} failed", a.tp(), a.offset(), e);
+                    if (a.waiter() != null) {
+                        a.waiter().error(e);
+                    }
+                }
+            }
+            missed = incomingWip.addAndGet(-missed);
+        } while (missed != 0);
+        plan();
     }
 
     /**
@@ -148,8 +203,8 @@ public final class ShareFetcher {
         return closed.asMono();
     }
 
-    private void add(int nodeId, SharePartition p, long offset, AcknowledgeType type,
-                     reactor.core.publisher.MonoSink<Void> waiter) {
+    private void add(int nodeId, TopicPartition tp, SharePartition p, long offset, short deliveryCount,
+                     AcknowledgeType type, reactor.core.publisher.MonoSink<Void> waiter) {
         if (state == ShareFetcherState.CLOSED) {
             if (waiter != null) {
                 waiter.error(new KafkaFluxException("the share consumer is closed: acknowledgement of offset " + offset
@@ -157,8 +212,29 @@ public final class ShareFetcher {
             }
             return;
         }
+        LockRenewals.Key key = new LockRenewals.Key(p, offset);
+        if (!locks.isHeld(key, deliveryCount, now())) {
+            log.debug("{}@{} (delivery {}) is no longer held; its {} is not sent", tp, offset, deliveryCount, type);
+            if (waiter != null) {
+                waiter.error(BrokerErrors.of(Errors.INVALID_RECORD_STATE.code(), "acknowledgement " + type + " of "
+                        + tp + "@" + offset + " (delivery " + deliveryCount + ") not sent: INVALID_RECORD_STATE (its "
+                        + "acquisition lock had expired, so the broker may have handed it to another member)",
+                        tp.topic(), config.groupId()));
+            }
+            return;
+        }
+        if (type == AcknowledgeType.RENEW) {
+            locks.renewRequested(key);
+        } else {
+            locks.settled(key);
+        }
         brokers.computeIfAbsent(nodeId, ShareBroker::new).add(p, offset, type, waiter);
-        plan();
+    }
+
+    /** Whether broker {@code nodeId} takes RENEW (ShareAcknowledge v2, KIP-1222), as its last connection said. */
+    private boolean renewable(int nodeId) {
+        ShareBroker b = brokers.get(nodeId);
+        return b != null && b.acknowledgeVersion >= 2;
     }
 
     // ------------------------------------------------------------------------------------------------ planning
@@ -181,11 +257,15 @@ public final class ShareFetcher {
         if (leaderMissing) {
             refreshMetadata();
         }
-        if (state == ShareFetcherState.RUNNING) {
-            byLeader.keySet().forEach(id -> brokers.computeIfAbsent(id, ShareBroker::new));
-        }
         long now = now();
         long wakeAt = Long.MAX_VALUE;
+        if (state == ShareFetcherState.RUNNING) {
+            byLeader.keySet().forEach(id -> brokers.computeIfAbsent(id, ShareBroker::new));
+            for (LockRenewals.Due due : locks.due(now, this::renewable)) {
+                brokers.get(due.nodeId()).add(due.key().partition(), due.key().offset(), AcknowledgeType.RENEW, null);
+            }
+            wakeAt = locks.nextWakeMs(this::renewable);
+        }
         boolean allClosed = true;
         for (ShareBroker b : brokers.values()) {
             if (b.notBeforeMs > now) {
@@ -297,8 +377,20 @@ public final class ShareFetcher {
             refreshMetadata();
             return;
         }
+        b.sentAtMs = now();
+        b.sentAtNanos = System.nanoTime();
         connections.connection(node.id(), node.host(), node.port())
-                .flatMap(c -> renewCheck(c, request).then(c.exchange(request)))
+                .flatMap(c -> {
+                    short v = c.apiVersions().supports(ApiKey.SHARE_ACKNOWLEDGE)
+                            ? c.apiVersions().max(ApiKey.SHARE_ACKNOWLEDGE) : -1;
+                    loop.execute(() -> { // runs before the answer, also posted to the loop
+                        if (b.acknowledgeVersion != v) {
+                            b.acknowledgeVersion = v;
+                            locks.renewableChanged();
+                        }
+                    });
+                    return renewCheck(c, request).then(c.exchange(request));
+                })
                 .subscribe(r -> loop.execute(() -> onAnswer(b, r)), e -> loop.execute(() -> onFailure(b, e)));
     }
 
@@ -338,6 +430,9 @@ public final class ShareFetcher {
                     + config.groupId() + " answered " + Errors.nameOf(top) + (topMessage == null ? "" : ": "
                     + topMessage), null, config.groupId());
             ShareBroker.fail(d, error);
+            d.batches().forEach((sp, batches) -> renewAnswered(b, d, sp, 0, false));
+            int all = acknowledgementCount(d, null);
+            metrics.shareAcknowledgementsAnswered(all, all);
             if (top == Errors.GROUP_AUTHORIZATION_FAILED.code() || top == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
                 fatal(error);
                 return;
@@ -352,26 +447,54 @@ public final class ShareFetcher {
             b.notBeforeMs = now() + throttleMs;
         }
         Set<SharePartition> answered = new HashSet<>();
+        Set<SharePartition> failed = new HashSet<>();
         if (response instanceof ShareFetchResponse f) {
+            long bytes = 0;
+            int records = 0;
             for (ShareFetchResponse.ShareFetchableTopicResponse t : f.responses()) {
                 for (ShareFetchResponse.PartitionData p : t.partitions()) {
                     SharePartition sp = new SharePartition(t.topicId(), p.partitionIndex());
                     answered.add(sp);
+                    if (p.acknowledgeErrorCode() != Errors.NONE.code()) {
+                        failed.add(sp);
+                    }
+                    if (p.errorCode() == Errors.NONE.code() && p.acquiredRecords() != null) {
+                        for (ShareFetchResponse.AcquiredRecords a : p.acquiredRecords()) {
+                            records += (int) (a.lastOffset() - a.firstOffset() + 1);
+                        }
+                        bytes += p.records() == null ? 0 : p.records().readableBytes();
+                    }
                     ShareBroker.answer(d, sp, ackError(t.topicId(), p.acknowledgeErrorCode(), p.acknowledgeErrorMessage()));
-                    onPartitionData(b, t.topicId(), p);
+                    renewAnswered(b, d, sp, f.acquisitionLockTimeoutMs(), p.acknowledgeErrorCode() == Errors.NONE.code());
+                    onPartitionData(b, t.topicId(), p, f.acquisitionLockTimeoutMs());
                 }
             }
+            metrics.shareFetchCompleted(System.nanoTime() - b.sentAtNanos, throttleMs, bytes, records);
         } else {
-            for (ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse t : ((ShareAcknowledgeResponse) response).responses()) {
+            ShareAcknowledgeResponse a = (ShareAcknowledgeResponse) response;
+            for (ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse t : a.responses()) {
                 for (ShareAcknowledgeResponse.PartitionData p : t.partitions()) {
                     SharePartition sp = new SharePartition(t.topicId(), p.partitionIndex());
                     answered.add(sp);
+                    renewAnswered(b, d, sp, a.acquisitionLockTimeoutMs(), p.errorCode() == Errors.NONE.code());
+                    if (p.errorCode() != Errors.NONE.code()) {
+                        failed.add(sp);
+                    }
                     ShareBroker.answer(d, sp, ackError(t.topicId(), p.errorCode(), p.errorMessage()));
                     if (isLeaderError(p.errorCode())) {
                         refreshMetadata();
                     }
                 }
             }
+        }
+        for (SharePartition sp : d.batches().keySet()) {
+            if (!answered.contains(sp)) {
+                renewAnswered(b, d, sp, 0, false);
+                failed.add(sp);
+            }
+        }
+        if (!d.isEmpty()) {
+            metrics.shareAcknowledgementsAnswered(acknowledgementCount(d, null), acknowledgementCount(d, failed));
         }
         for (SharePartition sp : d.waiters().keySet()) {
             if (!answered.contains(sp)) {
@@ -382,7 +505,35 @@ public final class ShareFetcher {
         plan();
     }
 
-    private void onPartitionData(ShareBroker b, UUID topicId, ShareFetchResponse.PartitionData p) {
+    /** The offsets {@code d} acknowledges, of the partitions in {@code only} (null: all). */
+    private static int acknowledgementCount(ShareBroker.Drained d, Set<SharePartition> only) {
+        int n = 0;
+        for (Map.Entry<SharePartition, List<AcknowledgementBatch>> e : d.batches().entrySet()) {
+            if (only == null || only.contains(e.getKey())) {
+                for (AcknowledgementBatch batch : e.getValue()) {
+                    n += (int) (batch.lastOffset() - batch.firstOffset() + 1);
+                }
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Tells the lock planner how the broker answered the RENEWs {@code d} carried for {@code sp} (if any).
+     *
+     * @param lockMs the response's lock duration (0 when it has none)
+     */
+    private void renewAnswered(ShareBroker b, ShareBroker.Drained d, SharePartition sp, int lockMs, boolean ok) {
+        if (!d.renew()) {
+            return;
+        }
+        List<Long> offsets = LockRenewals.renewOffsets(d.batches().getOrDefault(sp, List.of()));
+        if (!offsets.isEmpty()) {
+            locks.renewAnswered(sp, offsets, b.sentAtMs, lockMs, ok);
+        }
+    }
+
+    private void onPartitionData(ShareBroker b, UUID topicId, ShareFetchResponse.PartitionData p, int lockMs) {
         String topic = topicNames.get(topicId);
         TopicPartition tp = topic == null ? null : new TopicPartition(topic, p.partitionIndex());
         boolean hasRecords = p.acquiredRecords() != null && !p.acquiredRecords().isEmpty();
@@ -420,6 +571,10 @@ public final class ShareFetcher {
             }
             return;
         }
+        SharePartition sp = new SharePartition(topicId, p.partitionIndex());
+        for (ShareFetchResponse.AcquiredRecords a : p.acquiredRecords()) {
+            locks.acquired(b.nodeId, sp, a.firstOffset(), a.lastOffset(), a.deliveryCount(), b.sentAtMs, lockMs);
+        }
         sink.onBatch(new AcquiredBatch(b.nodeId, tp, topicId, p.records(), List.copyOf(p.acquiredRecords())));
     }
 
@@ -444,6 +599,9 @@ public final class ShareFetcher {
         ShareBroker.Drained d = b.inFlight;
         b.inFlight = new ShareBroker.Drained(Map.of(), Map.of(), false);
         b.inFlightRecords = 0;
+        if (d.renew()) {
+            d.batches().forEach((sp, batches) -> locks.renewUnanswered(sp, LockRenewals.renewOffsets(batches)));
+        }
         ShareSessionState before = b.session.state();
         if (before != ShareSessionState.NONE && before != ShareSessionState.OPEN && before != ShareSessionState.CLOSED) {
             b.session.onNoAnswer();

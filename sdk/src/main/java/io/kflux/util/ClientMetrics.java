@@ -97,6 +97,22 @@ public interface ClientMetrics {
     default void partitionRevoked(String topic, int partition) {
     }
 
+    // --------------------------------------------------------------------------------------- share fetch
+
+    /**
+     * A ShareFetch (KIP-932) was answered without a top-level error after {@code latencyNanos}, with
+     * {@code throttleMs} of throttling; it acquired {@code records} records in {@code bytes} of record batches.
+     */
+    default void shareFetchCompleted(long latencyNanos, int throttleMs, long bytes, int records) {
+    }
+
+    /**
+     * A broker answered a ShareFetch or ShareAcknowledge carrying {@code sent} acknowledgements (offsets, gaps and
+     * renewals included), {@code failed} of them with an error (the whole request's, or their partition's).
+     */
+    default void shareAcknowledgementsAnswered(int sent, int failed) {
+    }
+
     // ------------------------------------------------------------------------------------------- group
 
     /** The number of partitions assigned now is read from {@code assigned} when a meter is read. */

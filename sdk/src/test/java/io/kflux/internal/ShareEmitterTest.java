@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.kflux.Deserializers;
 import io.kflux.ShareRecord;
+import io.kflux.network.NodeConnections;
 import io.kflux.share.ShareFetchConfig;
 import io.kflux.share.ShareFetcher;
 import io.kflux.util.MonotonicScheduler;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -26,11 +28,12 @@ class ShareEmitterTest {
     void aRequestAfterStopIsIgnoredInsteadOfThrowing() {
         AtomicReference<FluxSink<ShareRecord<String, String>>> sink = new AtomicReference<>();
         Flux.<ShareRecord<String, String>>create(sink::set).subscribe();
-        ShareFetcher fetcher = new ShareFetcher(new ShareFetchConfig("g", 500, 1, 1 << 20, 500, 100, 1000), null,
-                null, task -> { }, MonotonicScheduler.parallel(), () -> "m", () -> 0, null);
+        ShareFetcher fetcher = new ShareFetcher(new ShareFetchConfig("g", 500, 1, 1 << 20, 500, 100, 1000),
+                new NodeConnections(ClientSettings.of(Map.of("bootstrap.servers", "127.0.0.1:9")).network()),
+                null, task -> { }, MonotonicScheduler.parallel(), () -> "m", () -> 0, io.kflux.util.ClientMetrics.NONE, null);
         ShareEmitter<String, String> emitter = new ShareEmitter<>(Schedulers.single().createWorker(),
                 new RecordBuilder<>(Deserializers.string(), Deserializers.string(), null, null), fetcher, true, 500,
-                sink.get());
+                sink.get(), null);
         emitter.stop().block(Duration.ofSeconds(10));
 
         assertThatCode(() -> emitter.request(1)).doesNotThrowAnyException();

@@ -80,6 +80,22 @@ class PartitionAcknowledgementsTest {
         assertThat(acks.hasRenew()).isTrue();
         assertThat(acks.drain()).containsExactly(batch(7, 8, ACCEPT, (byte) 4));
         assertThat(acks.hasRenew()).isFalse();
+        acks.add(9, AcknowledgeType.RENEW);
+        acks.add(9, AcknowledgeType.RENEW);
+        assertThat(acks.hasRenew()).isTrue();
+        acks.add(9, AcknowledgeType.ACCEPT);
+        assertThat(acks.hasRenew()).as("the renewal superseded").isFalse();
+    }
+
+    @Test
+    void aFinalAcknowledgementSupersedesARenewalNotSentYet() {
+        PartitionAcknowledgements acks = new PartitionAcknowledgements();
+        acks.add(3, AcknowledgeType.RENEW);
+        acks.add(3, AcknowledgeType.RENEW);
+        acks.add(4, AcknowledgeType.RENEW);
+        acks.add(3, AcknowledgeType.ACCEPT);
+        assertThatThrownBy(() -> acks.addGap(4)).isInstanceOf(IllegalStateException.class);
+        assertThat(acks.drain()).containsExactly(batch(3, 4, ACCEPT, (byte) 4));
     }
 
     @Test

@@ -332,6 +332,11 @@ public final class ConsumerConfigDef {
           "TrustManagerFactory algorithm for the trust store.");
         h(d, SSL_ENDPOINT_IDENTIFICATION_ALGORITHM, ConfigType.STRING, "https", null,
           "https checks that the broker certificate matches its host name; empty turns the check off.");
+        h(d, "share.lock.renewal.max.ms", ConfigType.LONG, 300000L, Validator.atLeast(0),
+          "Share consumers: how long, in ms after a record was acquired, its acquisition lock is renewed (KIP-1222 "
+          + "RENEW, at half of each lock) while it is neither accepted, released nor rejected; 0 never renews. Only "
+          + "brokers with ShareAcknowledge v2 take RENEW; elsewhere a record expires with its lock and goes to "
+          + "another member. kflux's own: the official share consumer renews only on acknowledge(record, RENEW).");
         h(d, SSL_SECURE_RANDOM_IMPLEMENTATION, ConfigType.STRING, null, null,
           "SecureRandom algorithm for TLS; null uses the JVM default.");
 
