@@ -301,11 +301,23 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                     + "ConsumerOptions.withEmitScheduler is disposed: " + options.emitScheduler().get()));
             return;
         }
-        ConsumerSession<K, V> session = new ConsumerSession<>(this, settings, resources(),
-                options.keyDeserializer(), options.valueDeserializer(), downstream);
-        if (!active.compareAndSet(null, session)) {
-            Operators.error(actual, alreadyActive(active.get()));
-            return;
+        // Held as a resource user until the session is the active one: a commit of the previous subscription ending
+        // in between (endResourceUse) would otherwise see no active session and close what this one just took.
+        ClientResources taken;
+        synchronized (resourcesLock) {
+            resourceUsers++;
+            taken = resources();
+        }
+        ConsumerSession<K, V> session;
+        try {
+            session = new ConsumerSession<>(this, settings, taken, options.keyDeserializer(),
+                    options.valueDeserializer(), downstream);
+            if (!active.compareAndSet(null, session)) {
+                Operators.error(actual, alreadyActive(active.get()));
+                return;
+            }
+        } finally {
+            endResourceUse();
         }
         metrics.start(new ConsumerMetrics.Figures(
                 () -> sessionFigure(s -> s.fetcher().bufferedBytes()), settings.fetch().maxBufferedBytes(),

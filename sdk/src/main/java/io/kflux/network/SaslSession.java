@@ -55,6 +55,12 @@ final class SaslSession {
             return Mono.error(new AuthenticationException("broker " + broker + " does not enable SASL mechanism "
                     + sasl.mechanism() + " on this listener; it enables " + response.mechanisms()));
         }
+        if (code == Errors.ILLEGAL_SASL_STATE.code()) {
+            // a PLAINTEXT or SSL listener answers a SaslHandshake so: its connections are authenticated already
+            return Mono.error(new AuthenticationException("broker " + broker + " refused the SaslHandshake for mechanism "
+                    + sasl.mechanism() + " with ILLEGAL_SASL_STATE (" + code + "): its listener most likely does not use"
+                    + " SASL; check security.protocol (SASL_PLAINTEXT or SASL_SSL need a SASL listener)"));
+        }
         if (code != 0) {
             return Mono.error(new AuthenticationException("SaslHandshake for mechanism " + sasl.mechanism() + " with broker "
                     + broker + " failed with " + Errors.nameOf(code) + " (" + code + ")"));

@@ -123,6 +123,10 @@ public final class SharedAttempt<T> {
         } catch (RuntimeException e) {
             source = Mono.error(e);
         }
+        // An error arriving after the attempt was abandoned or cancelled goes nowhere, quietly: a hook on the error's
+        // way (the connect's "refused authentication ends the consumer") may abandon the attempt before the error
+        // reaches this subscriber, which Reactor would then report as dropped (an ERROR log for a handled failure).
+        source = source.onErrorResume(e -> ended(a) ? Mono.empty() : Mono.error(e));
         Disposable subscription = source.subscribe(
                 value -> {
                     if (finish(a)) {
@@ -149,6 +153,10 @@ public final class SharedAttempt<T> {
         if (dispose) {
             subscription.dispose();
         }
+    }
+
+    private synchronized boolean ended(Attempt<T> a) {
+        return a.finished || a.abandoned;
     }
 
     /** @return whether {@code a} was still to be finished (a value is followed by completion; abandoned is done) */

@@ -105,6 +105,19 @@ class SaslConnectionTest {
                 .hasMessageContaining("does not enable SASL mechanism TEST-MECH").hasMessageContaining("[PLAIN]");
     }
 
+    /** A listener without SASL answers the handshake with ILLEGAL_SASL_STATE: the error says what to check. */
+    @Test
+    void aListenerWithoutSaslIsNamedAsTheLikelyCause() {
+        broker.on(ApiKey.SASL_HANDSHAKE, ex -> ex.respond(SaslHandshakeResponse.SPEC,
+                new SaslHandshakeResponse((short) 34, List.of())));
+        Throwable error = BrokerConnection.connect("127.0.0.1", broker.port(), TestNetworkOptions.defaults()
+                        .withSecurity(new ConnectionSecurity(null, ONE_TOKEN)))
+                .then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(Duration.ofSeconds(10));
+        assertThat(error).isExactlyInstanceOf(AuthenticationException.class)
+                .hasMessageContaining("127.0.0.1:" + broker.port()).hasMessageContaining("ILLEGAL_SASL_STATE")
+                .hasMessageContaining("does not use SASL").hasMessageContaining("security.protocol");
+    }
+
     @Test
     void reauthenticationHoldsNewRequestsBackAndKeepsTheConnection() {
         // a 300 ms session: re-authentication every 255-285 ms; pings answered after 40 ms, so some are in

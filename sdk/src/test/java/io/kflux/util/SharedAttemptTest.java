@@ -112,6 +112,26 @@ class SharedAttemptTest {
         assertThat(shared.inFlight()).isFalse();
     }
 
+    /** A hook on the failure's way that abandons the attempt (the owner closing on that failure) drops nothing. */
+    @Test
+    void aFailureThatMakesTheOwnerAbandonTheAttemptIsNotReportedAsDropped() {
+        List<Throwable> dropped = new ArrayList<>();
+        reactor.core.publisher.Hooks.onErrorDropped(dropped::add);
+        try {
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Sinks.One<String> connect = Sinks.one();
+            shared.join(() -> connect.asMono().doOnError(e -> shared.abandon(new IllegalStateException("closed"))))
+                    .subscribe(v -> { }, failure::set);
+            connect.tryEmitError(new IllegalStateException("refused")); // later, as a broker's answer comes
+
+            assertThat(failure.get()).as("the caller is failed by the abandon").hasMessage("closed");
+            assertThat(dropped).isEmpty();
+            assertThat(shared.inFlight()).isFalse();
+        } finally {
+            reactor.core.publisher.Hooks.resetOnErrorDropped();
+        }
+    }
+
     @Test
     void anEmptyAttemptCompletesItsCallersEmpty() {
         AtomicBoolean completed = new AtomicBoolean();
