@@ -348,7 +348,14 @@ public final class CommitManager {
                 sources.put(tp, t);
             }
         });
-        return committer.commit(offsets, timeout).doOnSuccess(v -> offsets.forEach((tp, o) -> {
+        // An offset of a tracker replaced meanwhile (lost and assigned again, seek, truncation) is not sent on a retry:
+        // the retry would carry the new membership's identity (issue #29: an offset of the cluster behind
+        // bootstrap.servers before it was replaced, committed into the new one). Revoked partitions: commitOwned.
+        return committer.commit(offsets, timeout, tp -> {
+                    AckTracker now = trackers.get(tp);
+                    return now == null || !sources.containsKey(tp) || now == sources.get(tp);
+                })
+                .doOnSuccess(v -> offsets.forEach((tp, o) -> {
             committed.put(tp, o.offset());
             AckTracker source = sources.get(tp);
             if (source != null && trackers.get(tp) == source) {
