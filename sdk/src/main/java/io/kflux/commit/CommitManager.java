@@ -348,13 +348,10 @@ public final class CommitManager {
                 sources.put(tp, t);
             }
         });
-        // An offset of a tracker replaced meanwhile (lost and assigned again, seek, truncation) is not sent on a retry:
-        // the retry would carry the new membership's identity (issue #29: an offset of the cluster behind
-        // bootstrap.servers before it was replaced, committed into the new one). Revoked partitions: commitOwned.
-        return committer.commit(offsets, timeout, tp -> {
-                    AckTracker now = trackers.get(tp);
-                    return now == null || !sources.containsKey(tp) || now == sources.get(tp);
-                })
+        // An offset of a tracker dropped or replaced meanwhile (lost, then assigned again; seek; truncation) is not
+        // sent on a retry: the retry would carry the member's identity of then (issue #29: an offset of the cluster
+        // behind bootstrap.servers before it was replaced, committed into the new one under the new membership).
+        return committer.commit(offsets, timeout, tp -> !sources.containsKey(tp) || trackers.get(tp) == sources.get(tp))
                 .doOnSuccess(v -> offsets.forEach((tp, o) -> {
             committed.put(tp, o.offset());
             AckTracker source = sources.get(tp);
