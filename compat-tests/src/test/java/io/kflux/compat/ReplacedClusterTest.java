@@ -27,7 +27,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -191,8 +190,6 @@ class ReplacedClusterTest {
      * {@code receive()} does not end; B's records are consumed within the same bound as above, and the commits land
      * in B (read back with the official Admin).
      */
-    @Disabled("issue #29, found 2026-12-03 on 4.4: classic consumed none of B's records within 60 s; consumer ended "
-            + "receive() with GROUP_ID_NOT_FOUND from B's coordinator instead of joining again")
     @ParameterizedTest(name = "group.protocol={0}")
     @ValueSource(strings = {"classic", "consumer"})
     void aGroupMemberFindsItsGroupAgainInTheReplacedCluster(String protocol) throws Exception {

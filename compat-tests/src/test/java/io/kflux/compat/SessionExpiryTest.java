@@ -67,12 +67,7 @@ class SessionExpiryTest {
     @BeforeAll
     static void startBrokerBehindProxy() throws IOException {
         proxy = FaultProxy.onFreePort();
-        kafka = proxy.brokerBehind()
-                .brokerProperty("group.consumer.heartbeat.interval.ms", "500")
-                .brokerProperty("group.consumer.min.heartbeat.interval.ms", "500")
-                .brokerProperty("group.consumer.session.timeout.ms", String.valueOf(SESSION_MS))
-                .brokerProperty("group.consumer.min.session.timeout.ms", String.valueOf(SESSION_MS))
-                .start();
+        kafka = GroupKit.consumerGroupTimings(proxy.brokerBehind(), SESSION_MS).start();
     }
 
     @AfterAll

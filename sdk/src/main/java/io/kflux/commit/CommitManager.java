@@ -348,7 +348,11 @@ public final class CommitManager {
                 sources.put(tp, t);
             }
         });
-        return committer.commit(offsets, timeout).doOnSuccess(v -> offsets.forEach((tp, o) -> {
+        // An offset of a tracker dropped or replaced meanwhile (lost, then assigned again; seek; truncation) is not
+        // sent on a retry: the retry would carry the member's identity of then (issue #29: an offset of the cluster
+        // behind bootstrap.servers before it was replaced, committed into the new one under the new membership).
+        return committer.commit(offsets, timeout, tp -> !sources.containsKey(tp) || trackers.get(tp) == sources.get(tp))
+                .doOnSuccess(v -> offsets.forEach((tp, o) -> {
             committed.put(tp, o.offset());
             AckTracker source = sources.get(tp);
             if (source != null && trackers.get(tp) == source) {

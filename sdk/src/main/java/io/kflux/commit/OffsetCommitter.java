@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -149,12 +150,25 @@ public final class OffsetCommitter {
      * @throws TimeoutException when retries did not succeed within {@code timeout}
      */
     public Mono<Void> commit(Map<TopicPartition, CommitOffset> offsets, Duration timeout) {
+        return commit(offsets, timeout, tp -> true);
+    }
+
+    /**
+     * As {@link #commit(Map, Duration)}, for offsets taken from what the consumer tracked: before every attempt,
+     * {@code current} says whether a partition's offset still belongs to the assignment it was taken from. One whose
+     * partition was lost and assigned again meanwhile (the member joined anew, e.g. in a cluster that replaced the old
+     * one behind {@code bootstrap.servers}) is not sent: a retry reads the member's identity again, so it would be
+     * accepted under the new membership and overwrite the offset the new assignment starts from. The commit then
+     * fails with {@link CommitFailedException}.
+     */
+    public Mono<Void> commit(Map<TopicPartition, CommitOffset> offsets, Duration timeout,
+                             Predicate<TopicPartition> current) {
         if (offsets.isEmpty()) {
             return Mono.empty();
         }
         // Group-managed: partitions this member does not own are refused up front. The classic coordinator
         // checks only the generation, not ownership, so sending them would overwrite the new owner's commits.
-        Mono<Void> attempt = Mono.defer(() -> commitOwned(offsets));
+        Mono<Void> attempt = Mono.defer(() -> commitOwned(offsets, current));
         return attempt.timeout(timeout, Mono.error(() -> new TimeoutException("offset commit for " + offsets.keySet()
                 + " did not complete within " + timeout.toMillis() + " ms")));
     }
@@ -165,13 +179,13 @@ public final class OffsetCommitter {
      * and could overwrite the new owner's offsets); a further REBALANCE_IN_PROGRESS waits again, all bounded by the
      * caller's timeout. (Before, a second one escaped as the internal exception.)
      */
-    private Mono<Void> attempt(Map<TopicPartition, CommitOffset> offsets) {
+    private Mono<Void> attempt(Map<TopicPartition, CommitOffset> offsets, Predicate<TopicPartition> current) {
         AtomicBoolean freshIds = new AtomicBoolean();
-        return Mono.defer(() -> commitOnce(offsets, freshIds.get()))
+        return Mono.defer(() -> commitOnce(offsets, freshIds.get(), current))
                 .retryWhen(backoff.retry(e -> retriable(e, freshIds)))
                 .onErrorResume(RebalanceInProgress.class,
-                        e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets))))
-                .onErrorResume(MetadataTooLarge.class, e -> withoutRefusedProgress(offsets, e));
+                        e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets, current))))
+                .onErrorResume(MetadataTooLarge.class, e -> withoutRefusedProgress(offsets, e, current));
     }
 
     /**
@@ -181,7 +195,8 @@ public final class OffsetCommitter {
      * is an optimisation (the next owner processes those records again). Metadata the application passed is its
      * own, so then the commit fails with the broker's error, as before.
      */
-    private Mono<Void> withoutRefusedProgress(Map<TopicPartition, CommitOffset> offsets, MetadataTooLarge e) {
+    private Mono<Void> withoutRefusedProgress(Map<TopicPartition, CommitOffset> offsets, MetadataTooLarge e,
+                                              Predicate<TopicPartition> current) {
         Map<TopicPartition, CommitOffset> retry = new LinkedHashMap<>(offsets);
         for (TopicPartition tp : e.partitions) {
             CommitOffset o = offsets.get(tp);
@@ -201,14 +216,14 @@ public final class OffsetCommitter {
             log.debug("group {}: progress metadata of {} refused as too large; committed without it",
                     group.groupId(), e.partitions);
         }
-        return attempt(retry);
+        return attempt(retry, current);
     }
 
-    private Mono<Void> commitOwned(Map<TopicPartition, CommitOffset> offsets) {
+    private Mono<Void> commitOwned(Map<TopicPartition, CommitOffset> offsets, Predicate<TopicPartition> current) {
         // One reading of the member decides: whether it manages the assignment, what it owns, and the reason.
         Ownership ownership = group.ownership();
         if (!ownership.groupManaged()) {
-            return attempt(offsets);
+            return attempt(offsets, current);
         }
         Set<TopicPartition> owned = ownership.owned();
         Map<TopicPartition, CommitOffset> stillOwned = new LinkedHashMap<>();
@@ -220,7 +235,7 @@ public final class OffsetCommitter {
                 lost.add(tp);
             }
         });
-        Mono<Void> commitRest = stillOwned.isEmpty() ? Mono.empty() : attempt(stillOwned);
+        Mono<Void> commitRest = stillOwned.isEmpty() ? Mono.empty() : attempt(stillOwned, current);
         if (lost.isEmpty()) {
             return commitRest;
         }
@@ -249,7 +264,14 @@ public final class OffsetCommitter {
      * Topics are named both ways: by name for v2-9 and by id for v10+ (Kafka 4.2+). An id metadata does not know
      * stays zero, and the request then caps itself at v9 ({@link OffsetCommitRequest#maxVersion()}).
      */
-    private Mono<Void> commitOnce(Map<TopicPartition, CommitOffset> offsets, boolean freshIds) {
+    private Mono<Void> commitOnce(Map<TopicPartition, CommitOffset> offsets, boolean freshIds,
+                                  Predicate<TopicPartition> current) {
+        List<TopicPartition> reassigned = offsets.keySet().stream().filter(current.negate()).toList();
+        if (!reassigned.isEmpty()) {
+            return Mono.error(new CommitFailedException("offsets of " + reassigned + " cannot be committed: the"
+                    + " partition was lost and assigned again since they were taken; the new assignment starts from"
+                    + " the committed offset"));
+        }
         Map<String, List<OffsetCommitRequestPartition>> byTopic = new LinkedHashMap<>();
         offsets.forEach((tp, o) -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>())
                 .add(new OffsetCommitRequestPartition(tp.partition(), o.offset(), o.leaderEpoch(),

@@ -57,7 +57,10 @@ import reactor.core.scheduler.Scheduler;
  * target that changes meanwhile is reconciled after the step under way.
  *
  * <p><b>Errors.</b> FENCED_MEMBER_EPOCH and UNKNOWN_MEMBER_ID: the partitions are reported lost and the member joins
- * again with epoch 0. NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and network failures: the coordinator is looked for
+ * again with epoch 0. GROUP_ID_NOT_FOUND to a member with an epoch as well: the coordinator lost the group (the
+ * cluster behind {@code bootstrap.servers} was replaced, KIP-899, or the group was deleted), so it cannot know the
+ * member and the join creates the group anew; at epoch 0 it means a group of another type and ends the member (the
+ * official client ends the member on it in both cases). NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and network failures: the coordinator is looked for
  * again ({@link CoordinatorManager}), state and partitions kept. COORDINATOR_LOAD_IN_PROGRESS and other retriable
  * codes: retried after {@code retry.backoff.ms}, growing. FENCED_INSTANCE_ID ({@link FencedInstanceIdException}),
  * UNRELEASED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, GROUP_AUTHORIZATION_FAILED ({@link KafkaProtocolException}),
@@ -534,7 +537,10 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
         fenced("session expired: " + reason);
     }
 
-    /** FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID: the partitions are gone; report them lost, join again at epoch 0. */
+    /**
+     * FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID / GROUP_ID_NOT_FOUND at an epoch: the partitions are gone; report them
+     * lost, join again at epoch 0.
+     */
     private void fenced(String why) {
         log.warn("{}fenced ({}); partitions {} are lost, joining again", logPrefix, why, core.owned());
         core.fenced();

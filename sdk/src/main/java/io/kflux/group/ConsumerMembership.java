@@ -40,7 +40,10 @@ final class ConsumerMembership {
         STALE_ANSWER,
         /** No error: take what it says ({@link #accept}). */
         ACCEPT,
-        /** FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID: partitions lost, join again with epoch 0. */
+        /**
+         * FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, GROUP_ID_NOT_FOUND to a member with an epoch: partitions lost, join
+         * again with epoch 0.
+         */
         FENCED,
         /** NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE: look for the coordinator again. */
         COORDINATOR_LOST,
@@ -304,6 +307,11 @@ final class ConsumerMembership {
         return switch (error) {
             case NONE -> Answer.ACCEPT;
             case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> Answer.FENCED;
+            // The coordinator has no such group. At an epoch it is one that lost the group under the member (the
+            // cluster behind bootstrap.servers was replaced, KIP-899; or the group was deleted): it cannot know the
+            // member either, so as fenced, and the join at epoch 0 creates the group anew. At epoch 0 the broker
+            // means "a group of another type" (a classic group with members): joining again cannot help.
+            case GROUP_ID_NOT_FOUND -> sent.memberEpoch() > 0 ? Answer.FENCED : Answer.FATAL;
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> Answer.COORDINATOR_LOST;
             case FENCED_INSTANCE_ID -> Answer.FENCED_INSTANCE;
             case INVALID_REGULAR_EXPRESSION -> Answer.INVALID_PATTERN;

@@ -427,6 +427,33 @@ class OffsetCommitterTest {
         assertThat(group.sent).as("nothing after the timeout").hasSize(sent);
     }
 
+    /**
+     * Issue #29: a commit retried while the coordinator is lost (the cluster behind bootstrap.servers replaced) must
+     * not be sent once its partition was lost and assigned again: the retry reads the member's new identity, so the
+     * new cluster would accept the old cluster's offset and the new assignment would start there (past its log end).
+     */
+    @Test
+    void aRetriedCommitOfAPartitionLostAndAssignedAgainMeanwhileIsNotSent() {
+        CommitManager commits = new CommitManager(committer, TIMEOUT);
+        commits.track(P0, 0, -1);
+        for (long o = 0; o < 5; o++) {
+            commits.acknowledge(P0, o);
+        }
+        group.answers.add(tp -> Errors.NOT_COORDINATOR);
+        Outcome outcome = new Outcome(commits.commitAcknowledged(null));
+        time.advanceTimeBy(Duration.ZERO);
+        assertThat(group.sent).hasSize(1);
+        assertThat(outcome.done).isFalse();
+
+        commits.untrack(List.of(P0)); // lost
+        commits.track(P0, 0, -1); // assigned again under the new membership
+        time.advanceTimeBy(Duration.ofSeconds(5));
+
+        assertThat(group.sent).as("the retry is not sent").hasSize(1);
+        assertThat(outcome.error.get()).isInstanceOf(CommitFailedException.class)
+                .hasMessageContaining("lost and assigned again");
+    }
+
     @Test
     void aPartitionTrackedAgainFromALowerOffsetCommitsItsLowerOffsets() {
         CommitManager commits = new CommitManager(committer, TIMEOUT);

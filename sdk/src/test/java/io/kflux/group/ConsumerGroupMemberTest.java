@@ -247,7 +247,7 @@ class ConsumerGroupMemberTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Errors.class, names = {"FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID"})
+    @EnumSource(value = Errors.class, names = {"FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID", "GROUP_ID_NOT_FOUND"})
     void fencedPartitionsAreLostAndTheMemberJoinsAgainAtEpochZero(Errors error) {
         create(null);
         joinStable(Map.of(t, List.of(0, 1)));
@@ -294,7 +294,7 @@ class ConsumerGroupMemberTest {
 
     @ParameterizedTest
     @EnumSource(value = Errors.class, names = {"UNRELEASED_INSTANCE_ID", "GROUP_MAX_SIZE_REACHED",
-            "GROUP_AUTHORIZATION_FAILED"})
+            "GROUP_AUTHORIZATION_FAILED", "GROUP_ID_NOT_FOUND"})
     void groupLevelRefusalsOnJoinAreFatalAndTyped(Errors error) {
         create("pod-1");
         member.subscribe(List.of("t"));

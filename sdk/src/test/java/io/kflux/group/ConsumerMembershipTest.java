@@ -219,6 +219,29 @@ class ConsumerMembershipTest {
                 .isEqualTo(Answer.STALE_ANSWER);
     }
 
+    /**
+     * The cluster behind {@code bootstrap.servers} was replaced (KIP-899 rebootstrap) and the new cluster's
+     * coordinator knows no such group: at an epoch that is GROUP_ID_NOT_FOUND, and the member joins the new cluster
+     * anew at epoch 0 with nothing owned (which creates the group there). At epoch 0 the same code means a group of
+     * another type: fatal, not a join loop.
+     */
+    @Test
+    void aCoordinatorWithoutTheGroupFencesAMemberWithAnEpochAndRefusesAJoin() {
+        ConsumerMembership m = stable();
+        ConsumerGroupHeartbeatRequest sent = m.sending();
+        assertThat(sent.memberEpoch()).isPositive();
+        assertThat(m.judge(sent, Errors.GROUP_ID_NOT_FOUND, true)).isEqualTo(Answer.FENCED);
+        m.heartbeatEnded();
+        m.fenced();
+        m.dropped(m.owned());
+        assertThat(m.lostReported()).isTrue();
+        ConsumerGroupHeartbeatRequest join = m.sending();
+        assertThat(join.memberEpoch()).isZero();
+        assertThat(join.topicPartitions()).isEmpty();
+        assertThat(m.judge(join, Errors.GROUP_ID_NOT_FOUND, true)).as("at epoch 0: a group of another type")
+                .isEqualTo(Answer.FATAL);
+    }
+
     @Test
     void fencedReportsLostAndJoinsAgainAtEpochZero() {
         ConsumerMembership m = stable();

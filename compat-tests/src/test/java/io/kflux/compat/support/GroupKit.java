@@ -95,6 +95,18 @@ public final class GroupKit {
     }
 
     /** The value of a test parameter that stands for {@code group.protocol=consumer} next to classic assignor names. */
+    /**
+     * {@code b} with the KIP-848 group timings of a fault test: heartbeats every 500 ms and a session of
+     * {@code sessionMs} (the broker's minimums lowered to match), so a member cut off is fenced within seconds.
+     */
+    public static io.kflux.test.broker.EmbeddedKafkaCluster.Builder consumerGroupTimings(
+            io.kflux.test.broker.EmbeddedKafkaCluster.Builder b, int sessionMs) {
+        return b.brokerProperty("group.consumer.heartbeat.interval.ms", "500")
+                .brokerProperty("group.consumer.min.heartbeat.interval.ms", "500")
+                .brokerProperty("group.consumer.session.timeout.ms", String.valueOf(sessionMs))
+                .brokerProperty("group.consumer.min.session.timeout.ms", String.valueOf(sessionMs));
+    }
+
     public static final String CONSUMER_PROTOCOL = "consumer";
 
     /**
