@@ -195,14 +195,27 @@ class ConsumerCoordinatorFailoverTest {
         props.put("acks", "all");
         props.put("batch.size", "1024"); // small batches: a fetch of max.partition.fetch.bytes holds few records
         props.put("linger.ms", "5");
+        // not idempotent, as ContinuousProducer (see there): an idempotent producer's first batch to a just-created
+        // partition that meets NOT_LEADER_OR_FOLLOWER can retry OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery
+        // timeout (seen here: two minutes, then the backlog's sends failed unnoticed and the test waited for them)
+        props.put("enable.idempotence", "false");
+        props.put("max.in.flight.requests.per.connection", "1");
+        List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
                 new StringSerializer())) {
             for (int i = 0; i < BACKLOG; i++) {
                 String value = "b" + i + "-" + PADDING;
-                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, "key-" + i, value));
+                sends.add(producer.send(new ProducerRecord<>(topic, i % PARTITIONS, "key-" + i, value)));
                 values.add(value);
             }
             producer.flush();
+            for (java.util.concurrent.Future<?> send : sends) {
+                try {
+                    send.get(); // a backlog send that failed would make the test wait for a record never written
+                } catch (Exception e) {
+                    throw new IllegalStateException("a backlog record was not written", e);
+                }
+            }
         }
         return values;
     }
