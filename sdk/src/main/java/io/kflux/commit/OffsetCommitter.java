@@ -155,11 +155,11 @@ public final class OffsetCommitter {
 
     /**
      * As {@link #commit(Map, Duration)}, for offsets taken from what the consumer tracked: before every attempt,
-     * {@code current} says whether a partition's offset still belongs to the assignment it was taken from. One whose
+     * {@code current} says whether a partition's offset still belongs to the tracking it was taken from. One whose
      * partition was lost and assigned again meanwhile (the member joined anew, e.g. in a cluster that replaced the old
      * one behind {@code bootstrap.servers}) is not sent: a retry reads the member's identity again, so it would be
-     * accepted under the new membership and overwrite the offset the new assignment starts from. The commit then
-     * fails with {@link CommitFailedException}.
+     * accepted under the new membership and overwrite the offset the new assignment starts from. The same holds after
+     * a seek or a log truncation restarted the tracking. The commit then fails with {@link CommitFailedException}.
      */
     public Mono<Void> commit(Map<TopicPartition, CommitOffset> offsets, Duration timeout,
                              Predicate<TopicPartition> current) {
@@ -269,8 +269,8 @@ public final class OffsetCommitter {
         List<TopicPartition> reassigned = offsets.keySet().stream().filter(current.negate()).toList();
         if (!reassigned.isEmpty()) {
             return Mono.error(new CommitFailedException("offsets of " + reassigned + " cannot be committed: the"
-                    + " partition was lost and assigned again since they were taken; the new assignment starts from"
-                    + " the committed offset"));
+                    + " consumer's position there restarted since they were taken (the partition was lost and assigned"
+                    + " again, sought, or its log truncated); it goes on from the new position"));
         }
         Map<String, List<OffsetCommitRequestPartition>> byTopic = new LinkedHashMap<>();
         offsets.forEach((tp, o) -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>())
