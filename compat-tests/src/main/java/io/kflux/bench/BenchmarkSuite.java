@@ -58,7 +58,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                (raw has no e2e figure: it decodes no record; the scale case has kflux and
  *                                official only); kflux-metrics, not run unless named, is kflux with a Micrometer
  *                                SimpleMeterRegistry attached: --clients kflux,kflux-metrics measures what
- *                                publishing the meters costs (issue #16: at most 3% on case 1)
+ *                                publishing the meters costs (issue #16: at most 3% on case 1); kflux-batches,
+ *                                likewise only when named, is kflux's receiveBatches() (issue #28)
  * --rounds N                     measured drains per contender, case and CPU mode (default 15)
  * --warmup N                     unmeasured one-pass drains in each forked JVM, a new consumer each (default 3)
  * --warmup-seconds S             instead: one-pass drains until S seconds have passed, at least one (not enough
@@ -109,8 +110,8 @@ public final class BenchmarkSuite {
     private static final List<String> ALL_CLIENTS = List.of("kflux", "official", "official-kip848", "reactor-kafka",
             "raw");
     /** Contenders run only when {@code --clients} names them. */
-    private static final List<String> KNOWN_CLIENTS = List.of("kflux", "kflux-metrics", "official", "official-kip848",
-            "reactor-kafka", "raw");
+    private static final List<String> KNOWN_CLIENTS = List.of("kflux", "kflux-metrics", "kflux-batches", "official",
+            "official-kip848", "reactor-kafka", "raw");
     private static final List<String> CPU_MODES = List.of("spare", "one-core");
     /**
      * One-pass warm-up drains per contender JVM unless {@code --warmup-seconds} is given: a 3 s floor (one cold pass

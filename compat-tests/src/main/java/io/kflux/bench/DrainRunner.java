@@ -27,7 +27,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * The contenders that run on kafka-clients 4.x's classpath, one per JVM forked by {@link BenchmarkSuite}:
- * {@code kflux}, {@code kflux-metrics} (kflux publishing its meters to a Micrometer registry), {@code official} (KafkaConsumer, assign + poll loop), {@code official-kip848} (KafkaConsumer with
+ * {@code kflux}, {@code kflux-metrics} (kflux publishing its meters to a Micrometer registry), {@code kflux-batches}
+ * (kflux's {@code receiveBatches()}, every record of each batch handed to the tally as the others' are), {@code official} (KafkaConsumer, assign + poll loop), {@code official-kip848} (KafkaConsumer with
  * {@code group.protocol=consumer}, KIP-848: a fresh group, subscribe + poll loop; its background thread makes it a
  * two-thread client like kflux) and {@code raw} (Fetch requests whose record sets are never decoded); and, with
  * {@code --mode scale}, the scale case's many consumers in one JVM ({@link ScaleRunner}). Every client keeps its default fetch settings (fetch.min.bytes 1,
@@ -48,6 +49,8 @@ public final class DrainRunner {
         }
         switch (client) {
             case "kflux", "kflux-metrics" -> DrainHarness.run(args, DrainRunner::drainKflux, DrainRunner::followKflux);
+            case "kflux-batches" -> DrainHarness.run(args, DrainRunner::drainKfluxBatches,
+                    DrainRunner::followKfluxBatches);
             case "official" -> DrainHarness.run(args, DrainRunner::drainOfficial, DrainRunner::followOfficial);
             case "official-kip848" -> DrainHarness.run(args, DrainRunner::drainOfficial, DrainRunner::followOfficial);
             case "raw" -> DrainHarness.run(args, DrainRunner::drainRaw, (spec, latencies) -> {
@@ -153,6 +156,48 @@ public final class DrainRunner {
                         }
                     })
                     .takeUntil(r -> tally.complete())
+                    .blockLast(DRAIN_TIMEOUT);
+        } finally {
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+    }
+
+    /**
+     * {@code receiveBatches()}: one {@code onNext} per partition's fetched result (issue #28), each of its records
+     * handed to the tally in order, as the other contenders hand theirs; records after a seek are the tally's to
+     * discard, as with {@code receive()}.
+     */
+    private static void drainKfluxBatches(DrainHarness.Spec spec, Tally tally) {
+        KafkaFluxConsumer<byte[], byte[]> consumer = kflux(spec, "earliest");
+        long workNanos = workNanos(spec);
+        try {
+            consumer.receiveBatches()
+                    .doOnNext(batch -> {
+                        for (io.kflux.ConsumerRecord<byte[], byte[]> r : batch.records()) {
+                            work(workNanos);
+                            if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
+                                consumer.seek(batch.topicPartition(), 0).subscribe();
+                            }
+                        }
+                    })
+                    .takeUntil(batch -> tally.complete())
+                    .blockLast(DRAIN_TIMEOUT);
+        } finally {
+            consumer.close().block(Duration.ofSeconds(30));
+        }
+    }
+
+    private static void followKfluxBatches(DrainHarness.Spec spec, DrainHarness.Latencies latencies) {
+        KafkaFluxConsumer<byte[], byte[]> consumer = kflux(spec, "latest");
+        try {
+            consumer.receiveBatches()
+                    .doOnNext(batch -> {
+                        for (io.kflux.ConsumerRecord<byte[], byte[]> r : batch.records()) {
+                            latencies.add(r.value());
+                        }
+                    })
+                    .takeUntil(batch -> latencies.done())
+                    .take(Duration.ofMillis(latencies.remainingMillis()))
                     .blockLast(DRAIN_TIMEOUT);
         } finally {
             consumer.close().block(Duration.ofSeconds(30));
