@@ -54,6 +54,11 @@ public final class ConsumerRecord<K, V> {
             public Headers headers(Header[] owned) {
                 return Headers.owning(owned);
             }
+
+            @Override
+            public <K, V> RecordBatch<K, V> batch(TopicPartition tp, ConsumerRecord<K, V>[] owned, int size) {
+                return new RecordBatch<>(tp, new OwnedRecords<>(owned, size));
+            }
         });
     }
 

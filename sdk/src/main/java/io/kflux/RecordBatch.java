@@ -54,6 +54,16 @@ public final class RecordBatch<K, V> {
     }
 
     /**
+     * A consumer's batch ({@link io.kflux.internal.Records#batch}): the emitter built {@code records} from one fetched
+     * result of {@code topicPartition}, in offset order, so the public constructor's checks (one pass over every
+     * record) would only repeat what is true by construction.
+     */
+    RecordBatch(TopicPartition topicPartition, OwnedRecords<ConsumerRecord<K, V>> records) {
+        this.topicPartition = topicPartition;
+        this.records = records;
+    }
+
+    /**
      * The partition of every record.
      *
      * @return never {@code null}

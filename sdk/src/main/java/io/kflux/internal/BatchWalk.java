@@ -110,6 +110,16 @@ final class BatchWalk {
         return cursor;
     }
 
+    /**
+     * About how many records the result holds from the cursor's record on (at least 1), taking each one after the
+     * cursor's batch as {@code recordSize} bytes: what sizes a receiveBatches() batch up front. An estimate only:
+     * batch headers, records below the position and control batches count as records too.
+     */
+    int recordsLeft(int recordSize) {
+        long later = reader.remainingBytes() / Math.max(1, recordSize);
+        return (int) Math.min(Integer.MAX_VALUE, 1L + cursor.remaining() + later);
+    }
+
     /** The timestamp type of the batch of {@link #cursor()}. */
     TimestampType timestampType() {
         return timestampType;

@@ -473,10 +473,14 @@ final class RecordEmitter<K, V> implements Subscription {
                 return null;
             }
             CompletedFetch from = current; // the record's result: poll returns a record before finishing its result
-            List<ConsumerRecord<K, V>> records = new ArrayList<>(Math.min(maxBatch, 64));
-            records.add(first);
-            long bytes = walk.cursor().sizeInBytes(); // the cursor is at the record poll returned until the next step
-            while (records.size() < maxBatch) {
+            int firstSize = walk.cursor().sizeInBytes(); // the cursor is at the record poll returned until the next step
+            long bytes = firstSize;
+            // sized for what the result holds, so that a batch is one array and no growing list (issue #28)
+            @SuppressWarnings("unchecked")
+            ConsumerRecord<K, V>[] records = new ConsumerRecord[Math.min(maxBatch, walk.recordsLeft(firstSize))];
+            records[0] = first;
+            int size = 1;
+            while (size < maxBatch) {
                 ConsumerRecord<K, V> next;
                 try {
                     next = poll(true);
@@ -490,16 +494,20 @@ final class RecordEmitter<K, V> implements Subscription {
                 if (next == null) {
                     break;
                 }
-                records.add(next);
+                if (size == records.length) {
+                    records = java.util.Arrays.copyOf(records, (int) Math.min(maxBatch, 2L * size));
+                }
+                records[size++] = next;
                 bytes += walk.cursor().sizeInBytes();
             }
             if (from.partition().isRevoked()) {
                 // counted as they were taken, all of one topic since the last report: not consumed after all
-                countedRecords -= records.size();
+                countedRecords -= size;
                 countedBytes -= bytes;
                 continue;
             }
-            return new RecordBatch<>(first.topicPartition(), java.util.Collections.unmodifiableList(records));
+            // one partition's records in offset order by construction: RecordBatch's public checks would repeat that
+            return Records.batch(first.topicPartition(), records, size);
         }
     }
 

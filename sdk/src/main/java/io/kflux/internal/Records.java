@@ -3,6 +3,7 @@ package io.kflux.internal;
 import io.kflux.ConsumerRecord;
 import io.kflux.Header;
 import io.kflux.Headers;
+import io.kflux.RecordBatch;
 import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
 
@@ -41,6 +42,9 @@ public final class Records {
 
         /** Headers over {@code owned} itself (no copy); the caller never touches the array again. */
         Headers headers(Header[] owned);
+
+        /** A batch of the first {@code size} records of {@code owned}, unchecked and uncopied; see {@link #batch}. */
+        <K, V> RecordBatch<K, V> batch(TopicPartition tp, ConsumerRecord<K, V>[] owned, int size);
     }
 
     /**
@@ -65,6 +69,20 @@ public final class Records {
             f = initialized();
         }
         return f.headers(owned);
+    }
+
+    /**
+     * The batch {@code receiveBatches()} hands over: the first {@code size} records of {@code owned} as an unmodifiable
+     * list over the array itself, without {@link RecordBatch}'s public constructor's checks. The caller (the emitter)
+     * guarantees what those check: {@code size >= 1}, no null, every record of {@code tp}, offsets increasing; and it
+     * never touches the array again.
+     */
+    public static <K, V> RecordBatch<K, V> batch(TopicPartition tp, ConsumerRecord<K, V>[] owned, int size) {
+        Factory f = factory;
+        if (f == null) {
+            f = initialized();
+        }
+        return f.batch(tp, owned, size);
     }
 
     /** A record whose acknowledge()/commit() go to {@code ackHandle} (null: detached); arguments as the constructor's. */

@@ -2,6 +2,7 @@ package io.kflux.internal;
 
 import static io.kflux.internal.RecordEmitterOrderTest.fetch;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.ConsumerRecord;
 import io.kflux.DeserializationErrorHandler;
@@ -118,6 +119,66 @@ class RecordEmitterBatchTest {
         assertThat(returned).as("both results emitted and handed back").hasSize(2);
         assertThat(emitter.demand()).isEqualTo(10 - 3);
         assertThat(failure.get()).isNull();
+    }
+
+    /**
+     * A batch is sized up front from its result's bytes and its first record's size; a result whose later records are
+     * far smaller than the first (so the estimate falls short) still goes out whole and in order, up to
+     * max.poll.records. Its list is unmodifiable and behaves as a List.
+     */
+    @Test
+    void aBatchHoldsItsResultWhateverTheRecordSizes() {
+        RecordEmitter<String, String> emitter = emitter(250);
+        PartitionState ps = atZero(TP0);
+        emitter.offer(mixedSizes(ps, 300));
+        emitter.request(Long.MAX_VALUE);
+        runWorker();
+
+        assertThat(failure.get()).isNull();
+        assertThat(batches).hasSize(2);
+        List<Long> expected = java.util.stream.LongStream.range(0, 301).boxed().toList();
+        assertThat(offsets().get(0)).isEqualTo(expected.subList(0, 250));
+        assertThat(offsets().get(1)).isEqualTo(expected.subList(250, 301));
+        List<ConsumerRecord<String, String>> records = batches.get(0).records();
+        assertThat(records.get(0).value()).hasSize(1_000);
+        assertThat(records.get(249).value()).isEqualTo("v249");
+        assertThat(records).isInstanceOf(java.util.RandomAccess.class).hasSize(250)
+                .isEqualTo(new ArrayList<>(records));
+        assertThat(records.subList(1, 3)).extracting(ConsumerRecord::offset).containsExactly(1L, 2L);
+        assertThatThrownBy(() -> records.get(250)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> records.get(-1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> records.add(records.get(0))).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> records.set(0, records.get(1))).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> records.remove(0)).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(records::clear).isInstanceOf(UnsupportedOperationException.class);
+        java.util.Iterator<ConsumerRecord<String, String>> it = batches.get(1).records().iterator();
+        for (int i = 0; i < 51; i++) {
+            assertThat(it.next().offset()).isEqualTo(250L + i);
+        }
+        assertThat(it.hasNext()).isFalse();
+        assertThatThrownBy(it::next).isInstanceOf(java.util.NoSuchElementException.class);
+        List<Long> walked = new ArrayList<>();
+        batches.get(1).records().forEach(r -> walked.add(r.offset()));
+        assertThat(walked).isEqualTo(expected.subList(250, 301));
+        assertThat(ps.position()).isEqualTo(301L);
+    }
+
+    /** One record of a 1,000-byte value at offset 0, then a wire batch of {@code small} records of a few bytes. */
+    private static CompletedFetch mixedSizes(PartitionState ps, int small) {
+        org.apache.kafka.common.record.SimpleRecord[] rest = new org.apache.kafka.common.record.SimpleRecord[small];
+        for (int i = 0; i < small; i++) {
+            rest[i] = new org.apache.kafka.common.record.SimpleRecord(null,
+                    ("v" + (1 + i)).getBytes(StandardCharsets.UTF_8));
+        }
+        java.nio.ByteBuffer big = org.apache.kafka.common.record.MemoryRecords.withRecords(0L,
+                org.apache.kafka.common.compress.Compression.NONE,
+                new org.apache.kafka.common.record.SimpleRecord(null, "x".repeat(1_000).getBytes(StandardCharsets.UTF_8)))
+                .buffer();
+        java.nio.ByteBuffer tail = org.apache.kafka.common.record.MemoryRecords.withRecords(1L,
+                org.apache.kafka.common.compress.Compression.NONE, rest).buffer();
+        io.netty.buffer.ByteBuf buf = io.netty.buffer.Unpooled.buffer(big.remaining() + tail.remaining());
+        buf.writeBytes(big).writeBytes(tail);
+        return new CompletedFetch(ps, ps.seekEpoch(), 0L, 1L + small, buf, buf.readableBytes(), -1L, List.of());
     }
 
     @Test
