@@ -3,6 +3,7 @@ package io.kflux.internal;
 import io.kflux.ConsumerRecord;
 import io.kflux.DeserializationErrorHandler;
 import io.kflux.Deserializer;
+import io.kflux.Deserializers;
 import io.kflux.Header;
 import io.kflux.Headers;
 import io.kflux.RecordDeserializationException;
@@ -10,11 +11,13 @@ import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
 import io.kflux.protocol.record.RecordCursor;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
  * Builds the public {@link ConsumerRecord} of the record a {@link RecordCursor} is at: headers copied out of the
- * batch, key and value deserialized from views of the batch's bytes, and a deserializer's failure handed to the
+ * batch, key and value deserialized from views of the batch's bytes (the built-in byte[] and String deserializers' work
+ * read from the batch's array directly), and a deserializer's failure handed to the
  * {@link DeserializationErrorHandler}. Moves no position: the caller passes a record over or on as the answer says.
  * Runs on the emitter's worker only (its views are reused from record to record).
  */
@@ -23,6 +26,9 @@ final class RecordBuilder<K, V> {
     private final Deserializer<V> valueDeserializer;
     private final DeserializationErrorHandler deserializationErrorHandler;
     private final AckHandle ackHandle;
+    /** The key deserializer's work read straight from the batch's array, or null: {@link #direct}. */
+    private final Direct<K> directKey;
+    private final Direct<V> directValue;
     private ByteBuffer keyView = ByteBuffer.allocate(0);
     private ByteBuffer valueView = ByteBuffer.allocate(0);
 
@@ -32,6 +38,30 @@ final class RecordBuilder<K, V> {
         this.valueDeserializer = valueDeserializer;
         this.deserializationErrorHandler = deserializationErrorHandler;
         this.ackHandle = ackHandle;
+        this.directKey = direct(keyDeserializer);
+        this.directValue = direct(valueDeserializer);
+    }
+
+    /** A built-in deserializer's result computed from {@code [offset, offset+length)} of the batch's array. */
+    @FunctionalInterface
+    interface Direct<T> {
+        T read(byte[] array, int offset, int length);
+    }
+
+    /**
+     * For {@link Deserializers#byteArray()} and {@link Deserializers#string()} (the deserializers most consumers run,
+     * the suite's among them), the same result read straight from the array: no view to re-point and no buffer bounds
+     * checks per record (issue #28). Any other deserializer, or a null key or value, gets the view as always.
+     */
+    @SuppressWarnings("unchecked")
+    static <T> Direct<T> direct(Deserializer<T> deserializer) {
+        if (deserializer == (Object) Deserializers.byteArray()) {
+            return (array, offset, length) -> (T) Arrays.copyOfRange(array, offset, offset + length);
+        }
+        if (deserializer == (Object) Deserializers.string()) {
+            return (array, offset, length) -> (T) new String(array, offset, length, StandardCharsets.UTF_8);
+        }
+        return null;
     }
 
     /**
@@ -51,14 +81,22 @@ final class RecordBuilder<K, V> {
         K key;
         V value;
         try {
-            key = keyDeserializer.deserialize(tp.topic(), headers,
-                    keyLength < 0 ? null : keyView(cursor.keyArray(), cursor.keyOffset(), keyLength));
+            if (keyLength >= 0 && directKey != null) {
+                key = directKey.read(cursor.keyArray(), cursor.keyOffset(), keyLength);
+            } else {
+                key = keyDeserializer.deserialize(tp.topic(), headers,
+                        keyLength < 0 ? null : keyView(cursor.keyArray(), cursor.keyOffset(), keyLength));
+            }
         } catch (Throwable t) {
             return poisoned(tp, cursor, timestampType, RecordDeserializationException.Origin.KEY, t, headers);
         }
         try {
-            value = valueDeserializer.deserialize(tp.topic(), headers,
-                    valueLength < 0 ? null : valueView(cursor.valueArray(), cursor.valueOffset(), valueLength));
+            if (valueLength >= 0 && directValue != null) {
+                value = directValue.read(cursor.valueArray(), cursor.valueOffset(), valueLength);
+            } else {
+                value = valueDeserializer.deserialize(tp.topic(), headers,
+                        valueLength < 0 ? null : valueView(cursor.valueArray(), cursor.valueOffset(), valueLength));
+            }
         } catch (Throwable t) {
             return poisoned(tp, cursor, timestampType, RecordDeserializationException.Origin.VALUE, t, headers);
         }

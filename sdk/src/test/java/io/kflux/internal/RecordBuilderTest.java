@@ -185,6 +185,112 @@ class RecordBuilderTest {
         return out;
     }
 
+    /**
+     * Records read in place from one array get their key and value through one view each, re-pointed from record to
+     * record: no ByteBuffer per record. Each view shows exactly the record's bytes; a new array (the next batch's
+     * decompression) is wrapped anew.
+     */
+    @Test
+    void deserializersSeeOneReusedViewPerArray() {
+        for (Compression compression : List.of(Compression.NONE, Compression.lz4().build())) {
+            ByteBuf buf = Unpooled.wrappedBuffer(batches(compression));
+            List<ByteBuffer> keyViews = new ArrayList<>();
+            List<ByteBuffer> valueViews = new ArrayList<>();
+            List<String> seen = new ArrayList<>();
+            RecordBuilder<String, String> builder = new RecordBuilder<>(
+                    (topic, headers, data) -> {
+                        keyViews.add(data);
+                        return Deserializers.string().deserialize(topic, headers, data);
+                    },
+                    (topic, headers, data) -> {
+                        valueViews.add(data);
+                        return Deserializers.string().deserialize(topic, headers, data);
+                    },
+                    DeserializationErrorHandler.fail(), null);
+            RecordsReader reader = new RecordsReader(true).reset(buf);
+            List<byte[]> arrays = new ArrayList<>();
+            for (io.kflux.protocol.record.RecordBatch batch; (batch = reader.nextBatch()) != null; ) {
+                RecordCursor cursor = reader.records();
+                while (cursor.next()) {
+                    arrays.add(cursor.valueArray());
+                    ConsumerRecord<String, String> r = builder.build(TP, cursor, io.kflux.TimestampType.CREATE_TIME,
+                            batch.partitionLeaderEpoch());
+                    seen.add(r.key() + "=" + r.value());
+                }
+            }
+            buf.release();
+
+            assertThat(seen).as("%s", compression).containsExactly("k0=v0", "k1=v1", "k2=v2", "k3=v3");
+            for (int i = 1; i < arrays.size(); i++) {
+                boolean sameArray = arrays.get(i) == arrays.get(i - 1);
+                assertThat(keyViews.get(i) == keyViews.get(i - 1)).as("%s key view %d", compression, i)
+                        .isEqualTo(sameArray);
+                assertThat(valueViews.get(i) == valueViews.get(i - 1)).as("%s value view %d", compression, i)
+                        .isEqualTo(sameArray);
+            }
+            assertThat(keyViews.get(1)).as("%s: key and value have views of their own", compression)
+                    .isNotSameAs(valueViews.get(1));
+        }
+    }
+
+    /**
+     * The built-in byte[] and String deserializers run straight from the batch's array: each key and value equals
+     * what the deserializer itself returns for a view of the same bytes (empty, null, binary, multi-byte and malformed
+     * UTF-8, which is replaced as the deserializer replaces it), byte[] results are copies that outlive the batch's
+     * memory, and every other deserializer still gets a view.
+     */
+    @Test
+    void builtInDeserializersReadTheArrayDirectlyWithTheirOwnResults() {
+        byte[][] values = {
+            new byte[0], null, utf8("plain"), utf8("gr\u00fc\u00df \u263A \uD83D\uDE00"),
+            {(byte) 0xC3, (byte) 0x28, (byte) 0xFF, 0x41}, {0, 1, 2, (byte) 0x80, (byte) 0xFE},
+        };
+        MemoryRecordsBuilder wire = builder(Compression.NONE, 0L);
+        for (int i = 0; i < values.length; i++) {
+            wire.append(1_000L + i, values[values.length - 1 - i], values[i]);
+        }
+        byte[] bytes = bytes(wire.build());
+        ByteBuf buf = Unpooled.wrappedBuffer(bytes);
+        RecordBuilder<byte[], String> direct = new RecordBuilder<>(Deserializers.byteArray(), Deserializers.string(),
+                DeserializationErrorHandler.fail(), null);
+        List<byte[]> keys = new ArrayList<>();
+        List<String> strings = new ArrayList<>();
+        RecordsReader reader = new RecordsReader(true).reset(buf);
+        for (io.kflux.protocol.record.RecordBatch batch; (batch = reader.nextBatch()) != null; ) {
+            RecordCursor cursor = reader.records();
+            while (cursor.next()) {
+                ConsumerRecord<byte[], String> r = direct.build(TP, cursor, io.kflux.TimestampType.CREATE_TIME, 0);
+                keys.add(r.key());
+                strings.add(r.value());
+            }
+        }
+        Arrays.fill(bytes, (byte) 0x5A);
+        buf.release();
+
+        assertThat(keys).hasSize(values.length);
+        for (int i = 0; i < values.length; i++) {
+            byte[] key = values[values.length - 1 - i];
+            assertThat(keys.get(i)).as("key %d", i)
+                    .isEqualTo(Deserializers.byteArray().deserialize("t", io.kflux.Headers.empty(), view(key)));
+            assertThat(strings.get(i)).as("value %d", i)
+                    .isEqualTo(Deserializers.string().deserialize("t", io.kflux.Headers.empty(), view(values[i])));
+        }
+        assertThat(strings.get(4)).as("malformed UTF-8 replaced").contains("\uFFFD");
+        assertThat(RecordBuilder.direct(Deserializers.byteBuffer())).isNull();
+        assertThat(RecordBuilder.direct(Deserializers.string(StandardCharsets.UTF_16))).isNull();
+        assertThat(RecordBuilder.direct((topic, headers, data) -> "user's own")).isNull();
+    }
+
+    /** {@code bytes} in the middle of a larger array, as a batch's record is: a view as the emitter hands one. */
+    private static ByteBuffer view(byte[] bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        byte[] around = new byte[bytes.length + 6];
+        System.arraycopy(bytes, 0, around, 3, bytes.length);
+        return ByteBuffer.wrap(around, 3, bytes.length);
+    }
+
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
