@@ -1,6 +1,5 @@
 package io.kflux.protocol.record;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -54,6 +53,8 @@ public final class RecordCursor {
     private int valueLength;
     private int headerCount;
     private int headersOffset;
+    /** The keys of headers decoded lately: repeated keys are one String, not one per record. */
+    private final HeaderKeys headerKeys = new HeaderKeys();
 
     RecordCursor() {
     }
@@ -275,7 +276,7 @@ public final class RecordCursor {
     public interface HeaderVisitor {
         /**
          * @param index position of the header in the record, from 0
-         * @param key   the header key, decoded as UTF-8
+         * @param key   the header key, decoded as UTF-8 (a key met before may be the same String instance)
          * @param value a copy of the value bytes (the caller may keep it), or null
          */
         void header(int index, String key, byte[] value);
@@ -307,7 +308,7 @@ public final class RecordCursor {
             for (int i = 0; i < headerCount; i++) {
                 // bounds were checked by next(); these reads cannot fail
                 int kLen = readVarint(end);
-                String key = new String(data, pos, kLen, StandardCharsets.UTF_8);
+                String key = headerKeys.key(data, pos, kLen);
                 pos += kLen;
                 int vLen = readVarint(end);
                 byte[] value = null;
