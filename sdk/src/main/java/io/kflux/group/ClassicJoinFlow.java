@@ -11,6 +11,7 @@ import io.kflux.group.assignor.Subscription;
 import io.kflux.metadata.Cluster;
 import io.kflux.network.NetworkException;
 import io.kflux.network.UnsupportedVersionException;
+import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.JoinGroupRequest;
 import io.kflux.protocol.message.JoinGroupRequest.JoinGroupRequestProtocol;
@@ -23,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -106,7 +108,6 @@ final class ClassicJoinFlow {
         subscription.rematch();
         core.joinSent(System.nanoTime());
         heartbeat.stop(); // the broker holds the JoinGroup; heartbeats resume with the new generation
-        long epoch = core.flowEpoch();
         CoordinatorChannel ch = member.coordinatorChannel();
         Generation current = core.generation();
         JoinGroupRequest request = new JoinGroupRequest(config.groupId(), config.sessionTimeoutMs(),
@@ -116,15 +117,22 @@ final class ClassicJoinFlow {
                 config.maxPollIntervalMs() + JOIN_GROUP_TIMEOUT_LAPSE_MS);
         log.debug("{}sending JoinGroup (member id '{}', generation {}, topics {}, owned {})", logPrefix,
                 current.memberId(), current.generationId(), core.joinedTopics(), core.owned());
+        sendStep(ch, request, timeoutMs, "JoinGroup", r -> onJoinResponse(ch, r));
+    }
+
+    /** Sends the request of the step under way; its answer or failure counts only while that step is current. */
+    private <R> void sendStep(CoordinatorChannel ch, ApiRequest<R> request, long timeoutMs, String what,
+                              Consumer<R> onAnswer) {
+        long epoch = core.flowEpoch();
         step = ch.send(request, timeoutMs).subscribe(
                 r -> member.onLoop(() -> {
                     if (epoch == core.flowEpoch()) {
-                        onJoinResponse(ch, r);
+                        onAnswer.accept(r);
                     }
                 }),
                 e -> member.onLoop(() -> {
                     if (epoch == core.flowEpoch()) {
-                        onFailure(ch, "JoinGroup", e);
+                        onFailure(ch, what, e);
                     }
                 }));
     }
@@ -273,23 +281,12 @@ final class ClassicJoinFlow {
     }
 
     private void sendSync(List<SyncGroupRequestAssignment> assignments) {
-        long epoch = core.flowEpoch();
         CoordinatorChannel ch = member.coordinatorChannel();
         Generation sent = core.generation();
         SyncGroupRequest request = new SyncGroupRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId(), config.protocolType(), sent.protocolName(), assignments);
         core.syncSent(System.nanoTime());
-        step = ch.send(request, config.requestTimeoutMs()).subscribe(
-                r -> member.onLoop(() -> {
-                    if (epoch == core.flowEpoch()) {
-                        onSyncResponse(ch, sent, r);
-                    }
-                }),
-                e -> member.onLoop(() -> {
-                    if (epoch == core.flowEpoch()) {
-                        onFailure(ch, "SyncGroup", e);
-                    }
-                }));
+        sendStep(ch, request, config.requestTimeoutMs(), "SyncGroup", r -> onSyncResponse(ch, sent, r));
     }
 
     private void onSyncResponse(CoordinatorChannel ch, Generation sent, SyncGroupResponse response) {
