@@ -401,7 +401,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     }
 
     private void retryHeartbeat(String why) {
-        long delay = backoff.delayMs(core.heartbeatFailed());
+        core.heartbeatFailed();
+        long delay = core.heartbeatRetryDelayMs();
         log.info("{}ConsumerGroupHeartbeat failed ({}); retrying in {} ms", logPrefix, why, delay);
         endHeartbeat();
         if (core.heartbeatAllowed() && link.current() != null) {
