@@ -7,6 +7,7 @@ import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.HeartbeatRequest;
 import io.kflux.protocol.message.HeartbeatResponse;
+import io.kflux.util.StateTransitions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -29,8 +30,11 @@ final class ClassicHeartbeat {
     private final String logPrefix;
     private Disposable timer;
     private Disposable call;
+    /** Whether the loop has a Heartbeat out (IN_FLIGHT_THEN_AGAIN is the KIP-848 member's; not used here). */
+    private HeartbeatPhase phase = HeartbeatPhase.IDLE;
+    /** Numbers each Heartbeat sent; the one out is {@link #outId}, so a late answer of an earlier one ends nothing. */
     private long seq;
-    private long inFlight = -1;
+    private long outId;
     private final SessionTimer session;
 
     ClassicHeartbeat(ClassicGroupMember member, GroupConfig config, ClassicMembership core,
@@ -87,7 +91,7 @@ final class ClassicHeartbeat {
     void stop() {
         dispose(timer);
         timer = null;
-        inFlight = -1;
+        ended();
     }
 
     /**
@@ -115,7 +119,7 @@ final class ClassicHeartbeat {
         if (!member.heartbeatAllowed()) {
             return;
         }
-        if (inFlight < 0) {
+        if (phase == HeartbeatPhase.IDLE) {
             send();
         }
         timer = member.schedule(config.heartbeatIntervalMs(), this::tick);
@@ -125,7 +129,8 @@ final class ClassicHeartbeat {
         Generation sent = member.generation();
         CoordinatorChannel ch = member.coordinatorChannel();
         long id = ++seq;
-        inFlight = id;
+        outId = id;
+        phase = StateTransitions.check(phase, HeartbeatPhase.IN_FLIGHT);
         HeartbeatRequest request = new HeartbeatRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId());
         long sentAt = System.nanoTime();
@@ -140,8 +145,8 @@ final class ClassicHeartbeat {
 
     private void onResponse(CoordinatorChannel ch, Generation sent, long id, HeartbeatResponse response,
                             long sentAtMs) {
-        if (inFlight == id) {
-            inFlight = -1;
+        if (outId == id) {
+            ended();
         }
         if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
             return;
@@ -180,8 +185,8 @@ final class ClassicHeartbeat {
     }
 
     private void onFailure(CoordinatorChannel ch, long id, Throwable e) {
-        if (inFlight == id) {
-            inFlight = -1;
+        if (outId == id) {
+            ended();
         }
         if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
             return;
@@ -191,6 +196,13 @@ final class ClassicHeartbeat {
         } else {
             log.warn("{}Heartbeat failed ({}); retrying", logPrefix, e.toString());
             retrySoon();
+        }
+    }
+
+    /** The Heartbeat out was answered, failed, or is no longer waited for ({@link #stop()}). */
+    private void ended() {
+        if (phase != HeartbeatPhase.IDLE) {
+            phase = StateTransitions.check(phase, HeartbeatPhase.IDLE);
         }
     }
 
