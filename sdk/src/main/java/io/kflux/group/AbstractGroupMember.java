@@ -1,5 +1,6 @@
 package io.kflux.group;
 
+import io.kflux.FencedInstanceIdException;
 import io.kflux.KafkaFluxException;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.SubscriptionWatch;
@@ -8,6 +9,7 @@ import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
 import io.kflux.util.StateTransitions;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -62,6 +64,8 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
     final Scheduler scheduler;
     final Backoff backoff;
     final String logPrefix;
+    private final String groupId;
+    private final String groupInstanceId;
     private final States<S> states;
 
     // Published for other threads; written only on the loop.
@@ -86,6 +90,8 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.backoff = backoff;
         this.logPrefix = "[group " + groupId + (groupInstanceId == null ? "" : ", instance " + groupInstanceId) + "] ";
+        this.groupId = groupId;
+        this.groupInstanceId = groupInstanceId;
         this.states = states;
         this.state = states.initial();
     }
@@ -218,6 +224,29 @@ abstract class AbstractGroupMember<S extends Enum<S> & StateTransitions<S>> impl
                                         Consumer<Throwable> onFailure) {
         return new SubscriptionWatch(this::onLoop, scheduler, io::refreshMetadata, backoff::delayMs, active, onSnapshot,
                 onFailure);
+    }
+
+    /**
+     * Ends the member through {@link #fail} when metadata answers a subscribed topic with an error no wait mends
+     * ({@link SubscribedTopicErrors}), under either protocol.
+     *
+     * @param byName the topics subscribed to by name (a pattern only matches topics without errors)
+     * @return true when none has such an error (the member goes on)
+     */
+    boolean topicErrorsPass(Collection<String> byName, Cluster cluster) {
+        return SubscribedTopicErrors.pass(byName, cluster, groupId, this::fail);
+    }
+
+    /**
+     * FENCED_INSTANCE_ID (KIP-345): another consumer joined with this member's {@code group.instance.id}; the member
+     * ends with this error under either protocol.
+     *
+     * @param request the request that was answered so ("JoinGroup", "ConsumerGroupHeartbeat", ...)
+     */
+    FencedInstanceIdException fencedInstance(String request) {
+        return new FencedInstanceIdException(groupInstanceId, request + " for group " + groupId
+                + " answered FENCED_INSTANCE_ID: another consumer joined with group.instance.id '" + groupInstanceId
+                + "'");
     }
 
     /** Moves to {@code next}; staying where the member is is no move. */

@@ -3,39 +3,15 @@ package io.kflux.group;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.util.Backoff;
 
-import io.kflux.FencedInstanceIdException;
-import io.kflux.KafkaFluxException;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
 import io.kflux.group.CoordinatorIo.CoordinatorChannel;
-import io.kflux.group.assignor.Assignment;
-import io.kflux.group.assignor.PartitionAssignor;
 import io.kflux.group.assignor.Assignors;
-import io.kflux.group.assignor.ConsumerProtocolCodec;
-import io.kflux.group.assignor.Subscription;
-import io.kflux.metadata.Cluster;
 import io.kflux.metadata.MetadataManager;
-import io.kflux.metadata.SubscriptionWatch;
-import io.kflux.metadata.TopicInfo;
-import io.kflux.network.NetworkException;
 import io.kflux.network.NodeConnections;
-import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.Errors;
-import io.kflux.protocol.message.JoinGroupRequest;
-import io.kflux.protocol.message.JoinGroupRequest.JoinGroupRequestProtocol;
-import io.kflux.protocol.message.JoinGroupResponse;
-import io.kflux.protocol.message.LeaveGroupRequest;
-import io.kflux.protocol.message.LeaveGroupResponse;
-import io.kflux.protocol.message.SyncGroupRequest;
-import io.kflux.protocol.message.SyncGroupRequest.SyncGroupRequestAssignment;
-import io.kflux.protocol.message.SyncGroupResponse;
 import io.kflux.util.MonotonicScheduler;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -45,9 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -78,30 +52,21 @@ import reactor.core.scheduler.Scheduler;
  * that fails or times out is logged at WARN and the rebalance goes on (as with the official client, a listener
  * cannot veto a rebalance; the consumer may end itself from inside its listener if it wants).
  *
- * <p><b>Core and driver.</b> Where the member is and what each event means for it live in the pure core,
+ * <p><b>Core and drivers.</b> Where the member is and what each event means for it live in the pure core,
  * {@link ClassicMembership} (phases in {@link ClassicPhase}, one checked enum, shown as {@link MemberState}; answers
- * judged by {@link ClassicAnswers}); this class is its driver: it sends the requests, runs listener calls and timers
- * and tells the core what happened.
- *
- * <p><b>Why one class past 500 lines.</b> What is left here is the I/O of the JoinGroup/SyncGroup flow (each request's
- * send, its answer handed to the core on the loop under the flow epoch, and the leader's assignment step between
- * them), leaving, and the subscription's metadata watch, which feeds the same flow (a pattern's matches are taken
- * at the JoinGroup). Splitting the flow's sends from its answers would pass the request, its epoch and its
- * channel between files for each step. The separable concerns live beside it: {@link CoordinatorManager} (the
- * coordinator, shared with commits), {@link CoordinatorLink} (this member's hold on it), {@link ClassicHeartbeat}
- * (heartbeat loop), {@link LeaderAssignment} (the leader's assignment), {@link ListenerCalls} (listener calls).
+ * judged by {@link ClassicAnswers}). Each protocol flow has its driver, which sends the requests, runs listener calls
+ * and timers and tells the core what happened: {@link ClassicJoinFlow} (JoinGroup, the leader's assignment through
+ * {@link LeaderAssignment}, SyncGroup, taking the assignment), {@link ClassicLeave} (LeaveGroup, the poll timeout's
+ * leave), {@link ClassicSubscriptionCheck} (the subscription against each metadata snapshot), {@link ClassicHeartbeat}
+ * (heartbeats and the session). {@link CoordinatorManager} owns the coordinator (shared with commits),
+ * {@link CoordinatorLink} this member's hold on it, {@link ListenerCalls} the listener calls. This class joins them:
+ * the public API, the step after each one ({@link #proceed()}), and coordinator and session events.
  */
 public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     private static final Logger log = LoggerFactory.getLogger(ClassicGroupMember.class);
 
-    /** The broker holds a JoinGroup for up to the rebalance timeout: allow this much more for the answer. */
-    static final long JOIN_GROUP_TIMEOUT_LAPSE_MS = 5_000;
-    /** Reasons sent in JoinGroup/LeaveGroup are cut to this length, as the official client does. */
-    static final int MAX_REASON_LENGTH = 255;
     /** The reason sent in LeaveGroup when {@code max.poll.interval.ms} expired (the official client's words). */
     public static final String POLL_TIMEOUT_REASON = "consumer poll timeout has expired.";
-    private static final Comparator<TopicPartition> PARTITION_ORDER = ListenerCalls.PARTITION_ORDER;
-
 
     /** Generation, member id and protocol as the last JoinGroup gave them; replaced as a whole. */
     record Generation(int generationId, String memberId, String protocolName) {
@@ -116,22 +81,16 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     /** Phase, generation, owned partitions, subscription, flow epoch and what each answer means; no I/O. */
     private final ClassicMembership core;
 
-    // Loop-only state.
-    private Pattern pattern;
     private final LeaderAssignment leaderAssignment;
-    private Cluster lastCheckedCluster;
-
     private final CoordinatorLink link;
-
     private final ClassicHeartbeat heartbeat;
-
-    /** The JoinGroup, SyncGroup, leader metadata refresh or retry timer of the current rebalance step. */
-    private Disposable joinCall;
-
     private final ListenerCalls listenerCalls;
-    private Disposable metadataLoop;
-    /** The early refreshes while a subscribed topic is missing from metadata. */
-    private final SubscriptionWatch missingTopics;
+    /** The subscription (names or a pattern) and each metadata snapshot's check of it. */
+    private final ClassicSubscriptionCheck subscription;
+    /** JoinGroup, the leader's assignment, SyncGroup, taking the assignment. */
+    private final ClassicJoinFlow flow;
+    /** {@code leave()} and the poll timeout's leave. */
+    private final ClassicLeave leaving;
 
     /**
      * A member that uses the consumer's connections and metadata.
@@ -167,13 +126,13 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         this.leaderAssignment = new LeaderAssignment(logPrefix);
         this.link = new CoordinatorLink(coordinators, this::onLoop, logPrefix, this::onCoordinatorFound, this::fail,
                 this::onCoordinatorLost);
-        this.heartbeat = new ClassicHeartbeat(this, config, logPrefix);
+        this.subscription = new ClassicSubscriptionCheck(this, config, core, leaderAssignment, io, logPrefix);
+        this.heartbeat = new ClassicHeartbeat(this, config, core, subscription, logPrefix);
         this.listenerCalls = new ListenerCalls(listener, scheduler, config.maxPollIntervalMs(), logPrefix, this::onLoop,
                 this::proceed);
-        this.missingTopics = subscriptionWatch(() -> !inactive(), this::checkMetadata, e -> {
-            log.debug("{}metadata refresh failed: {}", logPrefix, e.toString());
-            watchMissingTopics(io.cluster());
-        });
+        this.flow = new ClassicJoinFlow(this, config, core, heartbeat, listenerCalls, leaderAssignment, subscription, io,
+                logPrefix);
+        this.leaving = new ClassicLeave(this, config, core, heartbeat, listenerCalls, flow, logPrefix);
     }
 
     // ------------------------------------------------------------------------------------------------ public API
@@ -185,12 +144,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     @Override
     public void subscribe(Collection<String> topics) {
         Set<String> copy = new TreeSet<>(topics);
-        onLoop(() -> {
-            pattern = null;
-            core.subscribe(copy);
-            updateInterest();
-            subscriptionMaybeChanged();
-        });
+        onLoop(() -> subscription.subscribe(copy));
     }
 
     /**
@@ -201,15 +155,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
     @Override
     public void subscribe(Pattern pattern) {
         Objects.requireNonNull(pattern, "pattern");
-        onLoop(() -> {
-            this.pattern = pattern;
-            core.subscribe(match(io.cluster()));
-            updateInterest();
-            subscriptionMaybeChanged();
-            if (started()) {
-                refreshAndCheckMetadata();
-            }
-        });
+        onLoop(() -> subscription.subscribe(pattern));
     }
 
     /**
@@ -223,12 +169,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
                 return;
             }
             link.start();
-            updateInterest();
-            // The consumer refreshes metadata (metadata.max.age.ms, fetch errors); the member looks at every snapshot.
-            metadataLoop = io.metadataUpdates().subscribe(c -> onLoop(() -> checkMetadata(c)));
-            if (pattern != null) {
-                refreshAndCheckMetadata();
-            }
+            subscription.start();
             activate();
         });
     }
@@ -245,7 +186,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      */
     @Override
     public Mono<Void> leave(String reason) {
-        return Mono.create(sink -> onLoop(() -> doLeave(reason, sink)));
+        return Mono.create(sink -> onLoop(() -> leaving.leave(reason, sink)));
     }
 
     /**
@@ -256,15 +197,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      */
     @Override
     void leaveOnPollTimeout() {
-        CoordinatorChannel ch = coordinatorChannel();
-        Generation g = core.pollExpired();
-        if (config.groupInstanceId() == null && ch != null && !g.memberId().isEmpty()) {
-            sendLeaveGroup(ch, g, POLL_TIMEOUT_REASON).subscribe();
-        }
-        abandonStep();
-        heartbeat.stop();
-        resetLeader();
-        listenerCalls.drop(ListenerCalls.Drop.LOST, core::owned, core::dropped);
+        leaving.onPollTimeout();
     }
 
     @Override
@@ -333,26 +266,17 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         }
     }
 
-    private boolean started() {
-        return core.started();
-    }
-
-    /** Not taking part in the group: not started, left, out after a poll timeout, leaving, or terminal. */
-    private boolean inactive() {
-        return core.inactive();
-    }
-
     /** From UNJOINED (start) or STALE (poll resumed) into the group: look for the coordinator, or join at once. */
     private void activate() {
         if (coordinatorChannel() == null) {
             awaitCoordinator();
         } else {
-            prepareJoin();
+            flow.prepareJoin();
         }
     }
 
     /** The coordinator is unknown: DISCOVERING without anything to keep, else REDISCOVERING (keeps its assignment). */
-    private void awaitCoordinator() {
+    void awaitCoordinator() {
         core.awaitCoordinator();
         discover();
     }
@@ -361,67 +285,47 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      * Decides the next step when no request of a rebalance step is under way: find the coordinator, (re)join, or be
      * STABLE and heartbeat. Called after every step that ends.
      */
-    private void proceed() {
+    void proceed() {
         switch (core.proceed(coordinatorChannel() != null, listenerCalls.busy())) {
             case NOTHING -> { }
             case FIND_COORDINATOR -> discover();
             // A listener call of the step under way still runs; a coordinator found meanwhile resumes that step.
             case HEARTBEAT -> heartbeat.ensure();
-            case PREPARE_JOIN -> prepareJoin();
+            case PREPARE_JOIN -> flow.prepareJoin();
             case SETTLED -> {
                 heartbeat.ensure();
-                checkMetadataIfChanged();
+                subscription.checkIfChanged();
             }
         }
     }
 
-    private void requestRejoin(String reason) {
+    void requestRejoin(String reason) {
         if (core.requestRejoin(reason)) {
             log.info("{}rejoining the group: {}", logPrefix, reason);
         }
         proceed();
     }
 
-    /** Abandons the JoinGroup/SyncGroup step under way (its answer will be ignored). */
-    private void abortFlow() {
-        core.abortFlow();
-        abandonStep();
-    }
-
-    /** Cancels the request or timer of the step under way; the core's flow epoch retires its answers. */
-    private void abandonStep() {
-        dispose(joinCall);
-        joinCall = null;
-    }
-
-    private void resetGeneration(boolean resetMemberId, String reason) {
+    void resetGeneration(boolean resetMemberId, String reason) {
         log.info("{}resetting generation{} ({}): {}", logPrefix, resetMemberId ? " and member id" : "",
                 core.generation(), reason);
         core.resetGeneration(resetMemberId);
         resetLeader();
     }
 
-    private void resetLeader() {
+    void resetLeader() {
         if (leaderAssignment.reset()) {
-            updateInterest();
+            subscription.updateInterest();
         }
     }
 
     @Override
     void cleanup() {
-        dispose(joinCall);
+        flow.abandonStep();
         heartbeat.cancel(state() == MemberState.FATAL);
         link.cancel();
-        dispose(metadataLoop);
-        missingTopics.cancel();
-        joinCall = metadataLoop = null;
+        subscription.cancel();
         listenerCalls.cancel();
-    }
-
-    private static void dispose(Disposable d) {
-        if (d != null) {
-            d.dispose();
-        }
     }
 
     long now() {
@@ -468,7 +372,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
             heartbeat.joinUnanswered();
         }
         if (core.phase().isJoining() || core.phase().isSyncing()) {
-            abandonStep();
+            flow.abandonStep();
         }
         core.coordinatorLost();
         if (core.phase().isActive()) {
@@ -520,10 +424,11 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         log.warn("{}session expired: {}; partitions {} are lost, joining again once the coordinator answers",
                 logPrefix, reason, core.owned());
         link.lose(null, "session expired: " + reason);
-        abortFlow();
+        core.abortFlow(); // the JoinGroup/SyncGroup step under way is abandoned (its answer will be ignored)
+        flow.abandonStep();
         resetGeneration(false, "session expired");
         core.rejoinReason("the session expired");
-        prepareJoin();
+        flow.prepareJoin();
     }
 
     // ------------------------------------------------------------------------------------------------ heartbeats
@@ -541,543 +446,8 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
         return link.current();
     }
 
-    /** What a Heartbeat answer (from the current coordinator, for {@code sent}) means for the member. */
-    void onHeartbeatAnswer(CoordinatorChannel ch, Generation sent, Errors error, long sentAtMs) {
-        switch (ClassicAnswers.heartbeat(error, sent, core.generation(), core.phase())) {
-            case CONFIRMED -> {
-                heartbeat.answered(sentAtMs);
-                checkMetadataIfChanged();
-            }
-            case CONFIRMED_IN_REBALANCE -> heartbeat.answered(sentAtMs);
-            case CONFIRMED_REBALANCING -> {
-                heartbeat.answered(sentAtMs);
-                requestRejoin("the group is rebalancing");
-            }
-            case RESET_AND_REJOIN -> {
-                resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
-                requestRejoin(error + " from Heartbeat");
-                // after the reset: it does not end holding back records of a session in doubt
-                heartbeat.answered(sentAtMs);
-            }
-            case STALE_ANSWER -> heartbeat.answered(sentAtMs);
-            case FENCED -> fail(fenced("Heartbeat"));
-            case IGNORED -> { }
-            case COORDINATOR_LOST -> coordinatorLost(ch, error + " from Heartbeat");
-            case FATAL -> fail(protocolError(error, "Heartbeat"));
-            case RETRY -> {
-                log.warn("{}Heartbeat failed with {}; retrying", logPrefix, error);
-                heartbeat.retrySoon();
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ join / sync
-
-    /**
-     * First step of a rebalance: tells the listener what this member gives up before it joins. Lost when the
-     * generation is gone (the group already gave the partitions to others); eager: everything is revoked;
-     * cooperative: only partitions of topics no longer subscribed (the rest is kept and reported as owned).
-     */
-    private void prepareJoin() {
-        long epoch = core.prepareJoin();
-        Generation atStart = core.generation();
-        boolean lost = !atStart.valid();
-        heartbeat.ensure();
-        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED,
-                () -> core.toDropBeforeJoin(lost), dropped -> {
-                    core.dropped(dropped);
-                    afterPrepare(epoch, atStart);
-                });
-    }
-
-    private void afterPrepare(long epoch, Generation atStart) {
-        switch (core.afterPrepare(epoch, atStart, coordinatorChannel() != null)) {
-            case NOTHING -> { }
-            case PREPARE_AGAIN -> prepareJoin(); // the generation was reset while the listener ran: the rest is lost
-            case PROCEED -> proceed(); // the coordinator moved while the listener ran: joins once it is found again
-            case SEND_JOIN -> sendJoin();
-        }
-    }
-
-    private void sendJoin() {
-        if (pattern != null) {
-            Set<String> matched = match(io.cluster());
-            if (!matched.equals(core.subscribed())) {
-                core.subscribe(matched);
-                updateInterest();
-            }
-        }
-        core.joinSent(System.nanoTime());
-        heartbeat.stop(); // the broker holds the JoinGroup; heartbeats resume with the new generation
-        long epoch = core.flowEpoch();
-        CoordinatorChannel ch = coordinatorChannel();
-        Generation current = core.generation();
-        JoinGroupRequest request = new JoinGroupRequest(config.groupId(), config.sessionTimeoutMs(),
-                config.maxPollIntervalMs(), current.memberId(), config.groupInstanceId(), config.protocolType(),
-                joinProtocols(current), truncate(core.rejoinReason()));
-        long timeoutMs = Math.max(config.requestTimeoutMs(), config.maxPollIntervalMs() + JOIN_GROUP_TIMEOUT_LAPSE_MS);
-        log.debug("{}sending JoinGroup (member id '{}', generation {}, topics {}, owned {})", logPrefix,
-                current.memberId(), current.generationId(), core.joinedTopics(), core.owned());
-        joinCall = ch.send(request, timeoutMs).subscribe(
-                r -> onLoop(() -> {
-                    if (epoch == core.flowEpoch()) {
-                        onJoinResponse(ch, r);
-                    }
-                }),
-                e -> onLoop(() -> {
-                    if (epoch == core.flowEpoch()) {
-                        onJoinOrSyncFailure(ch, "JoinGroup", e);
-                    }
-                }));
-    }
-
-    /** One JoinGroup protocol per assignor, in preference order, each with this member's subscription (v3). */
-    private List<JoinGroupRequestProtocol> joinProtocols(Generation current) {
-        List<TopicPartition> ownedSorted = new ArrayList<>(core.owned());
-        ownedSorted.sort(PARTITION_ORDER);
-        List<JoinGroupRequestProtocol> protocols = new ArrayList<>();
-        for (PartitionAssignor assignor : config.assignors()) {
-            protocols.add(new JoinGroupRequestProtocol(assignor.name(), ConsumerProtocolCodec.subscriptionMetadata(
-                    assignor, core.joinedTopics(), ownedSorted, current.generationId(), config.rackOrNull())));
-        }
-        return protocols;
-    }
-
-    private void onJoinResponse(CoordinatorChannel ch, JoinGroupResponse response) {
-        joinCall = null;
-        Errors error = Errors.forCode(response.errorCode());
-        switch (ClassicAnswers.join(error)) {
-            case JOINED -> {
-                metrics().joined(core.stepNanos(System.nanoTime()));
-                if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
-                    fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "JoinGroup answered protocol type "
-                            + response.protocolType() + ", expected " + config.protocolType()));
-                    return;
-                }
-                core.joined(new Generation(response.generationId(), response.memberId(), response.protocolName()));
-                log.info("{}joined generation {} as {} ({}, assignor {})", logPrefix, response.generationId(),
-                        response.memberId(), response.isLeader() ? "leader" : "follower", response.protocolName());
-                heartbeat.joined(); // the session of the new generation starts now (SYNCING holds it)
-                heartbeat.ensure();
-                if (response.isLeader()) {
-                    onLeaderElected(response);
-                } else {
-                    resetLeader();
-                    sendSync(List.of());
-                }
-            }
-            case JOIN_AGAIN -> {
-                if (error == Errors.MEMBER_ID_REQUIRED) {
-                    // KIP-394: the broker handed out a member id; join again with it right away.
-                    core.memberIdGiven(response.memberId());
-                }
-                sendJoin();
-            }
-            case RESET_AND_PREPARE -> {
-                resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from JoinGroup");
-                core.rejoinReason(error + " from JoinGroup");
-                prepareJoin();
-            }
-            case COORDINATOR_LOST -> coordinatorLost(ch, error + " from JoinGroup");
-            case FENCED -> fail(fenced("JoinGroup"));
-            case FATAL -> fail(protocolError(error, "JoinGroup"));
-            case RETRY_LATER -> retryJoinLater(error.toString()); // COORDINATOR_LOAD_IN_PROGRESS among others
-        }
-    }
-
-    private void retryJoinLater(String why) {
-        metrics().rebalanceFailed();
-        long delay = backoff.delayMs(core.joinRetryScheduled());
-        log.info("{}JoinGroup failed ({}); retrying in {} ms", logPrefix, why, delay);
-        long epoch = core.flowEpoch();
-        joinCall = schedule(delay, () -> {
-            if (epoch == core.flowEpoch() && !inactive()) {
-                if (coordinatorChannel() == null) {
-                    awaitCoordinator();
-                } else {
-                    sendJoin();
-                }
-            }
-        });
-    }
-
-    private void onJoinOrSyncFailure(CoordinatorChannel ch, String what, Throwable e) {
-        joinCall = null;
-        if (e instanceof UnsupportedVersionException) {
-            fail(unsupported(e));
-        } else if (e instanceof NetworkException) {
-            metrics().rebalanceFailed();
-            coordinatorLost(ch, what + " failed: " + e.getMessage());
-        } else {
-            retryJoinLater(e.toString());
-        }
-    }
-
-    private void onLeaderElected(JoinGroupResponse response) {
-        Map<String, Subscription> subscriptions;
-        try {
-            subscriptions = leaderAssignment.elect(response.members(), core.subscribed());
-        } catch (KafkaFluxException e) {
-            fail(e);
-            return;
-        }
-        updateInterest();
-        boolean skip = response.skipAssignment();
-        PartitionAssignor assignor = assignor(response.protocolName());
-        if (assignor == null && !skip) {
-            fail(new KafkaFluxException("the coordinator chose assignor '" + response.protocolName()
-                    + "', which this member does not have"));
-            return;
-        }
-        long epoch = core.flowEpoch();
-        joinCall = io.refreshMetadata()
-                .onErrorResume(e -> {
-                    log.warn("{}metadata refresh before assigning failed ({}); assigning with the last snapshot",
-                            logPrefix, e.toString());
-                    return Mono.fromSupplier(io::cluster);
-                })
-                .subscribe(cluster -> onLoop(() -> {
-                    if (epoch != core.flowEpoch()) {
-                        return;
-                    }
-                    if (skip) {
-                        // KIP-814: a static leader that rejoined must not reassign; it keeps watching the group's
-                        // topics, with counts from fresh metadata: a topic its snapshot did not know yet would
-                        // otherwise look new and make it rebalance the group for nothing.
-                        joinCall = null;
-                        log.info("{}leader of generation {} with skipAssignment: not reassigning", logPrefix,
-                                response.generationId());
-                        lastCheckedCluster = cluster;
-                        leaderAssignment.skipAssignment(cluster);
-                        sendSync(List.of());
-                    } else {
-                        assignAndSync(assignor, subscriptions, cluster);
-                    }
-                }));
-    }
-
-    private void assignAndSync(PartitionAssignor assignor, Map<String, Subscription> subscriptions, Cluster cluster) {
-        joinCall = null;
-        lastCheckedCluster = cluster;
-        if (!failOnTopicErrors(cluster)) {
-            return;
-        }
-        List<SyncGroupRequestAssignment> assignments;
-        try {
-            assignments = leaderAssignment.assign(assignor, subscriptions, cluster);
-        } catch (KafkaFluxException e) {
-            fail(e);
-            return;
-        }
-        sendSync(assignments);
-        watchMissingTopics(cluster);
-    }
-
-    private void sendSync(List<SyncGroupRequestAssignment> assignments) {
-        long epoch = core.flowEpoch();
-        CoordinatorChannel ch = coordinatorChannel();
-        Generation sent = core.generation();
-        SyncGroupRequest request = new SyncGroupRequest(config.groupId(), sent.generationId(), sent.memberId(),
-                config.groupInstanceId(), config.protocolType(), sent.protocolName(), assignments);
-        core.syncSent(System.nanoTime());
-        joinCall = ch.send(request, config.requestTimeoutMs()).subscribe(
-                r -> onLoop(() -> {
-                    if (epoch == core.flowEpoch()) {
-                        onSyncResponse(ch, sent, r);
-                    }
-                }),
-                e -> onLoop(() -> {
-                    if (epoch == core.flowEpoch()) {
-                        onJoinOrSyncFailure(ch, "SyncGroup", e);
-                    }
-                }));
-    }
-
-    private void onSyncResponse(CoordinatorChannel ch, Generation sent, SyncGroupResponse response) {
-        joinCall = null;
-        Errors error = Errors.forCode(response.errorCode());
-        if (error == Errors.NONE) {
-            metrics().synced(core.stepNanos(System.nanoTime()));
-            if (response.protocolType() != null && !response.protocolType().equals(config.protocolType())) {
-                fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "SyncGroup answered protocol type "
-                        + response.protocolType() + ", expected " + config.protocolType()));
-                return;
-            }
-        }
-        switch (ClassicAnswers.sync(error, sent, core.generation())) {
-            case ASSIGNED -> {
-                if (response.protocolName() != null && !response.protocolName().equals(sent.protocolName())) {
-                    fail(protocolError(Errors.INCONSISTENT_GROUP_PROTOCOL, "SyncGroup answered protocol "
-                            + response.protocolName() + ", expected " + sent.protocolName()));
-                    return;
-                }
-                Assignment assignment;
-                try {
-                    assignment = ConsumerProtocolCodec.assignment(response.assignment());
-                } catch (RuntimeException e) {
-                    fail(new KafkaFluxException("the assignment from SyncGroup cannot be read: " + e.getMessage(), e));
-                    return;
-                }
-                onAssignment(sent, assignment);
-            }
-            case GENERATION_CHANGED -> {
-                // A heartbeat reset the generation meanwhile: this assignment is stale, join again.
-                core.rejoinReason("the generation was reset during SyncGroup");
-                prepareJoin();
-            }
-            case PREPARE_JOIN -> {
-                core.rejoinReason("the group began another rebalance");
-                prepareJoin();
-            }
-            case RESET_AND_PREPARE -> {
-                if (core.generation() == sent) {
-                    // ILLEGAL_GENERATION keeps the member id: it may still be valid.
-                    resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from SyncGroup");
-                }
-                core.rejoinReason(error + " from SyncGroup");
-                prepareJoin();
-            }
-            case COORDINATOR_LOST -> coordinatorLost(ch, error + " from SyncGroup");
-            case FENCED -> fail(fenced("SyncGroup"));
-            case FATAL -> fail(protocolError(error, "SyncGroup"));
-            case RETRY_LATER -> retryJoinLater(error + " from SyncGroup");
-        }
-    }
-
-    /**
-     * Applies a SyncGroup assignment: revoke what was owned but is no longer assigned (cooperative: then rejoin, so
-     * those partitions can go to their new owner in a second round, KIP-429), take the new assignment, tell the
-     * listener what was added. STABLE from here on; heartbeats continue during the listener calls.
-     */
-    private void onAssignment(Generation sent, Assignment assignment) {
-        Set<TopicPartition> assigned = new HashSet<>(assignment.partitions());
-        List<TopicPartition> assignedList = new ArrayList<>(assigned);
-        assignedList.sort(PARTITION_ORDER);
-        long took = core.settled(System.nanoTime());
-        if (took >= 0) {
-            metrics().rebalanced(took);
-        }
-        log.info("{}generation {}: assigned {}", logPrefix, sent.generationId(), assignedList);
-        Set<String> unexpected = core.unexpectedTopics(assigned);
-        if (!unexpected.isEmpty()) {
-            // The subscription changed since the JoinGroup (or the leader is confused): do not take partitions of
-            // topics this member does not want; join again with the current subscription.
-            log.warn("{}assignment has topics {} outside the subscription {}; rejoining", logPrefix, unexpected,
-                    core.subscribed());
-            core.requestRejoin("the assignment does not match the subscription");
-            proceed();
-            return;
-        }
-        PartitionAssignor assignor = assignor(sent.protocolName());
-        if (assignor != null) {
-            try {
-                assignor.onAssignment(assignment, sent.generationId());
-            } catch (RuntimeException e) {
-                log.warn("{}assignor '{}' failed in onAssignment", logPrefix, assignor.name(), e);
-            }
-        }
-        long epoch = core.flowEpoch();
-        Set<TopicPartition> revoked = core.revokedBy(assigned);
-        heartbeat.ensure();
-        listenerCalls.drop(ListenerCalls.Drop.REVOKED, () -> revoked, dropped -> {
-            core.dropped(dropped);
-            if (epoch != core.flowEpoch()) {
-                return; // left, poll timeout or closed meanwhile: the new assignment is not taken
-            }
-            Set<TopicPartition> added = core.take(assigned);
-            Set<TopicPartition> whole = core.owned();
-            listenerCalls.assigned(added, whole, () -> {
-                if (epoch == core.flowEpoch()) {
-                    proceed();
-                }
-            });
-        });
-    }
-
-    // ------------------------------------------------------------------------------------------------ leave
-
-    private void doLeave(String reason, MonoSink<Void> sink) {
-        ClassicMembership.Leave how = core.leave();
-        if (how == ClassicMembership.Leave.DONE) {
-            sink.success();
-            return;
-        }
-        awaitLeave(sink);
-        if (how == ClassicMembership.Leave.JOIN_WAITERS) {
-            return;
-        }
-        abandonStep();
-        heartbeat.stop();
-        boolean lost = how == ClassicMembership.Leave.LOSE;
-        listenerCalls.drop(lost ? ListenerCalls.Drop.LOST : ListenerCalls.Drop.REVOKED, core::owned, dropped -> {
-            core.dropped(dropped);
-            Generation g = core.generation();
-            CoordinatorChannel ch = coordinatorChannel();
-            Runnable done = () -> {
-                core.left();
-                resetLeader();
-                leaveEnded();
-            };
-            if (config.groupInstanceId() != null || ch == null || g.memberId().isEmpty() || terminal()) {
-                log.info("{}leaving the group without LeaveGroup ({})", logPrefix, config.groupInstanceId() != null
-                        ? "static member: the coordinator keeps its partitions until session.timeout.ms"
-                        : "no coordinator or member id");
-                done.run();
-                return;
-            }
-            sendLeaveGroup(ch, g, reason).subscribe(null, null, () -> onLoop(done));
-        });
-    }
-
-    /** LeaveGroup for {@code g}; completes (never fails) when answered or failed. */
-    private Mono<Void> sendLeaveGroup(CoordinatorChannel ch, Generation g, String reason) {
-        log.info("{}member {} sends LeaveGroup: {}", logPrefix, g.memberId(), reason);
-        return bestEffortLeave(ch.send(LeaveGroupRequest.of(config.groupId(), g.memberId(), null, truncate(reason)),
-                config.requestTimeoutMs()), "LeaveGroup", LeaveGroupResponse::errorCode);
-    }
-
-    // ------------------------------------------------------------------------------------------------ metadata
-
-    private void subscriptionMaybeChanged() {
-        if (core.subscriptionChanged()) {
-            requestRejoin("the subscription changed");
-        }
-    }
-
-    private void updateInterest() {
-        Set<String> topics = new TreeSet<>(core.subscribed());
-        topics.addAll(leaderAssignment.groupSubscription());
-        io.interest(topics, pattern != null);
-    }
-
-    private void refreshAndCheckMetadata() {
-        io.refreshMetadata().subscribe(c -> onLoop(() -> checkMetadata(c)),
-                e -> log.debug("{}metadata refresh failed: {}", logPrefix, e.toString()));
-    }
-
-    private void checkMetadataIfChanged() {
-        Cluster c = io.cluster();
-        if (c != lastCheckedCluster) {
-            checkMetadata(c);
-        }
-    }
-
-    /**
-     * On each new metadata snapshot: a pattern subscription re-matches (a change makes this member rejoin), and the
-     * leader compares the partition counts of the group's topics with those it assigned (a change, e.g. added
-     * partitions or a topic created or deleted, makes it rejoin, which rebalances the group).
-     */
-    private void checkMetadata(Cluster cluster) {
-        if (terminal() || cluster == null) {
-            return;
-        }
-        lastCheckedCluster = cluster;
-        if (pattern != null) {
-            Set<String> matched = match(cluster);
-            if (!matched.equals(core.subscribed())) {
-                log.info("{}pattern {} now matches {}", logPrefix, pattern, matched);
-                core.subscribe(matched);
-                updateInterest();
-            }
-        }
-        subscriptionMaybeChanged();
-        // a member on its way out (leaving, poll expired) has nothing left to fail
-        if (!inactive() && !failOnTopicErrors(cluster)) {
-            return;
-        }
-        String change = inactive() ? null : leaderAssignment.changeSinceAssignment(cluster);
-        if (change != null) {
-            requestRejoin(change);
-        }
-        watchMissingTopics(cluster);
-    }
-
-    /** @return false when the member failed ({@link SubscribedTopicErrors}) */
-    private boolean failOnTopicErrors(Cluster cluster) {
-        return pattern != null || SubscribedTopicErrors.pass(core.subscribed(), cluster, config.groupId(), this::fail);
-    }
-
-    /**
-     * While a topic this member or (as leader) the group subscribed to by name is missing from metadata, refreshes
-     * again after {@code retry.backoff.ms}, growing to {@code retry.backoff.max.ms}, instead of waiting up to
-     * {@code metadata.max.age.ms}: the official consumer asks for metadata again whenever a topic it needs is
-     * unknown, so a topic created after subscribing is consumed within moments. The leader then sees the new
-     * partitions and rebalances ({@link #checkMetadata}).
-     */
-    private void watchMissingTopics(Cluster cluster) {
-        if (pattern != null || inactive() || missingTopics.pending()) {
-            return;
-        }
-        Set<String> wanted = new TreeSet<>(core.subscribed());
-        wanted.addAll(leaderAssignment.groupSubscription());
-        Set<String> missing = new TreeSet<>();
-        for (String topic : wanted) {
-            TopicInfo t = cluster.topic(topic);
-            if (t == null || t.partitions().isEmpty() || Errors.forCode(t.errorCode()).retriable()) {
-                missing.add(topic);
-            }
-        }
-        if (missing.isEmpty()) {
-            missingTopics.satisfied();
-            return;
-        }
-        long delay = missingTopics.request();
-        // WARN on the 2nd, 8th, 32nd, ... look: repeated with growing intervals while the topics stay missing. Not on
-        // the 1st: a member's first snapshot may predate its subscription (a follower that just joined saw "missing"
-        // topics that existed); the 2nd comes from the refresh asked for here, which names them.
-        int n = missingTopics.refreshes();
-        if (Integer.bitCount(n) == 1 && Integer.numberOfTrailingZeros(n) % 2 == 1) {
-            log.warn("{}subscribed topics {} do not exist (not in metadata): nothing is assigned from them until they"
-                    + " are created; is the name right? Asking again in {} ms", logPrefix, missing, delay);
-        } else {
-            log.debug("{}topics {} are not in metadata yet; refreshing in {} ms", logPrefix, missing, delay);
-        }
-    }
-
-    private Set<String> match(Cluster cluster) {
-        Set<String> matched = new TreeSet<>();
-        if (pattern == null) {
-            return matched;
-        }
-        for (TopicInfo t : cluster.topics().values()) {
-            if (t.errorCode() == 0 && !(config.excludeInternalTopics() && t.internal())
-                    && pattern.matcher(t.name()).matches()) {
-                matched.add(t.name());
-            }
-        }
-        return matched;
-    }
-
-    // ------------------------------------------------------------------------------------------------ helpers
-
-    private PartitionAssignor assignor(String name) {
-        for (PartitionAssignor a : config.assignors()) {
-            if (a.name().equals(name)) {
-                return a;
-            }
-        }
-        return null;
-    }
-
-    private static String truncate(String reason) {
-        if (reason == null) {
-            return null;
-        }
-        return reason.length() <= MAX_REASON_LENGTH ? reason : reason.substring(0, MAX_REASON_LENGTH);
-    }
-
-    private FencedInstanceIdException fenced(String request) {
-        return new FencedInstanceIdException(config.groupInstanceId(), request + " for group " + config.groupId()
-                + " answered FENCED_INSTANCE_ID: another consumer joined with group.instance.id '"
-                + config.groupInstanceId() + "'");
-    }
-
-    /** The network layer's error in the public type, which is what {@code receive()} promises to end with. */
-    private static io.kflux.UnsupportedVersionException unsupported(Throwable e) {
-        return new io.kflux.UnsupportedVersionException(e.getMessage(), e);
-    }
-
-    private KafkaProtocolException protocolError(Errors error, String what) {
+    /** What a refused request ends the member with: the broker's error in its public type, naming the group. */
+    KafkaProtocolException protocolError(Errors error, String what) {
         return BrokerErrors.of(error.code(), what + " (group " + config.groupId() + ")", null, config.groupId());
     }
 

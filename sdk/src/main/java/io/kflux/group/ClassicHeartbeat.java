@@ -7,6 +7,7 @@ import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.HeartbeatRequest;
 import io.kflux.protocol.message.HeartbeatResponse;
+import io.kflux.util.StateTransitions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -15,25 +16,33 @@ import reactor.core.Disposable;
  * The classic protocol's heartbeat loop of one {@link ClassicGroupMember}: a Heartbeat every
  * {@code heartbeat.interval.ms} while the member's state allows one (at most one in flight), and the session
  * ({@link SessionTimer}: no answer within {@code session.timeout.ms}, whether or not the coordinator is known, and the
- * member's session is over: {@link ClassicGroupMember#sessionExpired}). What an answer means for the member (rejoin,
- * reset, fail) the member decides ({@link ClassicGroupMember#onHeartbeatAnswer}). Loop-only state; timers and answers
- * hop onto the member's loop.
+ * member's session is over: {@link ClassicGroupMember#sessionExpired}), and what each answer means for the member
+ * (judged by {@link ClassicAnswers}: rejoin, reset, fail). Loop-only state; timers and answers hop onto the member's
+ * loop.
  */
 final class ClassicHeartbeat {
     private static final Logger log = LoggerFactory.getLogger(ClassicHeartbeat.class);
 
     private final ClassicGroupMember member;
     private final GroupConfig config;
+    private final ClassicMembership core;
+    private final ClassicSubscriptionCheck subscription;
     private final String logPrefix;
     private Disposable timer;
     private Disposable call;
+    /** Whether the loop has a Heartbeat out (IN_FLIGHT_THEN_AGAIN is the KIP-848 member's; not used here). */
+    private HeartbeatPhase phase = HeartbeatPhase.IDLE;
+    /** Numbers each Heartbeat sent; the one out is {@link #outId}, so a late answer of an earlier one ends nothing. */
     private long seq;
-    private long inFlight = -1;
+    private long outId;
     private final SessionTimer session;
 
-    ClassicHeartbeat(ClassicGroupMember member, GroupConfig config, String logPrefix) {
+    ClassicHeartbeat(ClassicGroupMember member, GroupConfig config, ClassicMembership core,
+                     ClassicSubscriptionCheck subscription, String logPrefix) {
         this.member = member;
         this.config = config;
+        this.core = core;
+        this.subscription = subscription;
         this.logPrefix = logPrefix;
         this.session = new SessionTimer(config.sessionTimeoutMs(), member::now, member::schedule,
                 member::sessionHeld, member::joinAwaited, member::onSessionInDoubt, member::sessionExpired);
@@ -82,7 +91,7 @@ final class ClassicHeartbeat {
     void stop() {
         dispose(timer);
         timer = null;
-        inFlight = -1;
+        ended();
     }
 
     /**
@@ -110,7 +119,7 @@ final class ClassicHeartbeat {
         if (!member.heartbeatAllowed()) {
             return;
         }
-        if (inFlight < 0) {
+        if (phase == HeartbeatPhase.IDLE) {
             send();
         }
         timer = member.schedule(config.heartbeatIntervalMs(), this::tick);
@@ -120,7 +129,8 @@ final class ClassicHeartbeat {
         Generation sent = member.generation();
         CoordinatorChannel ch = member.coordinatorChannel();
         long id = ++seq;
-        inFlight = id;
+        outId = id;
+        phase = StateTransitions.check(phase, HeartbeatPhase.IN_FLIGHT);
         HeartbeatRequest request = new HeartbeatRequest(config.groupId(), sent.generationId(), sent.memberId(),
                 config.groupInstanceId());
         long sentAt = System.nanoTime();
@@ -135,18 +145,48 @@ final class ClassicHeartbeat {
 
     private void onResponse(CoordinatorChannel ch, Generation sent, long id, HeartbeatResponse response,
                             long sentAtMs) {
-        if (inFlight == id) {
-            inFlight = -1;
+        if (outId == id) {
+            ended();
         }
         if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
             return;
         }
-        member.onHeartbeatAnswer(ch, sent, Errors.forCode(response.errorCode()), sentAtMs);
+        onAnswer(ch, sent, Errors.forCode(response.errorCode()), sentAtMs);
+    }
+
+    /** What a Heartbeat answer (from the current coordinator, for {@code sent}) means for the member. */
+    private void onAnswer(CoordinatorChannel ch, Generation sent, Errors error, long sentAtMs) {
+        switch (ClassicAnswers.heartbeat(error, sent, core.generation(), core.phase())) {
+            case CONFIRMED -> {
+                answered(sentAtMs);
+                subscription.checkIfChanged();
+            }
+            case CONFIRMED_IN_REBALANCE -> answered(sentAtMs);
+            case CONFIRMED_REBALANCING -> {
+                answered(sentAtMs);
+                member.requestRejoin("the group is rebalancing");
+            }
+            case RESET_AND_REJOIN -> {
+                member.resetGeneration(error == Errors.UNKNOWN_MEMBER_ID, error + " from Heartbeat");
+                member.requestRejoin(error + " from Heartbeat");
+                // after the reset: it does not end holding back records of a session in doubt
+                answered(sentAtMs);
+            }
+            case STALE_ANSWER -> answered(sentAtMs);
+            case FENCED -> member.fail(member.fencedInstance("Heartbeat"));
+            case IGNORED -> { }
+            case COORDINATOR_LOST -> member.coordinatorLost(ch, error + " from Heartbeat");
+            case FATAL -> member.fail(member.protocolError(error, "Heartbeat"));
+            case RETRY -> {
+                log.warn("{}Heartbeat failed with {}; retrying", logPrefix, error);
+                retrySoon();
+            }
+        }
     }
 
     private void onFailure(CoordinatorChannel ch, long id, Throwable e) {
-        if (inFlight == id) {
-            inFlight = -1;
+        if (outId == id) {
+            ended();
         }
         if (ch != member.coordinatorChannel() || member.state().isTerminal()) {
             return;
@@ -156,6 +196,13 @@ final class ClassicHeartbeat {
         } else {
             log.warn("{}Heartbeat failed ({}); retrying", logPrefix, e.toString());
             retrySoon();
+        }
+    }
+
+    /** The Heartbeat out was answered, failed, or is no longer waited for ({@link #stop()}). */
+    private void ended() {
+        if (phase != HeartbeatPhase.IDLE) {
+            phase = StateTransitions.check(phase, HeartbeatPhase.IDLE);
         }
     }
 

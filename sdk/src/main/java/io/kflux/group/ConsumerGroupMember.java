@@ -401,7 +401,8 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     }
 
     private void retryHeartbeat(String why) {
-        long delay = backoff.delayMs(core.heartbeatFailed());
+        core.heartbeatFailed();
+        long delay = core.heartbeatRetryDelayMs();
         log.info("{}ConsumerGroupHeartbeat failed ({}); retrying in {} ms", logPrefix, why, delay);
         endHeartbeat();
         if (core.heartbeatAllowed() && link.current() != null) {
@@ -435,9 +436,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
                 endHeartbeat();
                 coordinatorLost(ch, error + " from ConsumerGroupHeartbeat");
             }
-            case FENCED_INSTANCE -> fail(new FencedInstanceIdException(config.groupInstanceId(),
-                    "ConsumerGroupHeartbeat for group " + config.groupId() + " answered FENCED_INSTANCE_ID: another "
-                    + "consumer joined with group.instance.id '" + config.groupInstanceId() + "'"));
+            case FENCED_INSTANCE -> fail(fencedInstance("ConsumerGroupHeartbeat"));
             case INVALID_PATTERN -> fail(new ConfigException("subscription pattern",
                     core.pattern() == null ? null : core.pattern().pattern(), "a regular expression the broker can "
                     + "parse (RE2J syntax, KIP-848): " + response.errorMessage()));
@@ -472,7 +471,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
     /** @return false when the member failed ({@link SubscribedTopicErrors}; as under the classic protocol) */
     private boolean failOnTopicErrors(Cluster cluster) {
         return core.pattern() != null || state().isTerminal()
-                || SubscribedTopicErrors.pass(core.subscribedTopics(), cluster, config.groupId(), this::fail);
+                || topicErrorsPass(core.subscribedTopics(), cluster);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.kflux.TopicPartition;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
+import io.kflux.util.Backoff;
 import io.kflux.util.StateTransitions;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,11 +24,12 @@ import java.util.regex.Pattern;
  * The KIP-848 member's pure core: where the member is ({@link ConsumerPhase}, one enum, checked transitions; the
  * heartbeat out in {@link HeartbeatPhase}), what it holds (member id and epoch, the target assignment, the owned
  * partitions with their topic ids, the subscription, the flow epoch that retires continuations of abandoned
- * reconciliations, the heartbeat interval and failure count), and what each event means for it: start, a heartbeat
- * asked for, sent, answered ({@link #judge}, {@link #accept}), reconciliation's steps ({@link #reconcile},
- * {@link #take}, {@link #acknowledge}), fencing, a poll timeout, leaving. It does no I/O, keeps no timer and reads no
- * clock. {@link ConsumerGroupMember} drives it: it sends the heartbeats the core builds, runs the listener calls,
- * timers and metadata refreshes, and tells the core what happened, on the consumer's loop.
+ * reconciliations, the heartbeat interval and backoff in {@link HeartbeatCadence}, as the share member's), and what
+ * each event means for it: start, a heartbeat asked for, sent, answered ({@link #judge}, {@link #accept}),
+ * reconciliation's steps ({@link #reconcile}, {@link #take}, {@link #acknowledge}), fencing, a poll timeout,
+ * leaving. It does no I/O, keeps no timer and reads no clock. {@link ConsumerGroupMember} drives it: it sends the
+ * heartbeats the core builds, runs the listener calls, timers and metadata refreshes, and tells the core what
+ * happened, on the consumer's loop.
  *
  * <p>Fields read by other threads ({@link #memberId()}, {@link #epoch()}, {@link #owned()}, {@link #everJoined()})
  * are volatile and replaced whole; every write happens on the loop.
@@ -105,9 +107,6 @@ final class ConsumerMembership {
     record Leave(boolean lost, boolean sendLeave) {
     }
 
-    /** Until the coordinator says otherwise: the broker's default {@code group.consumer.heartbeat.interval.ms}. */
-    static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
-
     private final ConsumerGroupConfig config;
     private final Consumer<ConsumerPhase> onMove;
 
@@ -124,8 +123,8 @@ final class ConsumerMembership {
     /** The latest target assignment from the coordinator; null before the first. */
     private TargetAssignment target;
     private long flowEpoch;
-    private int intervalMs = DEFAULT_HEARTBEAT_INTERVAL_MS;
-    private int failures;
+    /** The interval the coordinator names and the backoff after failures in a row. */
+    private final HeartbeatCadence cadence;
 
     /**
      * @param memberId the member id this member generated (KIP-1082; the broker's answer may replace it)
@@ -133,6 +132,7 @@ final class ConsumerMembership {
      */
     ConsumerMembership(ConsumerGroupConfig config, String memberId, Consumer<ConsumerPhase> onMove) {
         this.config = Objects.requireNonNull(config, "config");
+        this.cadence = new HeartbeatCadence(new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs()));
         this.memberId = Objects.requireNonNull(memberId, "memberId");
         this.onMove = Objects.requireNonNull(onMove, "onMove");
     }
@@ -177,7 +177,7 @@ final class ConsumerMembership {
 
     /** The interval the coordinator asked for, ms (its default until it answers). */
     int intervalMs() {
-        return intervalMs;
+        return cadence.intervalMs();
     }
 
     /** Whether a heartbeat may go out in this state (the coordinator aside). */
@@ -267,14 +267,19 @@ final class ConsumerMembership {
         return again;
     }
 
-    /** A heartbeat failed retriably. @return how many in a row did, for the backoff */
+    /** A heartbeat failed retriably. @return how many in a row did */
     int heartbeatFailed() {
-        return ++failures;
+        return cadence.failed();
+    }
+
+    /** The delay before the next heartbeat after the failures in a row so far, ms. */
+    long heartbeatRetryDelayMs() {
+        return cadence.retryDelayMs();
     }
 
     /** A coordinator was found (or answered): the backoff starts again. */
     void coordinatorFound() {
-        failures = 0;
+        cadence.reset();
     }
 
     /** The full request at {@code sentEpoch}: every heartbeat carries everything (see {@link ConsumerGroupMember}). */
@@ -335,7 +340,7 @@ final class ConsumerMembership {
      */
     boolean accept(Set<TopicPartition> reported, ConsumerGroupHeartbeatResponse response,
                    Function<UUID, String> topicNames) {
-        failures = 0;
+        cadence.answered(response.heartbeatIntervalMs());
         if (response.memberId() != null && !response.memberId().isEmpty()) {
             memberId = response.memberId();
         }
@@ -345,9 +350,6 @@ final class ConsumerMembership {
         boolean joined = !everJoined || phase.isJoining();
         everJoined = true;
         epoch = response.memberEpoch();
-        if (response.heartbeatIntervalMs() > 0) {
-            intervalMs = response.heartbeatIntervalMs();
-        }
         if (response.assignment() != null) {
             target = TargetAssignment.of(response.assignment());
         }

@@ -5,9 +5,10 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The KIP-848 member's heartbeat loop: at most one ConsumerGroupHeartbeat out, and one asked for meanwhile (an
- * acknowledgement, a rejoin) goes as soon as it is answered. A timer for the next interval may be scheduled in
- * {@link #IDLE}.
+ * A member's heartbeat loop: at most one heartbeat out. The KIP-848 member ({@link ConsumerMembership}) also keeps one
+ * asked for meanwhile (an acknowledgement, a rejoin), which goes as soon as the one out is answered; the classic
+ * member's loop ({@link ClassicHeartbeat}) uses IDLE and IN_FLIGHT only. A timer for the next interval may be
+ * scheduled in {@link #IDLE}.
  *
  * <pre>
  * IDLE -> IN_FLIGHT -> IDLE

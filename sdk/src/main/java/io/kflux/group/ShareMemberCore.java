@@ -35,9 +35,6 @@ import java.util.function.Function;
  * Leaving sends epoch -1 (once the coordinator is known; a failure to reach it ends in LEFT all the same).
  */
 final class ShareMemberCore {
-    /** The broker's default {@code group.share.heartbeat.interval.ms}, until the coordinator answers. */
-    static final int DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
-
     /** What the driver does next. */
     sealed interface Action permits Send, Assign, FindCoordinator, AwaitTopicIds, Fail, Left {
     }
@@ -70,12 +67,11 @@ final class ShareMemberCore {
     private final String memberId;
     private final List<String> topics;
     private final String rackId;
-    private final Backoff backoff;
+    /** The interval the coordinator names and the backoff after failures in a row. */
+    private final HeartbeatCadence cadence;
     private ShareMemberState state = ShareMemberState.UNJOINED;
     private ShareHeartbeatPhase heartbeat = ShareHeartbeatPhase.NO_COORDINATOR;
     private int epoch = ShareGroupHeartbeatRequest.JOIN_EPOCH;
-    private int intervalMs = DEFAULT_HEARTBEAT_INTERVAL_MS;
-    private int failures;
     private long nextHeartbeatMs;
     private TargetAssignment target;
     private Map<TopicPartition, UUID> assigned = Map.of();
@@ -90,7 +86,7 @@ final class ShareMemberCore {
         this.memberId = memberId;
         this.topics = List.copyOf(topics);
         this.rackId = rackId == null || rackId.isEmpty() ? null : rackId;
-        this.backoff = backoff;
+        this.cadence = new HeartbeatCadence(backoff);
     }
 
     ShareMemberState state() {
@@ -130,7 +126,7 @@ final class ShareMemberCore {
         if (heartbeat == ShareHeartbeatPhase.NO_COORDINATOR) {
             heartbeat = StateTransitions.check(heartbeat, ShareHeartbeatPhase.IDLE);
         }
-        failures = 0;
+        cadence.reset();
         nextHeartbeatMs = nowMs;
         return due(nowMs);
     }
@@ -222,7 +218,8 @@ final class ShareMemberCore {
             }
             default -> {
                 if (error.retriable()) {
-                    nextHeartbeatMs = nowMs + backoff.delayMs(++failures);
+                    cadence.failed();
+                    nextHeartbeatMs = nowMs + cadence.retryDelayMs();
                     return List.of();
                 }
                 return fail(BrokerErrors.of(response.errorCode(), message, topics.size() == 1 ? topics.get(0) : null,
@@ -249,22 +246,20 @@ final class ShareMemberCore {
         if (error instanceof NetworkException) {
             return coordinatorLost("ShareGroupHeartbeat failed: " + error.getMessage());
         }
-        nextHeartbeatMs = nowMs + backoff.delayMs(++failures);
+        cadence.failed();
+        nextHeartbeatMs = nowMs + cadence.retryDelayMs();
         return List.of();
     }
 
     private List<Action> joined(ShareGroupHeartbeatRequest sent, ShareGroupHeartbeatResponse response, long nowMs,
                                 Function<UUID, String> topicNames) {
-        failures = 0;
         if (sent.memberEpoch() != epoch) {
+            cadence.reset();
             nextHeartbeatMs = nowMs; // an answer for a membership given up meanwhile decides nothing
             return due(nowMs);
         }
         epoch = response.memberEpoch();
-        if (response.heartbeatIntervalMs() > 0) {
-            intervalMs = response.heartbeatIntervalMs();
-        }
-        nextHeartbeatMs = nowMs + intervalMs;
+        nextHeartbeatMs = nowMs + cadence.answered(response.heartbeatIntervalMs());
         if (state == ShareMemberState.JOINING) {
             move(ShareMemberState.STABLE);
         }

@@ -65,6 +65,39 @@ class ClassicGroupMemberLifecycleTest {
     }
 
     @Test
+    void aReasonLongerThan255CharactersIsCutTo255() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(3, "range", tp("t", 0));
+        String reason = "x".repeat(250) + "0123456789";
+        StepVerifier.create(h.member.leave(reason)).verifyComplete();
+        LeaveGroupRequest leave = h.channel().sent(LeaveGroupRequest.class).get(0);
+        assertThat(leave.members()).singleElement().satisfies(m ->
+                assertThat(m.reason()).isEqualTo("x".repeat(250) + "01234"));
+        assertThat(h.state()).isEqualTo(MemberState.LEFT);
+    }
+
+    @Test
+    void aReasonOf255CharactersOrNoneIsSentAsGiven() {
+        assertThat(ClassicLeave.truncate(null)).isNull();
+        String exact = "y".repeat(ClassicLeave.MAX_REASON_LENGTH);
+        assertThat(ClassicLeave.truncate(exact)).isSameAs(exact);
+    }
+
+    @Test
+    void aLeaveAfterTheMemberLeftSendsNothingMoreAndCompletes() {
+        h = MemberHarness.eager();
+        h.startAndDiscover("t");
+        h.joinAsFollower(3, "range", tp("t", 0));
+        StepVerifier.create(h.member.leave("first")).verifyComplete();
+        StepVerifier.create(h.member.leave("second")).verifyComplete();
+        assertThat(h.channel().sent(LeaveGroupRequest.class)).singleElement().satisfies(l ->
+                assertThat(l.members()).singleElement().satisfies(m -> assertThat(m.reason()).isEqualTo("first")));
+        assertThat(h.listener.kinds()).containsExactly("assigned", "revoked");
+        assertThat(h.state()).isEqualTo(MemberState.LEFT);
+    }
+
+    @Test
     void aStaticMemberLeavesWithoutLeaveGroup() {
         h = staticMember();
         h.startAndDiscover("t");
