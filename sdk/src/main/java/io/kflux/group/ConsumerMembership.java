@@ -33,6 +33,11 @@ import java.util.regex.Pattern;
  *
  * <p>Fields read by other threads ({@link #memberId()}, {@link #epoch()}, {@link #owned()}, {@link #everJoined()})
  * are volatile and replaced whole; every write happens on the loop.
+ *
+ * <p><b>Why one class of about 500 lines.</b> It is one state machine: the phase, the epoch, the target and the owned
+ * partitions change together on every answer and every reconciliation step, and an invariant among them (what is
+ * owned is what the last acknowledged heartbeat said) would be spread over classes if the events were split. Its
+ * timing lives in {@link HeartbeatCadence}, its I/O in {@link ConsumerGroupMember}.
  */
 final class ConsumerMembership {
 
