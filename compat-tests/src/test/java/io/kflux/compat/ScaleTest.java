@@ -1,11 +1,11 @@
 package io.kflux.compat;
 
-import static io.kflux.compat.CloseRaceTest.assertNoLeaks;
-import static io.kflux.compat.CloseRaceTest.awaitTrue;
-import static io.kflux.compat.CloseRaceTest.emitThreads;
-import static io.kflux.compat.CloseRaceTest.pooledThreads;
-import static io.kflux.compat.CloseRaceTest.allKfluxThreads;
-import static io.kflux.compat.CloseRaceTest.kfluxThreads;
+import static io.kflux.compat.support.LeftBehind.assertNoLeaks;
+import static io.kflux.compat.support.LeftBehind.awaitTrue;
+import static io.kflux.compat.support.LeftBehind.emitThreads;
+import static io.kflux.compat.support.LeftBehind.pooledThreads;
+import static io.kflux.compat.support.LeftBehind.allKfluxThreads;
+import static io.kflux.compat.support.LeftBehind.kfluxThreads;
 import static io.kflux.compat.SecuredCloseRaceTest.clientSockets;
 import static org.assertj.core.api.Assertions.assertThat;
 
