@@ -3,7 +3,7 @@ package io.kflux.compat;
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -19,7 +19,7 @@ import reactor.test.StepVerifier;
  * A topic that does not exist yet on a real broker. The broker-free cases (no broker at the bootstrap address, a
  * topic a fake broker does not know yet) are the sdk's {@code io.kflux.internal.BrokerAvailabilityTest}.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BrokerAvailabilityTest {
 

@@ -17,7 +17,7 @@ import io.kflux.TopicPartition;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.netty.util.ResourceLeakDetector;
@@ -53,7 +53,7 @@ import reactor.core.publisher.BaseSubscriber;
  * Ten thousand partitions on one consumer read one record at a time: heap and direct memory stay within the
  * configured buffered-bytes bound plus a per-partition overhead, which is printed.
  */
-@KafkaCluster(brokerProperties = {"log.index.size.max.bytes=65536", "num.io.threads=2", "num.network.threads=2"})
+@KafkaTest(brokerProperties = {"log.index.size.max.bytes=65536", "num.io.threads=2", "num.network.threads=2"})
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ScaleTest {
     private static ResourceLeakDetector.Level levelBefore;
