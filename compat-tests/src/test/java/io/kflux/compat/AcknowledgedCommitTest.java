@@ -13,7 +13,7 @@ import io.kflux.OffsetOutOfRangeException;
 import io.kflux.RebalanceContext;
 import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -40,7 +40,7 @@ import reactor.core.scheduler.Schedulers;
  * listConsumerGroupOffsets: only the contiguous acknowledged prefix is ever committed (manual,
  * auto, on revoke, on close), commits carry metadata, committed offsets position new members.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class AcknowledgedCommitTest {
 
     private static Map<TopicPartition, Long> officialCommitted(EmbeddedKafkaCluster kafka, String group) throws Exception {

@@ -3,7 +3,7 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.support.BrokerVersion;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.NetworkOptions;
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Timeout;
  * message version, check that the new version is really supported end to end, then update the table.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ApiVersionChoiceTest {
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -3,7 +3,7 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.OfficialConsumers;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.group.ClassicGroupMember;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 /** {@link ClassicGroupMember} against a real broker, in groups shared with the official consumer. */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class ClassicGroupMemberCompatTest {
 
     /** A member with its own connections, metadata and event loop, as a consumer session would have them. */

@@ -10,7 +10,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.KafkaFluxException;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -31,7 +31,7 @@ import reactor.core.publisher.Mono;
  * through a close(): a record still in flight is refused with CommitFailedException, which the recipe handles, so
  * the pipeline completes instead of ending with an IllegalStateException; no record is processed uncommitted.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CommitAfterCloseTest {
     private static final Duration WAIT = Duration.ofSeconds(20);

@@ -8,7 +8,7 @@ import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** withCommitBatchSize: a commit every N acknowledgements, without the periodic commit. */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CommitBatchSizeTest {
     private static final Duration WAIT = Duration.ofSeconds(20);

@@ -10,7 +10,7 @@ import io.kflux.RebalanceContext;
 import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.GroupKit;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -40,7 +40,7 @@ import reactor.core.publisher.Mono;
  * once (each member's emissions of a partition lie inside its ownership, and ownerships do not
  * overlap), and every produced record is processed (acknowledged) by some member.
  */
-@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
         "group.consumer.min.session.timeout.ms=10000"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class CommitRebalanceRaceTest {

@@ -7,7 +7,7 @@ import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.GroupMember;
 import io.kflux.compat.support.GroupMember.Blocking;
 import io.kflux.compat.support.GroupMember.Emission;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * topic under continuous production: the members find the new coordinator, keep their partitions (no rebalance),
  * go on fetching the partitions whose leader is alive while they look for it, and nothing is lost.
  */
-@KafkaCluster(nodes = 3, isolated = true) // stops or kills the coordinator
+@KafkaTest(nodes = 3, isolated = true) // stops or kills the coordinator
 class ConsumerCoordinatorFailoverTest {
 
     private static final int PARTITIONS = 6;

@@ -13,7 +13,7 @@ import io.kflux.compat.support.GroupKit.BackgroundProducer;
 import io.kflux.compat.support.GroupKit.KfluxMember;
 import io.kflux.compat.support.GroupKit.Member;
 import io.kflux.compat.support.GroupKit.OfficialMember;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import io.kflux.network.BrokerConnection;
@@ -36,7 +36,7 @@ import reactor.core.publisher.Mono;
  * {@code group.protocol=consumer} (KIP-848) against a real broker: the broker assigns, each member reconciles on its
  * own heartbeat. The broker's heartbeat interval is shortened to 500 ms so that the tests converge quickly.
  */
-@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
         "group.consumer.min.session.timeout.ms=10000"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class ConsumerGroupProtocolTest {

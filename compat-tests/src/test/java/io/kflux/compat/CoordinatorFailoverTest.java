@@ -3,7 +3,7 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.ClassicGroupMemberCompatTest.Member;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.group.MemberState;
 import java.time.Duration;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The group coordinator's broker dies: the member finds the new coordinator and keeps its partitions. */
-@KafkaCluster(nodes = 3, isolated = true) // kills the coordinator
+@KafkaTest(nodes = 3, isolated = true) // kills the coordinator
 class CoordinatorFailoverTest {
 
     @Test

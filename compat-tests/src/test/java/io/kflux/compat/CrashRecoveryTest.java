@@ -8,7 +8,7 @@ import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.CrashableMember;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * starts at the last commit, every produced record was processed by one of them, and the records
  * processed twice are exactly inside the window acknowledged but not yet committed.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class CrashRecoveryTest {
 
     @Test

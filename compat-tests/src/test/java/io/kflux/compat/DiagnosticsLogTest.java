@@ -6,7 +6,7 @@ import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -26,7 +26,7 @@ import reactor.core.Disposable;
  * the reason and the address as written), a subscribed topic that does not exist, a record that holds commits
  * back, and the client id and group on every line of two consumers in one JVM, each event logged once.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class DiagnosticsLogTest {
     private static final Duration WAIT = Duration.ofSeconds(20);

@@ -3,7 +3,7 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.OfficialConsumers;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class EmbeddedClusterTest {
 
     @Nested
-    @KafkaCluster(nodes = 1, isolated = true) // pauses its node
+    @KafkaTest(nodes = 1, isolated = true) // pauses its node
     class SingleNode {
 
         @Test
@@ -71,7 +71,7 @@ class EmbeddedClusterTest {
     }
 
     @Nested
-    @KafkaCluster(nodes = 3, isolated = true) // stops the leader
+    @KafkaTest(nodes = 3, isolated = true) // stops the leader
     class ThreeNodes {
 
         @Test

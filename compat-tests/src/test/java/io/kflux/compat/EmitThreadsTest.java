@@ -7,7 +7,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import io.kflux.internal.EmitScheduler;
@@ -33,7 +33,7 @@ import reactor.core.scheduler.Schedulers;
  * {@link EmitScheduler#threadCap()} however many consumers run; with {@code withEmitScheduler} on the given
  * scheduler, which kflux does not dispose.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class EmitThreadsTest {
     private static final int PER_PARTITION = 20;
@@ -57,7 +57,7 @@ class EmitThreadsTest {
         AtomicInteger samples = new AtomicInteger();
         Thread sampler = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                mostAlive.accumulateAndGet(CloseRaceTest.emitThreads(), Math::max);
+                mostAlive.accumulateAndGet(io.kflux.compat.support.LeftBehind.emitThreads(), Math::max);
                 samples.incrementAndGet();
                 try {
                     Thread.sleep(5);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  * back the next Fetch to it.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1, isolated = true) // stops and restarts its broker; sets client quotas
+@KafkaTest(nodes = 1, isolated = true) // stops and restarts its broker; sets client quotas
 class FetchSessionTest {
     private static final int PARTITIONS = 200;
     private static final List<Integer> HOT = List.of(7, 42, 199);

@@ -7,7 +7,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.ContinuousProducer;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * leader, when that follower's broker stops; the {@code preferred.read.replica} meter names the follower, then -1.
  * Offsets are checked gapless and once each.
  */
-@KafkaCluster(nodes = 3, brokerProperties = {
+@KafkaTest(nodes = 3, brokerProperties = {
         "broker.rack=rack-${nodeId}",
         "replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector",
         "replica.lag.time.max.ms=4000"}, isolated = true) // stops a follower

@@ -6,7 +6,7 @@ import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.BackgroundProducer;
 import io.kflux.compat.support.GroupKit.KfluxMember;
 import io.kflux.compat.support.GroupKit.Tally;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * one by one (1 to 5) and some leave (cancel = LeaveGroup); after each change the assignments become disjoint,
  * complete and balanced, and in the end every produced record was consumed by some member.
  */
-@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
         "group.consumer.min.session.timeout.ms=10000"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class GroupAssignmentTest {

@@ -7,7 +7,7 @@ import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.GroupMember;
 import io.kflux.compat.support.GroupMember.Blocking;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * shorter than {@code max.poll.interval.ms} costs nothing, however many session timeouts it lasts; a stall past
  * it makes the member leave (its partitions go to the others) and rejoin once demand returns.
  */
-@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
         "group.consumer.min.session.timeout.ms=10000"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class GroupLivenessTest {

@@ -8,7 +8,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.BrokerVersion;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** One kflux member of a group consumes a topic through the group coordinator, under either group protocol. */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class GroupSmokeTest {
 
     @ParameterizedTest(name = "group.protocol={0}")

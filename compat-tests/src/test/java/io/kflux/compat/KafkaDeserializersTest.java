@@ -10,7 +10,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.RecordDeserializationException;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.Kflux;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.kafka.serde.KafkaDeserializerAdapter;
 import java.io.IOException;
@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * with {@code StringSerializer} and a JSON serializer that puts the value's type in a header are read back equal,
  * from class names in a property map as with the official client.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class KafkaDeserializersTest {
 
     /** The value type written as JSON. */

@@ -8,7 +8,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.LogTruncationException;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.compat.support.OfficialConsumers;
@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  * epoch goes up) and offsets 10-19 are written under it.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 2, isolated = true) // moves partitions, elects leaders
+@KafkaTest(nodes = 2, isolated = true) // moves partitions, elects leaders
 class LeaderEpochCommitTest {
     private static final String TOPIC = "epochs";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);

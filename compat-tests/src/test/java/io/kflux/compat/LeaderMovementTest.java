@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.ContinuousProducer;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * election, a second move). Topic RF 3, min.insync.replicas 2, producer acks=all: every partition's
  * sequence as kflux emits it is exactly the partition's log, nothing lost, nothing twice.
  */
-@KafkaCluster(nodes = 3, isolated = true) // stops a leader, elects leaders
+@KafkaTest(nodes = 3, isolated = true) // stops a leader, elects leaders
 class LeaderMovementTest {
     private static final String TOPIC = "moving";
     private static final int PARTITIONS = 6;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.compat.support.RecordQueue;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * An assigned partition whose only replica's broker goes down: a WARN says the partition has no leader, another
  * that connecting to that broker is refused (its address as metadata named it), and an INFO when it is back.
  */
-@KafkaCluster(nodes = 3, isolated = true) // stops a leader
+@KafkaTest(nodes = 3, isolated = true) // stops a leader
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LeaderlessPartitionLogTest {
     private static final Duration WAIT = Duration.ofSeconds(30);

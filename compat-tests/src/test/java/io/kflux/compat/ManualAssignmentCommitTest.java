@@ -8,7 +8,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -22,7 +22,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
 
 /** Commits with a manual assignment and a group.id (no membership), checked with the official Admin client. */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class ManualAssignmentCommitTest {
 
     private static Map<TopicPartition, Long> officialCommitted(EmbeddedKafkaCluster kafka, String group) throws Exception {

@@ -7,7 +7,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import java.time.Duration;
@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class ManualAssignmentTest {
 
     static List<TopicPartition> partitions(String topic, int n) {

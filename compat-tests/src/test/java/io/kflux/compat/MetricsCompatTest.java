@@ -9,7 +9,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.ContinuousProducer;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.OfficialConsumers;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -58,7 +58,7 @@ import reactor.core.publisher.Mono;
  * {@code dump}, {@code named}, the guide check), which would otherwise move into a support class used by this test
  * alone.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class MetricsCompatTest {
     private static final int RECORDS = 300;
     private static final int PARTITIONS = 3;

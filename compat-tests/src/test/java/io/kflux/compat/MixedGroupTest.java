@@ -7,7 +7,7 @@ import io.kflux.compat.support.GroupKit.BackgroundProducer;
 import io.kflux.compat.support.GroupKit.KfluxMember;
 import io.kflux.compat.support.GroupKit.Member;
 import io.kflux.compat.support.GroupKit.OfficialMember;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * assignment of the test, since it never leaves): kflux in one run, the official consumer in the other. Members join
  * and leave while records are produced; every record is consumed.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class MixedGroupTest {
     private static final int PARTITIONS = 6;
 

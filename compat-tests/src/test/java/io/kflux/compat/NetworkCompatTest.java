@@ -2,7 +2,7 @@ package io.kflux.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.NetworkOptions;
@@ -21,7 +21,7 @@ import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 
 /** The network layer against a real broker: ApiVersions negotiation, pipelining, a frozen broker. */
-@KafkaCluster(nodes = 1, isolated = true) // pauses its broker
+@KafkaTest(nodes = 1, isolated = true) // pauses its broker
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NetworkCompatTest {
     private static final Duration WAIT = Duration.ofSeconds(30);

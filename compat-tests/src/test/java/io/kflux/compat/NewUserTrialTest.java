@@ -7,7 +7,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.TimeoutException;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.compat.support.RecordQueue;
@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  * {@code close()} after {@code receive()} ended with an error commits what was acknowledged, and an acknowledgement
  * after close says (at DEBUG) that it is ignored.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NewUserTrialTest {
     private static final Duration WAIT = Duration.ofSeconds(20);

@@ -8,7 +8,7 @@ import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.OfficialConsumers;
 import io.kflux.compat.support.RecordQueue;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /** Offsets committed by kflux are where the official consumer of the same group starts, and the other way round. */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class OffsetInteropTest {
 
     private static KafkaFluxConsumer<String, String> kflux(EmbeddedKafkaCluster kafka, String topic, String group) {

@@ -6,7 +6,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetOutOfRangeException;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import reactor.test.StepVerifier;
 
 /** OFFSET_OUT_OF_RANGE during fetch goes through auto.offset.reset; with none it is the consumer's error. */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OffsetResetTest {
     private static final Duration WAIT = Duration.ofSeconds(20);

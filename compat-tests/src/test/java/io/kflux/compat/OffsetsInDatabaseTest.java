@@ -2,7 +2,7 @@ package io.kflux.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.examples.OffsetsInDatabase;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * server: it is killed mid-stream (the subscription disposed without a clean close) three times while records
  * keep arriving, restarted each time, and finally the results table holds every produced record exactly once.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class OffsetsInDatabaseTest {
 
     @Test

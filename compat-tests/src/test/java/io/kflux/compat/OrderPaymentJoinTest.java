@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.GroupKit;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.examples.OrderPaymentJoin;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -41,7 +41,7 @@ import reactor.core.publisher.Mono;
  * {@code close()}) and started again. Results emitted twice are counted and printed; after the kill they must
  * concern records after the last commit.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class OrderPaymentJoinTest {
 
     private static final int PARTITIONS = 4;

@@ -11,7 +11,7 @@ import io.kflux.TopicPartition;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
 import io.kflux.compat.support.GroupKit.Member;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -34,7 +34,7 @@ import reactor.core.publisher.Flux;
  * {@code receivePartitioned()}: one inner flux per assigned partition, which completes when the partition is revoked
  * or lost (here: moved to a member that joins), after the last record emitted for it.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class PartitionedGroupTest {
 
     /** One inner flux as the subscriber saw it. */

@@ -13,7 +13,7 @@ import io.kflux.RebalanceContext;
 import io.kflux.RebalanceListener;
 import io.kflux.RecordDeserializationException;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -40,7 +40,7 @@ import reactor.util.retry.Retry;
  * A poison record in the middle of a partition, with a deserialization error handler that skips it: every other
  * record is delivered exactly once, the poison one is reported, and it does not hold the commit back.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PoisonRecordTest {
     private static final Duration WAIT = Duration.ofSeconds(20);

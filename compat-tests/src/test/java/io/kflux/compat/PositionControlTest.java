@@ -10,7 +10,7 @@ import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.OffsetAndTimestamp;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import reactor.test.StepVerifier;
 
 /** seek, seekToBeginning, seekToEnd, offsetsForTimes, pause/resume, close and resubscription on a real broker. */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PositionControlTest {
     private static final int PARTITIONS = 3;

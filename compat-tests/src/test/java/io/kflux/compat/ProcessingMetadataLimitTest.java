@@ -7,7 +7,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.Ordering;
 import io.kflux.ProcessingOptions;
 import io.kflux.compat.support.GroupKit;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import java.time.Duration;
@@ -31,7 +31,7 @@ import reactor.core.publisher.Sinks;
  * default being 4,096): the commit is made without it, with no error, the committed offset correct (read with the
  * official Admin client) and nothing lost. Under both group protocols.
  */
-@KafkaCluster(nodes = 1, brokerProperties = {"offset.metadata.max.bytes=64",
+@KafkaTest(nodes = 1, brokerProperties = {"offset.metadata.max.bytes=64",
         "group.consumer.heartbeat.interval.ms=500", "group.consumer.min.heartbeat.interval.ms=500",
         "group.consumer.session.timeout.ms=10000", "group.consumer.min.session.timeout.ms=10000"})
 class ProcessingMetadataLimitTest {

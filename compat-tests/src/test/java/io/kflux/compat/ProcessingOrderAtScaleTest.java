@@ -7,7 +7,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.Ordering;
 import io.kflux.ProcessedRecord.Outcome;
 import io.kflux.ProcessingOptions;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -33,7 +33,7 @@ import reactor.core.publisher.Mono;
  * each read from the start under a manual assignment (ordering does not depend on the group protocol; the group
  * variants at 20,000 records are in {@link ProcessingTest}).
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class ProcessingOrderAtScaleTest {
     private static final Duration WAIT = Duration.ofSeconds(180);
     private static final String TOPIC = "proc-scale";

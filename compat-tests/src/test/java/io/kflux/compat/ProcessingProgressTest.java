@@ -14,7 +14,7 @@ import io.kflux.commit.ProgressMetadata;
 import io.kflux.compat.support.CrashableMember;
 import io.kflux.compat.support.CrashableProcessor;
 import io.kflux.compat.support.GroupKit;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import java.time.Duration;
@@ -45,7 +45,7 @@ import reactor.core.publisher.Sinks;
  * them again. Read back with the official Admin client. Under both group protocols.
  */
 // short consumer-protocol heartbeats so that KIP-848 rebalances settle as fast as classic ones here
-@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
         "group.consumer.min.session.timeout.ms=10000"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class ProcessingProgressTest {

@@ -10,7 +10,7 @@ import io.kflux.Ordering;
 import io.kflux.ProcessedRecord;
 import io.kflux.ProcessingOptions;
 import io.kflux.compat.support.GroupKit;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import java.time.Duration;
@@ -37,7 +37,7 @@ import reactor.core.publisher.Mono;
  * the failure handler, and nothing unprocessed is committed (read with the official Admin client); once the
  * downstream is back every record is processed and committed.
  */
-@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
         "group.consumer.min.session.timeout.ms=10000"})
 class ProcessingResilienceTest {

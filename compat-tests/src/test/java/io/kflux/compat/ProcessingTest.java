@@ -12,7 +12,7 @@ import io.kflux.ProcessedRecord.Outcome;
 import io.kflux.ProcessingOptions;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.GroupKit;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -45,7 +45,7 @@ import reactor.core.publisher.Sinks;
  * official Admin client. The group tests run under both group protocols.
  */
 // short consumer-protocol heartbeats so that KIP-848 rebalances settle as fast as classic ones here
-@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class ProcessingTest {
     private static final Duration WAIT = Duration.ofSeconds(90);

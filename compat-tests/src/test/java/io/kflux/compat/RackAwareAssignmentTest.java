@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * partitions stored in its rack. (Rack-blind range order would give member i partitions 2i and 2i+1, which the
  * broker's replica placement does not put on one node.)
  */
-@KafkaCluster(nodes = 3, brokerProperties = {"broker.rack=rack-${nodeId}"})
+@KafkaTest(nodes = 3, brokerProperties = {"broker.rack=rack-${nodeId}"})
 class RackAwareAssignmentTest {
     private static final int PARTITIONS = 6;
 

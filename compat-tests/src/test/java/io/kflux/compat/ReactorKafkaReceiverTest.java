@@ -2,7 +2,7 @@ package io.kflux.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import io.kflux.reactor.kafka.receiver.KafkaReceiver;
@@ -33,7 +33,7 @@ import reactor.core.scheduler.Schedulers;
  * with the delivery semantics reactor-kafka documents checked through committed offsets read by the official Admin
  * client.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class ReactorKafkaReceiverTest {
 
     private static Map<String, Object> props(EmbeddedKafkaCluster kafka, String group) {

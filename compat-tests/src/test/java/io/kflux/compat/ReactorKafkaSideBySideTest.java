@@ -3,7 +3,7 @@ package io.kflux.compat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.compat.reactorapp.ReceiverApp;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import java.io.BufferedReader;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * forked on this module's test classpath): both consume the same records and leave the same committed offsets,
  * read with the official Admin client.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class ReactorKafkaSideBySideTest {
 
     private static final Path COMPAT_SOURCE = Path.of("src/test/java/io/kflux/compat/reactorapp/ReceiverApp.java");

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** isolation.level with the official transactional producer: committed and aborted transactions interleaved. */
 @Tag("smoke")
-@KafkaCluster(nodes = 1) // a single node's transaction log has replication factor and min ISR 1 (BrokerProperties)
+@KafkaTest(nodes = 1) // a single node's transaction log has replication factor and min ISR 1 (BrokerProperties)
 class ReadCommittedTest {
 
     /** Writes to partition 0: plain records, then transactions t0..t9, odd ones aborted; returns the committed values in order. */

@@ -8,7 +8,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.BackgroundProducer;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ import reactor.core.Disposable;
  * milliseconds, so partitions move (and often come back to the same member in the next generation) while
  * fetches, commits and revocations overlap. Every produced record must be emitted by some member.
  */
-@KafkaCluster(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.session.timeout.ms=10000",
         "group.consumer.min.session.timeout.ms=10000"}, isolated = true) // timing-sensitive group test; not yet run sharing a cluster
 class RebalanceChurnTest {

@@ -9,7 +9,7 @@ import io.kflux.Header;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * (duplicate keys, null values), null keys and values, explicit and log-append timestamps.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RecordFidelityTest {
     private static final int PARTITIONS = 8;

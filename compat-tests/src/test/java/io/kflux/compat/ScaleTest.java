@@ -1,11 +1,11 @@
 package io.kflux.compat;
 
-import static io.kflux.compat.CloseRaceTest.assertNoLeaks;
-import static io.kflux.compat.CloseRaceTest.awaitTrue;
-import static io.kflux.compat.CloseRaceTest.emitThreads;
-import static io.kflux.compat.CloseRaceTest.pooledThreads;
-import static io.kflux.compat.CloseRaceTest.allKfluxThreads;
-import static io.kflux.compat.CloseRaceTest.kfluxThreads;
+import static io.kflux.compat.support.LeftBehind.assertNoLeaks;
+import static io.kflux.compat.support.LeftBehind.awaitTrue;
+import static io.kflux.compat.support.LeftBehind.emitThreads;
+import static io.kflux.compat.support.LeftBehind.pooledThreads;
+import static io.kflux.compat.support.LeftBehind.allKfluxThreads;
+import static io.kflux.compat.support.LeftBehind.kfluxThreads;
 import static io.kflux.compat.SecuredCloseRaceTest.clientSockets;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,7 +17,7 @@ import io.kflux.TopicPartition;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.netty.util.ResourceLeakDetector;
@@ -53,7 +53,7 @@ import reactor.core.publisher.BaseSubscriber;
  * Ten thousand partitions on one consumer read one record at a time: heap and direct memory stay within the
  * configured buffered-bytes bound plus a per-partition overhead, which is printed.
  */
-@KafkaCluster(brokerProperties = {"log.index.size.max.bytes=65536", "num.io.threads=2", "num.network.threads=2"})
+@KafkaTest(brokerProperties = {"log.index.size.max.bytes=65536", "num.io.threads=2", "num.network.threads=2"})
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ScaleTest {
     private static ResourceLeakDetector.Level levelBefore;

@@ -1,9 +1,9 @@
 package io.kflux.compat;
 
-import static io.kflux.compat.CloseRaceTest.assertClosesWithinTimeout;
-import static io.kflux.compat.CloseRaceTest.assertNoLeaks;
-import static io.kflux.compat.CloseRaceTest.awaitTrue;
-import static io.kflux.compat.CloseRaceTest.kfluxThreads;
+import static io.kflux.compat.support.LeftBehind.assertClosesWithinTimeout;
+import static io.kflux.compat.support.LeftBehind.assertNoLeaks;
+import static io.kflux.compat.support.LeftBehind.awaitTrue;
+import static io.kflux.compat.support.LeftBehind.kfluxThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.KafkaFluxConsumer;

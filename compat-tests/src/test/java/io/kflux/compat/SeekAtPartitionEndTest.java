@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * one Fetch in flight to the broker, so the seek's Fetch would wait for it (the benchmark's ~500 ms gaps).
  * {@code fetch.max.wait.ms} is 3,000 here, so a re-read within 1,500 ms cannot have waited for a long poll.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SeekAtPartitionEndTest {
     private static final int RECORDS = 20;

@@ -7,7 +7,7 @@ import io.kflux.KafkaShareConsumer;
 import io.kflux.ShareConsumerOptions;
 import io.kflux.ShareRecord;
 import io.kflux.compat.support.BrokerVersion;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +45,7 @@ import reactor.core.publisher.Mono;
  * record's delivery is observed (tracing).
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ShareConsumerTest {
     static final Duration WAIT = Duration.ofSeconds(90);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kflux.AcknowledgeType;
 import io.kflux.compat.support.BrokerVersion;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.UnsupportedVersionException;
@@ -58,7 +58,7 @@ import org.junit.jupiter.api.Timeout;
  * {@link UnsupportedVersionException} before sending it.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ShareGroupProtocolTest {
     private static final Duration WAIT = Duration.ofSeconds(30);

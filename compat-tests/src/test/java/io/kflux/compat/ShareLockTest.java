@@ -12,7 +12,7 @@ import io.kflux.KafkaShareConsumer;
 import io.kflux.ShareConsumerOptions;
 import io.kflux.ShareRecord;
 import io.kflux.compat.support.BrokerVersion;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +35,7 @@ import reactor.core.publisher.BaseSubscriber;
  * consuming; a record renewed automatically (KIP-1222) outlives several lock durations without going to anyone else;
  * a record released until the delivery count limit is archived.
  */
-@KafkaCluster(nodes = 1, brokerProperties = {"group.share.heartbeat.interval.ms=500",
+@KafkaTest(nodes = 1, brokerProperties = {"group.share.heartbeat.interval.ms=500",
         "group.share.min.heartbeat.interval.ms=500", "group.share.min.record.lock.duration.ms=1000",
         "group.share.record.lock.duration.ms=2000", "group.share.delivery.count.limit=2",
         "group.share.min.delivery.count.limit=2"})

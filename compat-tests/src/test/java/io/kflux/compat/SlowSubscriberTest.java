@@ -8,7 +8,7 @@ import io.kflux.Deserializer;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * A slow subscriber bounds what the consumer buffers: fetched-but-unemitted bytes stay at or
  * below maxBufferedBytes plus one Fetch response, however much is waiting in the topic.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SlowSubscriberTest {
     private static final String TOPIC = "slow";

@@ -9,7 +9,7 @@ import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import java.time.Duration;
@@ -36,7 +36,7 @@ import reactor.core.publisher.Mono;
  * instance id the older one is fenced.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class StaticMembershipTest {
 
     /** Listener calls of one consumer instance, with the generation the context reports. */

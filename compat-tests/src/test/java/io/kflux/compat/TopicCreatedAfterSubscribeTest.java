@@ -9,7 +9,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.RebalanceContext;
 import io.kflux.RebalanceListener;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -28,7 +28,7 @@ import reactor.core.publisher.Mono;
  * A topic subscribed to by name before it exists is consumed moments after it is created, as with the official
  * consumer, not only at the next {@code metadata.max.age.ms} refresh (5 minutes by default, left at that here).
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class TopicCreatedAfterSubscribeTest {
 
     @Test

@@ -7,7 +7,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.compat.support.BrokerVersion;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -38,7 +38,7 @@ import reactor.core.Disposable;
  * topic comes again.
  */
 @Tag("smoke")
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class TopicRecreatedTest {
     private static final String TOPIC = "again";

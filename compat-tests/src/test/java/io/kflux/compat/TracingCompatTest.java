@@ -6,7 +6,7 @@ import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * the producer's span. An in-memory handler stands in for Micrometer Tracing's propagating receiver handler: it
  * reads the parent the way that one does, through the context's getter.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class TracingCompatTest {
     private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
     private static final String PRODUCER_SPAN_ID = "00f067aa0ba902b7";

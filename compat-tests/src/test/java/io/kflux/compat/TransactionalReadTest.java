@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.ConsumerRecord;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.RecordQueue;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * Transaction markers are control records: they take offsets but are never emitted, and the
  * position moves past them. read_uncommitted (the default) emits committed and aborted data.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TransactionalReadTest {
     private static final String TOPIC = "transactions";

@@ -8,7 +8,7 @@ import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
-import io.kflux.compat.support.KafkaCluster;
+import io.kflux.test.KafkaTest;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * {@code io.micrometer} jar out and which sets {@code kflux.test.withoutMicrometer}; elsewhere (Micrometer present)
  * it is skipped, never passed.
  */
-@KafkaCluster(nodes = 1)
+@KafkaTest(nodes = 1)
 class WithoutMicrometerTest {
 
     @Test

@@ -30,6 +30,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }</pre>
  *
  * <p>{@code @Nested} classes share the cluster of their enclosing class unless annotated themselves.
+ *
+ * <p><b>One cluster for many classes.</b> With the JUnit configuration parameter
+ * {@value KafkaTestExtension#SHARE_CLUSTERS} set to {@code true} (in {@code junit-platform.properties}, or as a system
+ * property of the test JVM, which wins over the file), every class of the test run whose annotation has the same
+ * {@link #nodes}, {@link #brokerProperties} and {@link #brokerJvmArgs} gets the same running cluster, started for the
+ * first of them and stopped when the run ends: a broker start costs seconds, most classes need a few. A sharing class
+ * then creates topics and groups under names no other class uses (its {@link #topics} too) and asserts nothing about
+ * the cluster as a whole (such as "all groups"). A class that stops, kills, pauses or restarts a node, moves
+ * partitions, or changes broker-wide configuration, ACLs or quotas says {@link #isolated() isolated = true} and gets a
+ * cluster of its own; a sharing class that leaves a node stopped or paused fails after its last test, and the next
+ * class gets a new cluster. Without the parameter (or with {@code false}) every class gets its own cluster.
  */
 @Documented
 @Inherited
@@ -47,6 +58,22 @@ public @interface KafkaTest {
      */
     String[] topics() default {};
 
-    /** @return extra or overriding {@code server.properties} lines of every node, each {@code key=value} */
+    /**
+     * @return extra or overriding {@code server.properties} lines of every node, each {@code key=value}; in a value,
+     *         {@code ${nodeId}}, {@code ${port}} and {@code ${controllerPort}} stand for the node's own
+     */
     String[] brokerProperties() default {};
+
+    /**
+     * @return options for each broker JVM, after {@code -Xms256m -Xmx1g}; by default a quick-starting JIT and a
+     *         single-threaded GC, because test clusters handle little data and CI machines have few cores
+     */
+    String[] brokerJvmArgs() default {"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"};
+
+    /**
+     * @return true for a cluster of this class's own even when clusters are shared
+     *         ({@value KafkaTestExtension#SHARE_CLUSTERS}): for a class that stops, pauses or restarts nodes or changes
+     *         state other classes would see; false (the default) to share when sharing is on
+     */
+    boolean isolated() default false;
 }

@@ -32,7 +32,8 @@ import reactor.netty.tcp.TcpServer;
  * A Kafka broker stand-in on loopback: decodes request frames, answers ApiVersions with its
  * configured ranges (v0 + UNSUPPORTED_VERSION for versions it does not know, as real brokers do),
  * echoes {@link PingRequest}s, serves {@link BlobRequest}s, and lets a test replace the answer to
- * any API with its own behaviour (delay, garbage, silence, closing).
+ * any API with its own behaviour (delay, garbage, silence, closing). {@link #speaks} makes it read a key's real
+ * request schema instead; {@link FakeKafkaBroker} builds a one-node cluster on it that way.
  */
 final class FakeBroker implements AutoCloseable {
 
@@ -86,8 +87,12 @@ final class FakeBroker implements AutoCloseable {
 
     private final Map<ApiKey, ApiVersion> ranges = new ConcurrentHashMap<>();
     private final Map<ApiKey, Consumer<Exchange>> behaviours = new ConcurrentHashMap<>();
+    /** Request schemas that replace {@link #specOf}'s for their key (see {@link #speaks}). */
+    private final Map<ApiKey, MessageSpec<?>> spoken = new ConcurrentHashMap<>();
     final List<Exchange> received = new CopyOnWriteArrayList<>();
     final AtomicInteger connections = new AtomicInteger();
+    /** Connections open now (a closed one is subtracted when its channel closes). */
+    final AtomicInteger openConnections = new AtomicInteger();
     private final DisposableServer server;
 
     FakeBroker() {
@@ -99,6 +104,8 @@ final class FakeBroker implements AutoCloseable {
                 .port(0)
                 .doOnConnection(c -> {
                     connections.incrementAndGet();
+                    openConnections.incrementAndGet();
+                    c.onDispose(openConnections::decrementAndGet);
                     c.addHandlerLast("frames", new LengthFieldBasedFrameDecoder(1 << 20, 0, 4, 0, 4));
                     c.addHandlerLast("broker", new Handler());
                     c.channel().config().setAutoRead(true);
@@ -114,6 +121,12 @@ final class FakeBroker implements AutoCloseable {
     /** Announces {@code key} with versions {@code min..max}. */
     FakeBroker range(ApiKey key, int min, int max) {
         ranges.put(key, new ApiVersion(key.id, (short) min, (short) max));
+        return this;
+    }
+
+    /** Reads requests of {@code key} with {@code request} (a real Kafka schema) instead of the test message. */
+    FakeBroker speaks(ApiKey key, MessageSpec<?> request) {
+        spoken.put(key, request);
         return this;
     }
 
@@ -160,7 +173,8 @@ final class FakeBroker implements AutoCloseable {
             ByteBuf frame = (ByteBuf) msg;
             try {
                 RequestHeader header = RequestHeader.read(frame);
-                MessageSpec<?> spec = specOf(header.apiKey());
+                MessageSpec<?> spec = spoken.containsKey(header.apiKey()) ? spoken.get(header.apiKey())
+                        : specOf(header.apiKey());
                 ApiVersion range = ranges.get(header.apiKey());
                 boolean known = range != null && header.apiVersion() >= range.minVersion()
                         && header.apiVersion() <= range.maxVersion();
@@ -178,7 +192,7 @@ final class FakeBroker implements AutoCloseable {
                 if (behaviour != null) {
                     behaviour.accept(exchange);
                 } else {
-                    answer(exchange, known);
+                    answer(exchange);
                 }
             } finally {
                 frame.release();
@@ -186,16 +200,9 @@ final class FakeBroker implements AutoCloseable {
         }
     }
 
-    private void answer(Exchange ex, boolean known) {
+    private void answer(Exchange ex) {
         switch (ex.apiKey) {
-            case API_VERSIONS -> {
-                if (!known) {
-                    ApiVersion own = ranges.get(ApiKey.API_VERSIONS);
-                    ex.respond(ApiVersionsResponse.SPEC, apiVersions((short) 35, List.of(own)), (short) 0, ex.correlationId);
-                } else {
-                    ex.respond(ApiVersionsResponse.SPEC, apiVersions((short) 0, new ArrayList<>(ranges.values())));
-                }
-            }
+            case API_VERSIONS -> answerApiVersions(ex);
             case HEARTBEAT -> {
                 PingRequest ping = (PingRequest) ex.body;
                 ex.respond(PingResponse.SPEC, new PingResponse((short) 0, ping.value(), ping.text()));
@@ -210,6 +217,16 @@ final class FakeBroker implements AutoCloseable {
                 data.release();
             }
             default -> ex.closeConnection();
+        }
+    }
+
+    /** The default ApiVersions answer: the announced ranges, or UNSUPPORTED_VERSION at v0 for a version not among them. */
+    void answerApiVersions(Exchange ex) {
+        ApiVersion own = ranges.get(ApiKey.API_VERSIONS);
+        if (ex.version < own.minVersion() || ex.version > own.maxVersion()) {
+            ex.respond(ApiVersionsResponse.SPEC, apiVersions((short) 35, List.of(own)), (short) 0, ex.correlationId);
+        } else {
+            ex.respond(ApiVersionsResponse.SPEC, apiVersions((short) 0, new ArrayList<>(ranges.values())));
         }
     }
 

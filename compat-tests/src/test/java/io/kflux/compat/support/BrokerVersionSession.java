@@ -6,7 +6,7 @@ import org.junit.platform.launcher.LauncherSessionListener;
 
 /**
  * Makes the test kit's {@code @KafkaTest} clusters run the broker version these tests are run against
- * ({@code kflux.broker.version}, see {@link BrokerVersion}), as {@link KafkaCluster} does: registered through
+ * ({@code kflux.broker.version}, see {@link BrokerVersion}): registered through
  * {@code META-INF/services}, it sets the kit's broker class path property when the test run starts.
  */
 public final class BrokerVersionSession implements LauncherSessionListener {

@@ -1,7 +1,7 @@
-package io.kflux.compat;
+package io.kflux.internal;
 
-import static io.kflux.compat.MalformedResponseTest.batch;
-import static io.kflux.compat.MalformedResponseTest.concat;
+import static io.kflux.internal.MalformedResponseTest.batch;
+import static io.kflux.internal.MalformedResponseTest.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.ConsumerRecord;
@@ -9,9 +9,7 @@ import io.kflux.CorruptRecordException;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.KafkaFluxException;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.FakeKafkaBroker;
-import io.kflux.compat.support.Kflux;
-import io.kflux.internal.DefaultKafkaFluxConsumer;
+import io.kflux.network.FakeKafkaBroker;
 import io.kflux.protocol.message.ApiVersionsResponse;
 import io.kflux.protocol.message.MetadataResponse;
 import java.nio.ByteBuffer;
@@ -179,7 +177,7 @@ class BrokerAnomalyTest {
         broker.metadataLeaderEpoch = n -> n == 1 ? 5 : 3;
         // answered at once: a held Fetch would let a later Metadata answer overtake it on the connection
         broker.onFetch(ex -> ex.respond((short) 0, null));
-        KafkaFluxConsumer<String, String> consumer = Kflux.strings(Kflux.props(broker.bootstrapServers(),
+        KafkaFluxConsumer<String, String> consumer = FakeKafkaBroker.consumer(broker.properties(
                 "fetch.max.wait.ms", 100, "metadata.max.age.ms", 200, "reconnect.backoff.ms", 20,
                 "retry.backoff.ms", 20), List.of(TP));
         reactor.core.Disposable running = consumer.receive().subscribe();

@@ -1,13 +1,12 @@
-package io.kflux.compat;
+package io.kflux.internal;
 
-import static io.kflux.compat.MalformedResponseTest.batch;
-import static io.kflux.compat.MalformedResponseTest.concat;
+import static io.kflux.internal.MalformedResponseTest.batch;
+import static io.kflux.internal.MalformedResponseTest.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.FakeKafkaBroker;
-import io.kflux.compat.support.LogCapture;
+import io.kflux.network.FakeKafkaBroker;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -29,7 +28,7 @@ import reactor.core.Disposable;
  * Cancel and close races without a group (issue #15), against a fake broker on loopback: a subscription disposed
  * while its connection is still being set up, and {@code close()} while a Fetch is in flight or its response is
  * arriving. Each round must leave no connection open at the broker, no buffer unreleased (Netty's leak detector on
- * PARANOID, its reports captured from the log) and no kflux thread behind, and {@code close(timeout)} must complete
+ * PARANOID, its reports captured by a {@link NettyLeaks} listener) and no kflux thread behind, and {@code close(timeout)} must complete
  * within its timeout.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -41,7 +40,7 @@ class CloseRaceTest {
 
     private static ResourceLeakDetector.Level levelBefore;
     private FakeKafkaBroker broker;
-    private LogCapture leaks;
+    private NettyLeaks leaks;
 
     @BeforeAll
     static void paranoid() {
@@ -57,7 +56,7 @@ class CloseRaceTest {
     @BeforeEach
     void start() {
         broker = new FakeKafkaBroker().topic(TOPIC, 1).logRange(0, 1_000);
-        leaks = new LogCapture("io.netty.util.ResourceLeakDetector");
+        leaks = new NettyLeaks();
     }
 
     @AfterEach
@@ -173,13 +172,9 @@ class CloseRaceTest {
 
     /**
      * Leaks are reported when a leaked buffer's phantom reference is polled, which happens on later allocations
-     * after a GC: provoke both, then read the detector's log.
+     * after a GC: provoke both, then read what the detector reported.
      */
     private void assertNoLeaks() throws InterruptedException {
-        assertNoLeaks(leaks);
-    }
-
-    static void assertNoLeaks(LogCapture leaks) throws InterruptedException {
         for (int i = 0; i < 5; i++) {
             System.gc();
             Thread.sleep(50);
@@ -190,7 +185,7 @@ class CloseRaceTest {
                 b.release();
             }
         }
-        assertThat(leaks.matching(m -> m.contains("LEAK"))).as("Netty leak reports").isEmpty();
+        assertThat(leaks.reports()).as("Netty leak reports").isEmpty();
     }
 
     static void awaitTrue(java.util.function.BooleanSupplier condition, Duration within)

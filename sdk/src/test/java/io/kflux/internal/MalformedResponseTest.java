@@ -1,4 +1,4 @@
-package io.kflux.compat;
+package io.kflux.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,8 +7,7 @@ import io.kflux.CorruptRecordException;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
-import io.kflux.compat.support.FakeKafkaBroker;
-import io.kflux.internal.DefaultKafkaFluxConsumer;
+import io.kflux.network.FakeKafkaBroker;
 import io.kflux.protocol.message.FetchRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
