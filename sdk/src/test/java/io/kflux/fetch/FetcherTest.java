@@ -36,7 +36,8 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
  * {@link Fetcher} against a scripted cluster ({@link FakeFetchIo}) on virtual time: which requests go out, when, to
- * which broker, and where positions end up.
+ * which broker, and where positions end up. Past 500 lines because every scenario shares one harness (the scripted
+ * cluster, the loop, virtual time, the delivered results); split by topic it would be copied into each part.
  */
 class FetcherTest {
     static final long RETRY_BACKOFF_MS = 100;
