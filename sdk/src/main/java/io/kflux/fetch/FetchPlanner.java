@@ -36,10 +36,13 @@ import org.slf4j.LoggerFactory;
  * carries one partition (seven times the official client's Fetches, twice the broker's CPU). A broker ready for a
  * Fetch gets it ({@link #isDue}) when none of its partitions holds {@value #MAX_PENDING_FETCHES} results (the
  * previous round drained: the Fetch carries every partition, and the next round is still pipelined with the
- * emission of the last one), or when half or more of its fetchable partitions have no result waiting, or when one
- * of them has had none for {@link #GATHER_BOUND_NANOS} (the fetcher is woken then: {@link FetchPlan#wakeAtNanos}).
- * So a partition that is not fetched while others still hold results always has data of its own waiting, or waits
- * at most that bound; a broker with one partition, or with half its partitions empty, is asked at once.
+ * emission of the last one), or when its partitions' results waiting are down to half a result per fetchable
+ * partition (the low-water mark: the answer comes while the rest is emitted), or when one of them has had no result
+ * waiting for the gathering bound ({@link #gatherBound}: about the time half a round of results takes to drain, at
+ * least {@link #GATHER_BOUND_NANOS}, at most {@link #MAX_GATHER_BOUND_NANOS}; the fetcher is woken then:
+ * {@link FetchPlan#wakeAtNanos}). So a partition that is not fetched while others still hold results always has data
+ * of its own waiting, or waits at most that bound while the subscriber has other results to emit; a broker with one
+ * partition, or with its results nearly drained, is asked at once.
  */
 final class FetchPlanner {
     /** The fetcher's log category, kept for these lines (log configurations name it). */
@@ -50,11 +53,17 @@ final class FetchPlanner {
      */
     static final int MAX_PENDING_FETCHES = 2;
     /**
-     * The longest a fetchable partition with no result waiting is kept out of a Fetch while its broker's other
-     * partitions still hold results (gathering, issue #32): a few ms, against the tens of ms a slow subscriber takes
-     * to drain a round of results and the 500 ms of {@code fetch.max.wait.ms}.
+     * The shortest gathering bound (issue #32): the longest a fetchable partition with no result waiting is kept out of
+     * a Fetch while its broker's other partitions still hold results, when results drain fast or their pace is not
+     * known yet.
      */
     static final long GATHER_BOUND_NANOS = 5_000_000L;
+    /**
+     * The longest gathering bound, whatever the pace of the subscriber: a tenth of {@code fetch.max.wait.ms}'s default
+     * (500 ms). A slow subscriber takes about 10 ms to drain one 1 MiB result of 100 B records, 40 ms for half a round
+     * of eight; shorter bounds sent a Fetch of its own for each partition sought back to 0 (the suite's bound case).
+     */
+    static final long MAX_GATHER_BOUND_NANOS = 50_000_000L;
     /** An assigned partition without a leader for this long gets a WARN. */
     static final long LEADERLESS_WARN_AFTER_NANOS = 2_000_000_000L;
     /** The longest time between two WARNs for the same partition still without a leader or metadata. */
@@ -171,7 +180,7 @@ final class FetchPlanner {
             boolean holding = heldBack.contains(node.id());
             Demand d = demand.get(node.id());
             long gatherDeadline = d.starved == 0 ? FetchPlan.NO_WAKE
-                    : nodes.gatheringSince(node.id(), nowNanos) + GATHER_BOUND_NANOS;
+                    : nodes.gatheringSince(node.id(), nowNanos) + gatherBound(nodes, d);
             // Holding partitions back and the rest at their end: a no-wait Fetch would most likely bring nothing (an
             // empty round trip per answer with data while tailing) and a long poll would keep the held-back ones
             // waiting. The broker is asked once a held-back result drains (Fetcher.onConsumed plans again).
@@ -196,30 +205,43 @@ final class FetchPlanner {
 
     /**
      * Whether a ready broker with partitions to fetch gets its Fetch now (gathering, issue #32): none of its
-     * partitions holds {@value #MAX_PENDING_FETCHES} results (the Fetch carries all of them that may be fetched), half
-     * or more of its fetchable partitions have no result waiting, or one has had none since the broker started
-     * gathering {@link #GATHER_BOUND_NANOS} ago ({@code gatherDeadline}, {@link FetchPlan#NO_WAKE} when none is
-     * starved). Otherwise its partitions that may be fetched all still have a result waiting, or wait for the bound.
+     * partitions holds {@value #MAX_PENDING_FETCHES} results (the Fetch carries all of them that may be fetched), its
+     * fetchable partitions' results waiting are at most half their number (the low-water mark), or one has had none
+     * since the broker started gathering {@link #gatherBound} ago ({@code gatherDeadline}, {@link FetchPlan#NO_WAKE}
+     * when none is starved). Otherwise its partitions that may be fetched all still have a result waiting, or wait for
+     * the bound while more than half a round of results waits to be emitted.
      */
     private static boolean isDue(Demand d, long gatherDeadline, long nowNanos) {
         return d.full == 0
-                || 2 * d.starved >= d.fetchable
+                || 2 * d.waiting <= d.fetchable
                 || gatherDeadline != FetchPlan.NO_WAKE && nowNanos - gatherDeadline >= 0;
+    }
+
+    /**
+     * How long a broker's starved partition may wait for its Fetch while others hold results: the time half a round
+     * of its results takes to drain at the emitter's recent pace ({@link NodeStatus#drainIntervalNanos}: by then the
+     * round's Fetch is due anyway), within {@link #GATHER_BOUND_NANOS} and {@link #MAX_GATHER_BOUND_NANOS}.
+     */
+    private static long gatherBound(NodeStatus nodes, Demand d) {
+        long halfRound = nodes.drainIntervalNanos() * Math.max(1, d.fetchable / 2);
+        return Math.min(MAX_GATHER_BOUND_NANOS, Math.max(GATHER_BOUND_NANOS, halfRound));
     }
 
     /**
      * One broker's fetchable partitions (held back or not) in one plan: how many, how many hold
      * {@value #MAX_PENDING_FETCHES} results, how many have none waiting (an empty one is never held back unless the
-     * buffer is full).
+     * buffer is full), and their results waiting in all.
      */
     private static final class Demand {
         int fetchable;
         int full;
         int starved;
+        int waiting;
 
         void count(PartitionState ps) {
             fetchable++;
             int pending = ps.pendingFetches();
+            waiting += pending;
             if (pending >= MAX_PENDING_FETCHES) {
                 full++;
             } else if (pending == 0) {

@@ -214,6 +214,7 @@ public final class Fetcher {
     /** A result was emitted completely (or dropped): its bytes leave the buffer. */
     public void onConsumed(CompletedFetch fetch) {
         fetch.partition().fetchConsumed();
+        nodes.resultDrained(nowNanos());
         bufferedBytes -= fetch.sizeInBytes();
         bufferedBytesGauge = bufferedBytes;
         nodes.wakeAll();

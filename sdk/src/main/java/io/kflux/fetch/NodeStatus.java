@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * Per broker, whether a Fetch may go to it now: none in flight (one at a time per broker), not left idle after an
  * empty no-wait Fetch, and not throttled (KIP-219); and since when its Fetch is held back for gathering
- * ({@code FetchPlanner.isDue}, issue #32). Times are on the fetcher's clock, in ns, passed in. Loop only.
+ * ({@code FetchPlanner.isDue}, issue #32), with how fast the emitter drains results, which scales that gathering's
+ * bound. Times are on the fetcher's clock, in ns, passed in. Loop only.
  */
 final class NodeStatus {
     private final Set<Integer> inFlight = new HashSet<>();
@@ -17,6 +18,12 @@ final class NodeStatus {
     private final Map<Integer, Long> throttledUntil = new HashMap<>();
     /** Node id to when the planner first left one of its partitions without a result and without a Fetch. */
     private final Map<Integer, Long> gatheringSince = new HashMap<>();
+    /** When the emitter last handed a result back; {@code Long.MIN_VALUE} before the first. */
+    private long lastDrainNanos = Long.MIN_VALUE;
+    /** A moving average of the time between two drained results, capped at {@link #DRAIN_INTERVAL_CAP_NANOS}. */
+    private long drainIntervalNanos;
+    /** One gap longer than this (a subscriber waiting for data, a pause) counts as this much. */
+    static final long DRAIN_INTERVAL_CAP_NANOS = 100_000_000L;
 
     /** True when a Fetch may be sent to {@code nodeId} at {@code nowNanos}; an ended throttle is forgotten. */
     boolean isReady(int nodeId, long nowNanos) {
@@ -40,6 +47,23 @@ final class NodeStatus {
     /** No partition of {@code nodeId} is left without a result: the next one starts a new gathering bound. */
     void stopGathering(int nodeId) {
         gatheringSince.remove(nodeId);
+    }
+
+    /**
+     * The emitter handed a result back at {@code nowNanos}: the average time between two drained results follows
+     * (a quarter of the new interval each time, so one long gap does not swing it).
+     */
+    void resultDrained(long nowNanos) {
+        if (lastDrainNanos != Long.MIN_VALUE) {
+            long interval = Math.min(Math.max(0L, nowNanos - lastDrainNanos), DRAIN_INTERVAL_CAP_NANOS);
+            drainIntervalNanos = drainIntervalNanos == 0L ? interval : (3 * drainIntervalNanos + interval) / 4;
+        }
+        lastDrainNanos = nowNanos;
+    }
+
+    /** The average time between two drained results, ns; 0 before two were drained. */
+    long drainIntervalNanos() {
+        return drainIntervalNanos;
     }
 
     /** The Fetch to {@code nodeId} was answered or failed. */

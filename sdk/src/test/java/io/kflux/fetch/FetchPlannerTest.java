@@ -80,7 +80,9 @@ class FetchPlannerTest {
         waiting.fetched(20, 0);
         PartitionState free = at(1, 0);
 
-        FetchPlan plan = plan(cluster(2, 1, 0), 0, waiting, free);
+        assertThat(plan(cluster(2, 1, 0), 0, waiting, free).fetches()).as("gathering (issue #32)").isEmpty();
+        FetchPlan plan = planner.plan(List.of(waiting, free), cluster(2, 1, 0), 0, nodes,
+                NOW + FetchPlanner.GATHER_BOUND_NANOS);
 
         assertThat(FetchPlanner.MAX_PENDING_FETCHES).isEqualTo(2);
         assertThat(plan.fetches()).singleElement().satisfies(f -> {
@@ -384,15 +386,44 @@ class FetchPlannerTest {
                 .isEqualTo(NOW + 50_000_000L + FetchPlanner.GATHER_BOUND_NANOS);
     }
 
-    /** Issue #32: with half or more of its partitions empty, a broker is asked at once. */
+    /**
+     * Issue #32, the low-water mark: a broker whose partitions' results waiting are down to half a result per
+     * partition is asked at once (the answer comes while the rest is emitted), not when half of them are empty.
+     */
     @Test
-    void halfOfTheBrokersPartitionsEmptySendsTheFetchAtOnce() {
-        assertThat(planner.plan(slowRound(0, 3), cluster(8, 1, 0), 0, nodes, NOW).fetches()).isEmpty();
+    void aBrokerWhoseResultsAreNearlyDrainedIsAskedAtOnce() {
+        assertThat(planner.plan(slowRound(1, 4), cluster(8, 1, 0), 0, nodes, NOW).fetches())
+                .as("half empty, 7 results waiting: gathering").isEmpty();
+        assertThat(planner.plan(slowRound(0, 5), cluster(8, 1, 0), 0, nodes, NOW).fetches())
+                .as("6 results waiting").isEmpty();
 
-        FetchPlan plan = planner.plan(slowRound(1, 4), cluster(8, 1, 0), 0, nodes, NOW);
+        FetchPlan plan = planner.plan(slowRound(0, 6), cluster(8, 1, 0), 0, nodes, NOW);
 
-        assertThat(planned(plan)).containsExactly(0, 1, 2, 3, 4);
+        assertThat(planned(plan)).as("4 results waiting for 8 partitions").containsExactly(0, 1, 2, 3, 4, 5);
         assertThat(plan.wakeAtNanos()).isEqualTo(FetchPlan.NO_WAKE);
+    }
+
+    /**
+     * Issue #32: the gathering bound follows the emitter's pace, half a round of results: 5 ms while results drain
+     * fast (or no pace is known), 4 x 10 ms for eight partitions whose results take 10 ms each, 50 ms at most.
+     */
+    @Test
+    void theGatherBoundIsHalfARoundAtTheEmittersPace() {
+        assertThat(planner.plan(slowRound(2, 1), cluster(8, 1, 0), 0, nodes, NOW).wakeAtNanos())
+                .isEqualTo(NOW + FetchPlanner.GATHER_BOUND_NANOS);
+        for (int i = 0; i <= 20; i++) {
+            nodes.resultDrained(NOW + i * 10_000_000L);
+        }
+        nodes.stopGathering(1);
+        assertThat(planner.plan(slowRound(2, 1), cluster(8, 1, 0), 0, nodes, NOW).wakeAtNanos())
+                .isEqualTo(NOW + 40_000_000L);
+
+        for (int i = 21; i <= 40; i++) {
+            nodes.resultDrained(NOW + i * 1_000_000_000L); // gaps of a second count as 100 ms
+        }
+        nodes.stopGathering(1);
+        assertThat(planner.plan(slowRound(2, 1), cluster(8, 1, 0), 0, nodes, NOW).wakeAtNanos())
+                .isEqualTo(NOW + FetchPlanner.MAX_GATHER_BOUND_NANOS);
     }
 
     /**

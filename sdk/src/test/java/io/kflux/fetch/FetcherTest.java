@@ -36,7 +36,8 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
  * {@link Fetcher} against a scripted cluster ({@link FakeFetchIo}) on virtual time: which requests go out, when, to
- * which broker, and where positions end up.
+ * which broker, and where positions end up. Past 500 lines because every scenario shares one harness (the scripted
+ * cluster, the loop, virtual time, the delivered results); split by topic it would be copied into each part.
  */
 class FetcherTest {
     static final long RETRY_BACKOFF_MS = 100;
@@ -769,5 +770,116 @@ class FetcherTest {
         advance(FetchPlanner.GATHER_BOUND_NANOS / 1_000_000);
 
         assertThat(io.takeFetch().only(3).fetchOffset()).isEqualTo(5L);
+    }
+
+    // ------------------------------------------------------------------ issue #32: the suite's bound case, modelled
+
+    /** What {@link #boundDrain} counted. */
+    private record DrainCount(double drains, int fetches, double partitionsPerFetch, long longestIdleMs) {
+        double fetchesPerDrain() {
+            return fetches / drains;
+        }
+    }
+
+    /**
+     * The suite's {@code bound} case on virtual time (issue #32): 8 partitions of one broker, {@code end} records each;
+     * the subscriber takes 1 ms per record and the broker {@code brokerMs} plus 2 ms per partition with data to answer
+     * (no data: {@code fetch.max.wait.ms}), with at most {@code perResult}
+     * records per partition (the 1 MiB of {@code max.partition.fetch.bytes}: a result takes {@code perResult} ms to
+     * drain). As the suite's window does, partition p is first read to {@code (p + 1) * end / 9} (the staggered
+     * lead-in) and each time to its end, then sought back to 0 from its last record's {@code onNext}; results of a
+     * partition sought meanwhile are dropped when they reach the front of the queue, as the emitter does. Runs until
+     * {@code passes} times the topic's records were emitted.
+     */
+    private DrainCount boundDrain(long end, int perResult, long brokerMs, int passes) {
+        int partitions = 8;
+        start(cluster(partitions, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, partitions(partitions));
+        long[] seekAt = new long[partitions];
+        for (int p = 0; p < partitions; p++) {
+            seekAt[p] = (p + 1) * end / (partitions + 1);
+        }
+        long target = passes * end * partitions;
+        long emitted = 0;
+        long idle = 0;
+        long longestIdle = 0;
+        int next = 0;
+        while (emitted < target) {
+            answerFetchesAfter(end, perResult, brokerMs);
+            if (next == delivered.size()) {
+                advance(1); // nothing to emit: the subscriber waits
+                longestIdle = Math.max(longestIdle, ++idle);
+                continue;
+            }
+            idle = 0;
+            CompletedFetch f = delivered.get(next++);
+            PartitionState ps = f.partition();
+            if (f.isStale()) {
+                f.release(); // dropped unemitted at the front of the queue
+                loop.execute(() -> fetcher.onConsumed(f));
+                continue;
+            }
+            int p = ps.topicPartition().partition();
+            long from = ps.position();
+            long to = Math.min(f.nextFetchOffset(), seekAt[p]);
+            for (long o = from; o < to; o++) {
+                advance(1);
+                answerFetchesAfter(end, perResult, brokerMs);
+            }
+            emitted += to - from;
+            assertThat(ps.advance(from, to, 0)).isTrue();
+            if (to == seekAt[p]) {
+                seekAt[p] = end;
+                loop.execute(() -> {
+                    ps.seek(0); // from the last record's onNext, as the suite's drain does
+                    fetcher.plan();
+                });
+            }
+            f.release();
+            loop.execute(() -> fetcher.onConsumed(f));
+        }
+        List<FetchRequestListener.Request> fetches = requests.stream()
+                .filter(r -> r.sessionEpoch() != FetchRequest.FINAL_SESSION_EPOCH).toList();
+        double carried = fetches.stream().mapToInt(FetchRequestListener.Request::sessionPartitions).average().orElse(0);
+        return new DrainCount((double) emitted / (end * partitions), fetches.size(), carried, longestIdle);
+    }
+
+    /** Every Fetch sent since the last call is answered later with what its partitions' logs hold at their offsets. */
+    private void answerFetchesAfter(long end, int perResult, long brokerMs) {
+        for (PendingFetch f; (f = io.fetches.poll()) != null; ) {
+            PendingFetch fetch = f;
+            Map<PartitionState, Long> carried = new LinkedHashMap<>();
+            fetcher.partitions().values().stream().filter(ps -> ps.state() == FetchState.FETCHING)
+                    .forEach(ps -> carried.put(ps, ps.fetchOffset()));
+            long withData = carried.values().stream().filter(o -> o < end).count();
+            boolean data = withData > 0;
+            long answerMs = brokerMs + withData * 2;
+            time.schedule(() -> {
+                List<PartitionData> answer = new ArrayList<>();
+                carried.forEach((ps, offset) -> answer.add(partition(ps.topicPartition().partition(), Errors.NONE, end,
+                        offset < end ? batch(offset, 0, (int) Math.min(perResult, end - offset)) : null)));
+                fetch.answer(response(0, 7, answer.toArray(PartitionData[]::new)));
+            }, data ? answerMs : Math.max(brokerMs, fetch.request().maxWaitMs()), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Issue #32, the suite's {@code bound} case modelled: 8 partitions of 250 records, results of 10 (a result takes
+     * 10 ms to drain, as a 1 MiB result of 100 B records does at about 1 us per record), the broker answering in 4 ms
+     * plus 2 ms per partition with data, each partition sought back to 0 at a staggered point and then at its end, 4
+     * drains of the topic. One Fetch per round of 8 results would be 25 per drain. Under the rule before (half the
+     * partitions starved, a fixed 5 ms bound) this model counted 30.7 Fetches per drain carrying 6.7 partitions each:
+     * each seek's partition got a Fetch of its own 5 ms later. Now the bound is half a round at the emitter's pace
+     * (40 ms here), so a partition sought back joins the round's Fetch; the subscriber is never idle longer than the
+     * first answer takes.
+     */
+    @Test
+    void aSlowSubscriberSeekingBackGetsFetchesCarryingMostPartitions() {
+        DrainCount c = boundDrain(250, 10, 4, 4);
+
+        assertThat(c.drains()).isBetween(4.0, 4.01);
+        assertThat(c.fetchesPerDrain()).as("25 would be one per round").isBetween(25.0, 28.0);
+        assertThat(c.partitionsPerFetch()).isGreaterThan(7.2);
+        assertThat(c.longestIdleMs()).as("the first answer: 4 + 8 x 2 ms").isLessThanOrEqualTo(20L);
     }
 }
