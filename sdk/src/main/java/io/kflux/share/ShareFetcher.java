@@ -84,6 +84,9 @@ public final class ShareFetcher {
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger incomingWip =
             new java.util.concurrent.atomic.AtomicInteger();
+    /** A {@link #wake} plan is queued on the loop and has not started yet. */
+    private final java.util.concurrent.atomic.AtomicBoolean wakeQueued =
+            new java.util.concurrent.atomic.AtomicBoolean();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private Map<TopicPartition, UUID> assigned = Map.of();
     private Map<UUID, String> topicNames = Map.of();
@@ -122,9 +125,19 @@ public final class ShareFetcher {
         plan();
     }
 
-    /** Demand grew, or buffered records were emitted: plan again. Any thread. */
+    /**
+     * Demand grew, or buffered records were emitted: plan again. Any thread. Wakes coalesce into one plan while one
+     * is queued and has not started: {@code flatMap} asks for one record per acknowledgement it saw confirmed, so
+     * without this a broker answer confirming N acknowledgements queued N plans (15 % of the CPU of the explicit
+     * accept benchmark). Safe because a plan reads the demand when it runs, not when it was asked for.
+     */
     public void wake() {
-        loop.execute(this::plan);
+        if (wakeQueued.compareAndSet(false, true)) {
+            loop.execute(() -> {
+                wakeQueued.set(false);
+                plan();
+            });
+        }
     }
 
     /**
