@@ -36,6 +36,20 @@ public final class ShareRunner {
     /** kflux's records awaiting their ACCEPT's confirmation at most, in the throughput case (flatMap concurrency). */
     static final int KFLUX_THROUGHPUT_CONCURRENCY = 1024;
 
+    /**
+     * How kflux waits for the ACCEPTs in the throughput case ({@code -Dkflux.bench.accept}, given by
+     * {@code --child-jvm-args}): {@code flatmap} (default: {@code flatMap(r -> r.accept(), 1024)}) or {@code each}
+     * ({@code r.accept().subscribe(..)} per record, the confirmations counted; nothing bounds them but what the
+     * consumer acquires).
+     */
+    static final String ACCEPT = System.getProperty("kflux.bench.accept", "flatmap");
+    /**
+     * {@code -Dkflux.bench.mode=implicit}: the throughput case with {@code share.acknowledgement.mode=implicit} for
+     * both contenders (no acknowledge call; kflux's window ends when its close flushed the last acceptances, the
+     * official client's with its commitSync after the last record).
+     */
+    static final boolean IMPLICIT = "implicit".equals(System.getProperty("kflux.bench.mode", "explicit"));
+
     private ShareRunner() {
     }
 
@@ -86,12 +100,17 @@ public final class ShareRunner {
 
     /** One consumer; each record's work is a timer (non-blocking), then its ACCEPT, {@code concurrency} at a time. */
     private static void drainKflux(String servers, String topic, String group, Tally tally, int workMs,
-                                   int concurrency) {
+                                   int concurrency) throws InterruptedException {
         KafkaShareConsumer<byte[], byte[]> consumer = KafkaShareConsumer.create(ShareConsumerOptions.create(
                         Map.of("bootstrap.servers", servers, "group.id", group, "share.acknowledgement.mode",
-                                "explicit"), Deserializers.byteArray(), Deserializers.byteArray())
+                                IMPLICIT && workMs == 0 ? "implicit" : "explicit"), Deserializers.byteArray(),
+                        Deserializers.byteArray())
                 .subscription(List.of(topic)));
         Duration work = Duration.ofMillis(workMs);
+        if (workMs == 0 && (IMPLICIT || ACCEPT.equals("each"))) {
+            drainKfluxWithoutFlatMap(consumer, tally);
+            return;
+        }
         try {
             consumer.receive()
                     .flatMap(r -> {
@@ -105,6 +124,47 @@ public final class ShareRunner {
                     }, concurrency)
                     .take(tally.expected)
                     .blockLast(TIMEOUT);
+        } finally {
+            consumer.close().block(TIMEOUT);
+        }
+    }
+
+    /**
+     * The throughput case without {@code flatMap}: implicit mode (the window ends when close flushed the last
+     * acceptances), or explicit with each record's ACCEPT subscribed on its own (the window ends at the last
+     * confirmation).
+     */
+    private static void drainKfluxWithoutFlatMap(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally)
+            throws InterruptedException {
+        java.util.concurrent.CountDownLatch confirmed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        try {
+            consumer.receive()
+                    .doOnNext(r -> {
+                        tally.received(r.partition(), r.offset(), r.value());
+                        if (IMPLICIT) {
+                            tally.processed();
+                            return;
+                        }
+                        r.accept().subscribe(null, e -> {
+                            failure.compareAndSet(null, e);
+                            confirmed.countDown();
+                        }, () -> {
+                            if (tally.processed() == tally.expected) {
+                                tally.end();
+                                confirmed.countDown();
+                            }
+                        });
+                    })
+                    .take(tally.expected)
+                    .blockLast(TIMEOUT);
+            if (IMPLICIT) {
+                consumer.close().block(TIMEOUT);
+                tally.end();
+            } else if (!confirmed.await(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    || failure.get() != null) {
+                throw new IllegalStateException("kflux: not every ACCEPT was confirmed", failure.get());
+            }
         } finally {
             consumer.close().block(TIMEOUT);
         }
@@ -126,7 +186,8 @@ public final class ShareRunner {
                 Properties p = new Properties();
                 p.put("bootstrap.servers", servers);
                 p.put("group.id", group);
-                p.put("share.acknowledgement.mode", "explicit");
+                boolean implicit = IMPLICIT && workMs == 0;
+                p.put("share.acknowledgement.mode", implicit ? "implicit" : "explicit");
                 try (org.apache.kafka.clients.consumer.KafkaShareConsumer<byte[], byte[]> consumer =
                              new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(p, new ByteArrayDeserializer(),
                                      new ByteArrayDeserializer())) {
@@ -138,7 +199,9 @@ public final class ShareRunner {
                             if (workMs > 0) {
                                 Thread.sleep(workMs);
                             }
-                            consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                            if (!implicit) {
+                                consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                            }
                             tally.processed();
                         }
                         if (tally.processedCount() == tally.expected) {
