@@ -38,9 +38,9 @@ public final class ShareRunner {
 
     /**
      * How kflux waits for the ACCEPTs in the throughput case ({@code -Dkflux.bench.accept}, given by
-     * {@code --child-jvm-args}): {@code flatmap} (default: {@code flatMap(r -> r.accept(), 1024)}) or {@code each}
+     * {@code --child-jvm-args}): {@code flatmap} (default: {@code flatMap(r -> r.accept(), 1024)}), {@code each}
      * ({@code r.accept().subscribe(..)} per record, the confirmations counted; nothing bounds them but what the
-     * consumer acquires).
+     * consumer acquires) or {@code when} ({@code Mono.when} over the ACCEPTs of batches of up to 500).
      */
     static final String ACCEPT = System.getProperty("kflux.bench.accept", "flatmap");
     /**
@@ -107,6 +107,10 @@ public final class ShareRunner {
                         Deserializers.byteArray())
                 .subscription(List.of(topic)));
         Duration work = Duration.ofMillis(workMs);
+        if (workMs == 0 && !IMPLICIT && ACCEPT.equals("when")) {
+            drainKfluxInBatches(consumer, tally);
+            return;
+        }
         if (workMs == 0 && (IMPLICIT || ACCEPT.equals("each"))) {
             drainKfluxWithoutFlatMap(consumer, tally);
             return;
@@ -166,6 +170,40 @@ public final class ShareRunner {
                 throw new IllegalStateException("kflux: not every ACCEPT was confirmed", failure.get());
             }
         } finally {
+            consumer.close().block(TIMEOUT);
+        }
+    }
+
+    /**
+     * The throughput case with the ACCEPTs awaited per batch: {@code bufferTimeout(500, 5 ms)} then
+     * {@code Mono.when} of the batch's {@code accept()}s, 4 batches at a time. The stream is never cancelled before
+     * the last confirmation (a cancel closes the consumer, and a buffered record's ACCEPT would come too late).
+     */
+    private static void drainKfluxInBatches(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally)
+            throws InterruptedException {
+        java.util.concurrent.CountDownLatch confirmed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        reactor.core.Disposable d = consumer.receive()
+                .doOnNext(r -> tally.received(r.partition(), r.offset(), r.value()))
+                .bufferTimeout(500, Duration.ofMillis(5))
+                .flatMap(batch -> Mono.when(batch.stream().map(io.kflux.ShareRecord::accept).toList())
+                        .doOnSuccess(v -> {
+                            if (tally.processed(batch.size()) == tally.expected) {
+                                tally.end();
+                                confirmed.countDown();
+                            }
+                        }), 4)
+                .subscribe(null, e -> {
+                    failure.compareAndSet(null, e);
+                    confirmed.countDown();
+                });
+        try {
+            if (!confirmed.await(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    || failure.get() != null) {
+                throw new IllegalStateException("kflux: not every ACCEPT was confirmed", failure.get());
+            }
+        } finally {
+            d.dispose();
             consumer.close().block(TIMEOUT);
         }
     }
@@ -284,6 +322,11 @@ public final class ShareRunner {
         /** A record's work and acknowledgement are done (kflux: confirmed; official: handed to the client). */
         long processed() {
             return processed.incrementAndGet();
+        }
+
+        /** {@code n} records' work and acknowledgements are done. */
+        long processed(int n) {
+            return processed.addAndGet(n);
         }
 
         long processedCount() {
