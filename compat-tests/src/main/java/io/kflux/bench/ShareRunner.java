@@ -140,8 +140,7 @@ public final class ShareRunner {
      */
     private static void drainKfluxWithoutFlatMap(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally)
             throws InterruptedException {
-        java.util.concurrent.CountDownLatch confirmed = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Confirmations confirmations = new Confirmations(tally);
         try {
             consumer.receive()
                     .doOnNext(r -> {
@@ -150,24 +149,15 @@ public final class ShareRunner {
                             tally.processed();
                             return;
                         }
-                        r.accept().subscribe(null, e -> {
-                            failure.compareAndSet(null, e);
-                            confirmed.countDown();
-                        }, () -> {
-                            if (tally.processed() == tally.expected) {
-                                tally.end();
-                                confirmed.countDown();
-                            }
-                        });
+                        r.accept().subscribe(null, confirmations::fail, () -> confirmations.done(tally.processed()));
                     })
                     .take(tally.expected)
                     .blockLast(TIMEOUT);
             if (IMPLICIT) {
                 consumer.close().block(TIMEOUT);
                 tally.end();
-            } else if (!confirmed.await(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
-                    || failure.get() != null) {
-                throw new IllegalStateException("kflux: not every ACCEPT was confirmed", failure.get());
+            } else {
+                confirmations.await();
             }
         } finally {
             consumer.close().block(TIMEOUT);
@@ -181,30 +171,49 @@ public final class ShareRunner {
      */
     private static void drainKfluxInBatches(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally)
             throws InterruptedException {
-        java.util.concurrent.CountDownLatch confirmed = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Confirmations confirmations = new Confirmations(tally);
         reactor.core.Disposable d = consumer.receive()
                 .doOnNext(r -> tally.received(r.partition(), r.offset(), r.value()))
                 .bufferTimeout(500, Duration.ofMillis(5))
                 .flatMap(batch -> Mono.when(batch.stream().map(io.kflux.ShareRecord::accept).toList())
-                        .doOnSuccess(v -> {
-                            if (tally.processed(batch.size()) == tally.expected) {
-                                tally.end();
-                                confirmed.countDown();
-                            }
-                        }), 4)
-                .subscribe(null, e -> {
-                    failure.compareAndSet(null, e);
-                    confirmed.countDown();
-                });
+                        .doOnSuccess(v -> confirmations.done(tally.processed(batch.size()))), 4)
+                .subscribe(null, confirmations::fail);
         try {
-            if (!confirmed.await(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
-                    || failure.get() != null) {
-                throw new IllegalStateException("kflux: not every ACCEPT was confirmed", failure.get());
-            }
+            confirmations.await();
         } finally {
             d.dispose();
             consumer.close().block(TIMEOUT);
+        }
+    }
+
+    /** The end of a kflux window whose ACCEPTs are counted as they are confirmed, or their first failure. */
+    private static final class Confirmations {
+        private final Tally tally;
+        private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
+        Confirmations(Tally tally) {
+            this.tally = tally;
+        }
+
+        /** @param processed the records confirmed so far, this confirmation's included */
+        void done(long processed) {
+            if (processed == tally.expected) {
+                tally.end();
+                ended.countDown();
+            }
+        }
+
+        void fail(Throwable e) {
+            failure.compareAndSet(null, e);
+            ended.countDown();
+        }
+
+        void await() throws InterruptedException {
+            if (!ended.await(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS) || failure.get() != null) {
+                throw new IllegalStateException("kflux: not every ACCEPT was confirmed", failure.get());
+            }
         }
     }
 
