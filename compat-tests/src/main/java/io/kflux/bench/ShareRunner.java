@@ -165,7 +165,7 @@ public final class ShareRunner {
     }
 
     /**
-     * The throughput case with the ACCEPTs awaited per batch: {@code bufferTimeout(500, 5 ms)} then
+     * The throughput case with the ACCEPTs awaited per batch: {@code bufferTimeout(500, 5 ms, fair backpressure)} then
      * {@code Mono.when} of the batch's {@code accept()}s, 4 batches at a time. The stream is never cancelled before
      * the last confirmation (a cancel closes the consumer, and a buffered record's ACCEPT would come too late).
      */
@@ -174,7 +174,7 @@ public final class ShareRunner {
         Confirmations confirmations = new Confirmations(tally);
         reactor.core.Disposable d = consumer.receive()
                 .doOnNext(r -> tally.received(r.partition(), r.offset(), r.value()))
-                .bufferTimeout(500, Duration.ofMillis(5))
+                .bufferTimeout(500, Duration.ofMillis(5), true) // fair: never more buffers than flatMap asked for
                 .flatMap(batch -> Mono.when(batch.stream().map(io.kflux.ShareRecord::accept).toList())
                         .doOnSuccess(v -> confirmations.done(tally.processed(batch.size()))), 4)
                 .subscribe(null, confirmations::fail);
