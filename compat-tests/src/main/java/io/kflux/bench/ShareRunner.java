@@ -36,6 +36,20 @@ public final class ShareRunner {
     /** kflux's records awaiting their ACCEPT's confirmation at most, in the throughput case (flatMap concurrency). */
     static final int KFLUX_THROUGHPUT_CONCURRENCY = 1024;
 
+    /**
+     * How kflux waits for the ACCEPTs in the throughput case ({@code -Dkflux.bench.accept}, given by
+     * {@code --child-jvm-args}): {@code flatmap} (default: {@code flatMap(r -> r.accept(), 1024)}), {@code each}
+     * ({@code r.accept().subscribe(..)} per record, the confirmations counted; nothing bounds them but what the
+     * consumer acquires) or {@code when} ({@code Mono.when} over the ACCEPTs of batches of up to 500).
+     */
+    static final String ACCEPT = System.getProperty("kflux.bench.accept", "flatmap");
+    /**
+     * {@code -Dkflux.bench.mode=implicit}: the throughput case with {@code share.acknowledgement.mode=implicit} for
+     * both contenders (no acknowledge call; kflux's window ends when its close flushed the last acceptances, the
+     * official client's with its commitSync after the last record).
+     */
+    static final boolean IMPLICIT = "implicit".equals(System.getProperty("kflux.bench.mode", "explicit"));
+
     private ShareRunner() {
     }
 
@@ -86,12 +100,21 @@ public final class ShareRunner {
 
     /** One consumer; each record's work is a timer (non-blocking), then its ACCEPT, {@code concurrency} at a time. */
     private static void drainKflux(String servers, String topic, String group, Tally tally, int workMs,
-                                   int concurrency) {
+                                   int concurrency) throws InterruptedException {
         KafkaShareConsumer<byte[], byte[]> consumer = KafkaShareConsumer.create(ShareConsumerOptions.create(
                         Map.of("bootstrap.servers", servers, "group.id", group, "share.acknowledgement.mode",
-                                "explicit"), Deserializers.byteArray(), Deserializers.byteArray())
+                                IMPLICIT && workMs == 0 ? "implicit" : "explicit"), Deserializers.byteArray(),
+                        Deserializers.byteArray())
                 .subscription(List.of(topic)));
         Duration work = Duration.ofMillis(workMs);
+        if (workMs == 0 && !IMPLICIT && ACCEPT.equals("when")) {
+            drainKfluxInBatches(consumer, tally);
+            return;
+        }
+        if (workMs == 0 && (IMPLICIT || ACCEPT.equals("each"))) {
+            drainKfluxWithoutFlatMap(consumer, tally);
+            return;
+        }
         try {
             consumer.receive()
                     .flatMap(r -> {
@@ -111,6 +134,90 @@ public final class ShareRunner {
     }
 
     /**
+     * The throughput case without {@code flatMap}: implicit mode (the window ends when close flushed the last
+     * acceptances), or explicit with each record's ACCEPT subscribed on its own (the window ends at the last
+     * confirmation).
+     */
+    private static void drainKfluxWithoutFlatMap(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally)
+            throws InterruptedException {
+        Confirmations confirmations = new Confirmations(tally);
+        try {
+            consumer.receive()
+                    .doOnNext(r -> {
+                        tally.received(r.partition(), r.offset(), r.value());
+                        if (IMPLICIT) {
+                            tally.processed();
+                            return;
+                        }
+                        r.accept().subscribe(null, confirmations::fail, () -> confirmations.done(tally.processed()));
+                    })
+                    .take(tally.expected)
+                    .blockLast(TIMEOUT);
+            if (IMPLICIT) {
+                consumer.close().block(TIMEOUT);
+                tally.end();
+            } else {
+                confirmations.await();
+            }
+        } finally {
+            consumer.close().block(TIMEOUT);
+        }
+    }
+
+    /**
+     * The throughput case with the ACCEPTs awaited per batch: {@code bufferTimeout(500, 5 ms, fair backpressure)} then
+     * {@code Mono.when} of the batch's {@code accept()}s, 4 batches at a time. The stream is never cancelled before
+     * the last confirmation (a cancel closes the consumer, and a buffered record's ACCEPT would come too late).
+     */
+    private static void drainKfluxInBatches(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally)
+            throws InterruptedException {
+        Confirmations confirmations = new Confirmations(tally);
+        reactor.core.Disposable d = consumer.receive()
+                .doOnNext(r -> tally.received(r.partition(), r.offset(), r.value()))
+                .bufferTimeout(500, Duration.ofMillis(5), true) // fair: never more buffers than flatMap asked for
+                .flatMap(batch -> Mono.when(batch.stream().map(io.kflux.ShareRecord::accept).toList())
+                        .doOnSuccess(v -> confirmations.done(tally.processed(batch.size()))), 4)
+                .subscribe(null, confirmations::fail);
+        try {
+            confirmations.await();
+        } finally {
+            d.dispose();
+            consumer.close().block(TIMEOUT);
+        }
+    }
+
+    /** The end of a kflux window whose ACCEPTs are counted as they are confirmed, or their first failure. */
+    private static final class Confirmations {
+        private final Tally tally;
+        private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
+        Confirmations(Tally tally) {
+            this.tally = tally;
+        }
+
+        /** @param processed the records confirmed so far, this confirmation's included */
+        void done(long processed) {
+            if (processed == tally.expected) {
+                tally.end();
+                ended.countDown();
+            }
+        }
+
+        void fail(Throwable e) {
+            failure.compareAndSet(null, e);
+            ended.countDown();
+        }
+
+        void await() throws InterruptedException {
+            if (!ended.await(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS) || failure.get() != null) {
+                throw new IllegalStateException("kflux: not every ACCEPT was confirmed", failure.get());
+            }
+        }
+    }
+
+    /**
      * {@code threads} threads, each polling a consumer of its own (the official client is not thread-safe), sleeping
      * the work per record and acknowledging it with ACCEPT; the acknowledgements go with the next poll; the window
      * ends when the consumer that processed the last record confirmed its own with {@code commitSync}.
@@ -126,7 +233,8 @@ public final class ShareRunner {
                 Properties p = new Properties();
                 p.put("bootstrap.servers", servers);
                 p.put("group.id", group);
-                p.put("share.acknowledgement.mode", "explicit");
+                boolean implicit = IMPLICIT && workMs == 0;
+                p.put("share.acknowledgement.mode", implicit ? "implicit" : "explicit");
                 try (org.apache.kafka.clients.consumer.KafkaShareConsumer<byte[], byte[]> consumer =
                              new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(p, new ByteArrayDeserializer(),
                                      new ByteArrayDeserializer())) {
@@ -138,7 +246,9 @@ public final class ShareRunner {
                             if (workMs > 0) {
                                 Thread.sleep(workMs);
                             }
-                            consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                            if (!implicit) {
+                                consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                            }
                             tally.processed();
                         }
                         if (tally.processedCount() == tally.expected) {
@@ -221,6 +331,11 @@ public final class ShareRunner {
         /** A record's work and acknowledgement are done (kflux: confirmed; official: handed to the client). */
         long processed() {
             return processed.incrementAndGet();
+        }
+
+        /** {@code n} records' work and acknowledgements are done. */
+        long processed(int n) {
+            return processed.addAndGet(n);
         }
 
         long processedCount() {

@@ -11,9 +11,7 @@ import io.kflux.share.AcquiredBatch;
 import io.kflux.share.ShareFetcher;
 import io.kflux.util.StateTransitions;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,7 +57,12 @@ final class ShareEmitter<K, V> {
     private AcquiredBatch current;
     private RecordCursor cursor;
     private RecordBatch batch;
-    private final Set<Long> handled = new HashSet<>();
+    /**
+     * The offsets of {@link #current} emitted or rejected already, as bits from {@link #handledBase} (its first
+     * acquired offset): a bit per offset, not a boxed {@code Long} in a hash set per record.
+     */
+    private final java.util.BitSet handled = new java.util.BitSet();
+    private long handledBase;
 
     /**
      * @param cap     the most records acquired ahead with unbounded demand ({@code max.poll.records})
@@ -84,7 +87,7 @@ final class ShareEmitter<K, V> {
     /** Acquired records arrived (on the fetcher's loop). */
     void offer(AcquiredBatch b) {
         if (state.get() != ShareEmitterState.EMITTING) {
-            releaseAll(b, Set.of());
+            releaseAll(b, false);
             return;
         }
         buffered.addAndGet(b.acquiredCount());
@@ -94,11 +97,13 @@ final class ShareEmitter<K, V> {
 
     /** The subscriber's {@code request(n)}. */
     void request(long n) {
-        List<DefaultShareRecord<K, V>> accepted;
+        List<DefaultShareRecord<K, V>> accepted = List.of();
         synchronized (awaitingRequest) {
             reactor.core.publisher.Operators.addCap(REQUESTED, this, n);
-            accepted = new ArrayList<>(awaitingRequest);
-            awaitingRequest.clear();
+            if (!awaitingRequest.isEmpty()) { // always empty in explicit mode: no copy per request(n)
+                accepted = new ArrayList<>(awaitingRequest);
+                awaitingRequest.clear();
+            }
         }
         accepted.forEach(DefaultShareRecord::acceptImplicitly);
         schedule();
@@ -119,12 +124,12 @@ final class ShareEmitter<K, V> {
         }
         worker.schedule(() -> {
             if (current != null) {
-                releaseAll(current, handled);
+                releaseAll(current, true);
                 current = null;
             }
             AcquiredBatch b;
             while ((b = queue.poll()) != null) {
-                releaseAll(b, Set.of());
+                releaseAll(b, false);
             }
             List<DefaultShareRecord<K, V>> accepted;
             synchronized (awaitingRequest) {
@@ -223,6 +228,7 @@ final class ShareEmitter<K, V> {
                     return null;
                 }
                 handled.clear();
+                handledBase = firstAcquired(current.acquired());
                 cursor = null;
                 if (current.records() == null) {
                     finishBatch();
@@ -233,9 +239,10 @@ final class ShareEmitter<K, V> {
             if (cursor != null && cursor.next()) {
                 long offset = cursor.offset();
                 short deliveries = deliveryCount(current.acquired(), offset);
-                if (deliveries < 0 || !handled.add(offset)) {
+                if (deliveries < 0 || isHandled(offset)) {
                     continue; // not this member's (outside the acquired ranges)
                 }
+                handled.set((int) (offset - handledBase));
                 ConsumerRecord<K, V> record = builder.build(current.topicPartition(), cursor,
                         batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
                                 ? io.kflux.TimestampType.LOG_APPEND_TIME : io.kflux.TimestampType.CREATE_TIME, batch.partitionLeaderEpoch());
@@ -265,7 +272,7 @@ final class ShareEmitter<K, V> {
         cursor = null;
         for (AcquiredRecords a : b.acquired()) {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
-                if (!handled.contains(o)) {
+                if (!isHandled(o)) {
                     buffered.decrementAndGet();
                     fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1, null);
                 }
@@ -276,11 +283,25 @@ final class ShareEmitter<K, V> {
         }
     }
 
-    /** Hands back every acquired offset of {@code b} not in {@code done}. */
-    private void releaseAll(AcquiredBatch b, Set<Long> done) {
+    /** Whether offset {@code o} (an acquired offset of {@link #current}) was emitted or rejected already. */
+    private boolean isHandled(long o) {
+        return handled.get((int) (o - handledBase));
+    }
+
+    /** The lowest acquired offset of a batch (the broker lists the ranges in offset order, but nothing relies on it). */
+    private static long firstAcquired(List<AcquiredRecords> acquired) {
+        long first = Long.MAX_VALUE;
+        for (AcquiredRecords a : acquired) {
+            first = Math.min(first, a.firstOffset());
+        }
+        return first;
+    }
+
+    /** Hands back every acquired offset of {@code b} ({@code skipHandled}: {@link #current}) not handled yet. */
+    private void releaseAll(AcquiredBatch b, boolean skipHandled) {
         for (AcquiredRecords a : b.acquired()) {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
-                if (!done.contains(o)) {
+                if (!skipHandled || !isHandled(o)) {
                     buffered.decrementAndGet();
                     fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1,
                             AcknowledgeType.RELEASE);

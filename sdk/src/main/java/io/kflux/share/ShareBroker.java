@@ -97,23 +97,21 @@ final class ShareBroker {
         return new Drained(batches, waiters, renew);
     }
 
-    /** Fails every acknowledgement not sent yet (the session they belong to is gone). */
-    void failPending(KafkaFluxException error) {
-        fail(drain(), error);
+    /** Fails every acknowledgement not sent yet (the session they belong to is gone), in {@code out}'s next pass. */
+    void failPending(KafkaFluxException error, AckCompletions out) {
+        fail(drain(), error, out);
     }
 
-    static void fail(Drained d, KafkaFluxException error) {
-        d.waiters().values().forEach(ws -> ws.forEach(w -> complete(w, error)));
+    /** Fails every waiter of {@code d} with {@code error} in {@code out}'s next pass. */
+    static void fail(Drained d, KafkaFluxException error, AckCompletions out) {
+        d.waiters().values().forEach(ws -> out.add(ws, error));
     }
 
-    /** Completes the waiters of {@code p} in {@code d}: confirmed, or failed with {@code error}. */
-    static void answer(Drained d, SharePartition p, KafkaFluxException error) {
+    /** The waiters of {@code p} in {@code d} hear in {@code out}'s next pass: confirmed, or failed with {@code error}. */
+    static void answer(Drained d, SharePartition p, KafkaFluxException error, AckCompletions out) {
         List<Waiter> ws = d.waiters().get(p);
-        if (ws == null) {
-            return;
-        }
-        for (Waiter w : ws) {
-            complete(w, error);
+        if (ws != null) {
+            out.add(ws, error);
         }
     }
 
@@ -121,7 +119,7 @@ final class ShareBroker {
      * Completes one waiter. Its subscriber's code runs here, on the fetcher's loop in the middle of handling a
      * broker answer: whatever it throws is logged and goes no further, so the answer is still handled in full.
      */
-    private static void complete(Waiter w, KafkaFluxException error) {
+    static void complete(Waiter w, KafkaFluxException error) {
         try {
             if (error == null) {
                 w.sink().success();

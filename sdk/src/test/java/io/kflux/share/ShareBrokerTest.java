@@ -36,8 +36,12 @@ class ShareBrokerTest {
                 List.of((byte) 1, (byte) 1, AcknowledgementBatch.GAP)));
         assertThat(d.batches().get(P1)).containsExactly(new AcknowledgementBatch(5, 5, List.of((byte) 2)));
 
-        ShareBroker.answer(d, P0, null);
-        ShareBroker.answer(d, P1, new KafkaProtocolException((short) 121, "INVALID_RECORD_STATE", false, "lock expired"));
+        AckCompletions completions = new AckCompletions();
+        ShareBroker.answer(d, P0, null, completions);
+        ShareBroker.answer(d, P1, new KafkaProtocolException((short) 121, "INVALID_RECORD_STATE", false, "lock expired"),
+                completions);
+        assertThat(f0).isNotDone(); // answered in the pass, not before
+        completions.run();
         assertThat(f0).succeedsWithin(Duration.ofSeconds(1));
         assertThat(f1).succeedsWithin(Duration.ofSeconds(1));
         assertThat(f5).failsWithin(Duration.ofSeconds(1)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
@@ -77,7 +81,9 @@ class ShareBrokerTest {
         var f1 = Mono.<Void>create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, s)).toFuture();
         ShareBroker.Drained d = b.drain();
 
-        assertThatCode(() -> ShareBroker.answer(d, P0, null)).doesNotThrowAnyException();
+        AckCompletions completions = new AckCompletions();
+        ShareBroker.answer(d, P0, null, completions);
+        assertThatCode(completions::run).doesNotThrowAnyException();
         assertThat(f1).succeedsWithin(Duration.ofSeconds(1));
     }
 }
