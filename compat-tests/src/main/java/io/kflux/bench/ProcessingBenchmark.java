@@ -44,6 +44,7 @@ public final class ProcessingBenchmark {
         Map<String, String> opts = new LinkedHashMap<>(Map.of("--records", "100000", "--keys", "1000",
                 "--work-ms", "5", "--concurrency", "500", "--commit-ms", "1000",
                 "--contenders", "kflux,parallel-consumer,official", "--kill", "true"));
+        opts.put("--child-jvm-args", ""); // e.g. an async-profiler agent or a JFR recording per contender JVM
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!opts.containsKey(args[i])) {
                 throw new IllegalArgumentException("unknown option " + args[i] + "; known: " + opts.keySet());
@@ -137,7 +138,8 @@ public final class ProcessingBenchmark {
                                         String run, String log, String seed) {
         return ShareBenchmark.javaCommand(ProcessingRunner.class, List.of(contender, kafka.bootstrapServers(), TOPIC,
                 "processing-" + contender + "-" + run, opts.get("--records"), opts.get("--keys"),
-                opts.get("--work-ms"), opts.get("--concurrency"), opts.get("--commit-ms"), log, seed));
+                opts.get("--work-ms"), opts.get("--concurrency"), opts.get("--commit-ms"), log, seed),
+                opts.get("--child-jvm-args"));
     }
 
     /** Record i has key {@code key-<i % keys>}; the default partitioner spreads the keys over the 8 partitions. */
