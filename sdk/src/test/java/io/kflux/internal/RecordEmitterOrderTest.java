@@ -191,14 +191,8 @@ class RecordEmitterOrderTest {
         emitter.request(Long.MAX_VALUE);
         runWorker();
 
-        List<String> expected = new ArrayList<>();
-        for (int[] turn : new int[][] {{0, 0, 600}, {1, 0, 600}, {0, 600, 1200}, {1, 600, 1200}}) {
-            for (int offset = turn[1]; offset < turn[2]; offset++) {
-                expected.add(turn[0] + "@" + offset);
-            }
-        }
         assertThat(emittedFrom).as("600 (two batches) of one, then of the other, then the rest of each")
-                .containsExactlyElementsOf(expected);
+                .containsExactlyElementsOf(turns(new int[][] {{0, 0, 600}, {1, 0, 600}, {0, 600, 1200}, {1, 600, 1200}}));
         assertThat(skipped).isEmpty();
         assertThat(refused).isEmpty();
         assertThat(p0.position()).isEqualTo(1200L);
@@ -221,13 +215,7 @@ class RecordEmitterOrderTest {
         emitter.request(Long.MAX_VALUE);
         runWorker();
 
-        List<String> expected = new ArrayList<>();
-        for (int[] turn : new int[][] {{0, 0, 800}, {1, 0, 100}, {0, 800, 1300}}) {
-            for (int offset = turn[1]; offset < turn[2]; offset++) {
-                expected.add(turn[0] + "@" + offset);
-            }
-        }
-        assertThat(emittedFrom).containsExactlyElementsOf(expected);
+        assertThat(emittedFrom).containsExactlyElementsOf(turns(new int[][] {{0, 0, 800}, {1, 0, 100}, {0, 800, 1300}}));
         assertThat(skipped).isEmpty();
         assertThat(refused).isEmpty();
     }
@@ -245,6 +233,17 @@ class RecordEmitterOrderTest {
         assertThat(emitted).containsExactlyElementsOf(java.util.stream.LongStream.range(0, 1800).boxed().toList());
         assertThat(skipped).isEmpty();
         assertThat(refused).isEmpty();
+    }
+
+    /** "partition@offset" of each record of each turn {partition, from offset, to offset exclusive}, in turn order. */
+    private static List<String> turns(int[][] turns) {
+        List<String> expected = new ArrayList<>();
+        for (int[] turn : turns) {
+            for (int offset = turn[1]; offset < turn[2]; offset++) {
+                expected.add(turn[0] + "@" + offset);
+            }
+        }
+        return expected;
     }
 
     /** A result of {@code batches} batches of {@code perBatch} records each from {@code baseOffset}, for {@code ps}. */
