@@ -41,7 +41,7 @@ public final class ProcessingBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = new LinkedHashMap<>(Map.of("--records", "100000", "--keys", "1000",
+        Map<String, String> opts = new LinkedHashMap<>(Map.of("--records", "400000", "--keys", "1000",
                 "--work-ms", "5", "--concurrency", "500", "--commit-ms", "1000",
                 "--contenders", "kflux,parallel-consumer,official", "--kill", "true"));
         opts.put("--child-jvm-args", ""); // e.g. an async-profiler agent or a JFR recording per contender JVM
