@@ -72,7 +72,6 @@ final class BatchWalk {
                 skip(ps, batch.nextOffset(), -1); // compaction can leave the batch's tail empty
             }
             cursor = null;
-            return Step.MOVED; // between batches: where the emitter may give another partition its turn
         }
         try {
             batch = reader.nextBatch();
@@ -104,14 +103,6 @@ final class BatchWalk {
         timestampType = batch.timestampType() == io.kflux.protocol.record.TimestampType.LOG_APPEND_TIME
                 ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
         return Step.MOVED;
-    }
-
-    /**
-     * True between two batches (no batch open): walking this result again from its start would pass over what was
-     * emitted by reading batch headers only, without decompressing or parsing a record twice.
-     */
-    boolean betweenBatches() {
-        return cursor == null;
     }
 
     /** The record {@link Step#RECORD} reached; its arrays are valid until the next step. */

@@ -214,8 +214,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
     }
 
     private void subscribeReceive(CoreSubscriber<? super ConsumerRecord<K, V>> actual, boolean partitioned) {
-        subscribeReceive(Downstream.records(actual, OptionsAccess.config(options).maxPollRecords()), partitioned,
-                RevocationHook.NONE);
+        subscribeReceive(Downstream.records(actual), partitioned, RevocationHook.NONE);
     }
 
     /** One {@link RecordBatch} per partition's fetched result, through the same emitter as receive(). */
@@ -242,8 +241,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 ProcessingDriver<K, V> driver = ProcessingDriver.create(actual, processing, handler,
                         commits == null ? (tp, offset) -> false : commits::completedEarlier, tracing,
                         options.meterRegistry().orElse(null), settings.clientId(), settings.logContext());
-                subscribeReceive(Downstream.records(driver, OptionsAccess.config(options).maxPollRecords()), false,
-                        driver);
+                subscribeReceive(Downstream.records(driver), false, driver);
             }
         };
     }

@@ -11,14 +11,13 @@ import reactor.core.CoreSubscriber;
  *
  * @param records  the per-record subscriber, or null
  * @param batches  the batch subscriber, or null
- * @param maxBatch {@code max.poll.records}: at most this many records per batch, and the records one fetched result
- *                 hands on under {@code receive()} before a waiting result of another partition gets its turn
+ * @param maxBatch at most this many records per batch ({@code max.poll.records}); unused for records
  */
 record Downstream<K, V>(CoreSubscriber<? super ConsumerRecord<K, V>> records,
                         CoreSubscriber<? super RecordBatch<K, V>> batches, int maxBatch) {
 
-    static <K, V> Downstream<K, V> records(CoreSubscriber<? super ConsumerRecord<K, V>> records, int maxPollRecords) {
-        return new Downstream<>(java.util.Objects.requireNonNull(records), null, maxPollRecords);
+    static <K, V> Downstream<K, V> records(CoreSubscriber<? super ConsumerRecord<K, V>> records) {
+        return new Downstream<>(java.util.Objects.requireNonNull(records), null, 1);
     }
 
     static <K, V> Downstream<K, V> batches(CoreSubscriber<? super RecordBatch<K, V>> batches, int maxBatch) {

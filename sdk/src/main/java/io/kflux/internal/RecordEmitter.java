@@ -91,10 +91,7 @@ final class RecordEmitter<K, V> implements Subscription {
     private final CoreSubscriber<? super RecordBatch<K, V>> batches;
     /** Whichever of the two is set: told of the end. */
     private final CoreSubscriber<?> downstream;
-    /**
-     * {@code max.poll.records}: at most this many records per batch, and under {@code receive()} the records one result
-     * hands on before it gives way to a waiting result of another partition ({@link #givesWay}).
-     */
+    /** At most this many records per batch ({@code max.poll.records}). */
     private final int maxBatch;
     private final RecordBuilder<K, V> builder;
     private final Returns returns;
@@ -132,14 +129,6 @@ final class RecordEmitter<K, V> implements Subscription {
     private boolean terminated;
 
     private CompletedFetch current;
-    /** Records {@link #current} handed on since it became current: it gives way after {@link #maxBatch}. */
-    private int emittedFromCurrent;
-    /**
-     * Results that gave way ({@link #givesWay}) and results moved here from {@link #queue} when they did, in the order
-     * they arrived: taken before {@link #queue}, so arrival order holds, and a partition's older result always stands
-     * before its newer one.
-     */
-    private final java.util.ArrayDeque<CompletedFetch> turns = new java.util.ArrayDeque<>();
     /** Set before the subscriber gets its subscription; read by the drain loop only. */
     private ClientMetrics metrics = ClientMetrics.NONE;
     /** Records (and their bytes) of {@link #countedTopic} emitted since the last report: reported once per drain. */
@@ -444,9 +433,6 @@ final class RecordEmitter<K, V> implements Subscription {
         for (CompletedFetch cf; (cf = resumed.poll()) != null; ) {
             finish(cf);
         }
-        for (CompletedFetch cf; (cf = turns.poll()) != null; ) {
-            finish(cf);
-        }
         for (CompletedFetch cf; (cf = queue.poll()) != null; ) {
             finish(cf);
         }
@@ -536,8 +522,7 @@ final class RecordEmitter<K, V> implements Subscription {
                 if (sameResult) {
                     return null;
                 }
-                CompletedFetch cf = !resumed.isEmpty() ? resumed.poll()
-                        : !turns.isEmpty() ? turns.poll() : queue.poll();
+                CompletedFetch cf = resumed.isEmpty() ? queue.poll() : resumed.poll();
                 if (cf == null) {
                     return null;
                 }
@@ -558,7 +543,6 @@ final class RecordEmitter<K, V> implements Subscription {
                     continue;
                 }
                 current = cf;
-                emittedFromCurrent = 0;
                 int positionEpoch = cf.partition().positionEpoch();
                 Integer tracked = trackedEpochs.put(cf.partition(), positionEpoch);
                 if (tracked == null || tracked != positionEpoch) {
@@ -579,10 +563,6 @@ final class RecordEmitter<K, V> implements Subscription {
                 current = null;
                 continue;
             }
-            if (emittedFromCurrent >= maxBatch && actual != null && walk.betweenBatches() && givesWay(current)) {
-                current = null;
-                continue;
-            }
             switch (walk.step(ps)) {
                 case RECORD -> {
                     RecordCursor cursor = walk.cursor();
@@ -591,7 +571,6 @@ final class RecordEmitter<K, V> implements Subscription {
                     if (record == null) {
                         walk.passedOver(ps); // a poison record the handler skipped
                     } else if (walk.emitted(ps)) {
-                        emittedFromCurrent++;
                         count(ps.topicPartition().topic(), cursor.sizeInBytes());
                         return record;
                     } // else a seek landed while the record was built: it is stale, and so is its result
@@ -605,51 +584,6 @@ final class RecordEmitter<K, V> implements Subscription {
                 }
             }
         }
-    }
-
-    /**
-     * Under {@code receive()} (a batch of {@code receiveBatches()} is one partition's anyway, and its boundaries rarely
-     * meet a record batch's), moves {@code cf}, which handed on {@link #maxBatch} records and stands between two
-     * record batches, behind the results of other partitions that wait, so a backlog of one partition does not keep
-     * the others waiting until it is all emitted (the official client drains one result after another; a subscriber that processes several partitions'
-     * records concurrently, {@code process()} above all, needs them interleaved). Its walk starts again from the
-     * result's first batch when its turn comes back, passing over what was emitted by batch headers only. It stands
-     * before any newer result of its own partition.
-     *
-     * @return false when no result of another partition waits: {@code cf} stays current
-     */
-    private boolean givesWay(CompletedFetch cf) {
-        for (CompletedFetch q; (q = queue.poll()) != null; ) {
-            turns.add(q);
-        }
-        boolean other = false;
-        boolean samePartition = false;
-        for (CompletedFetch q : resumed) {
-            other |= q.partition() != cf.partition();
-        }
-        for (CompletedFetch q : turns) {
-            other |= q.partition() != cf.partition();
-            samePartition |= q.partition() == cf.partition();
-        }
-        if (!other) {
-            return false;
-        }
-        if (!samePartition) {
-            turns.add(cf);
-            return true;
-        }
-        java.util.ArrayDeque<CompletedFetch> reordered = new java.util.ArrayDeque<>(turns.size() + 1);
-        boolean placed = false;
-        for (CompletedFetch q : turns) {
-            if (!placed && q.partition() == cf.partition()) {
-                reordered.add(cf);
-                placed = true;
-            }
-            reordered.add(q);
-        }
-        turns.clear();
-        turns.addAll(reordered);
-        return true;
     }
 
     /** Counts an emitted record for the metrics, reported per drain. */

@@ -51,7 +51,7 @@ class DisposedEmitSchedulerTest {
         TestSubscriber<ConsumerRecord<String, String>> subscriber = TestSubscriber.<ConsumerRecord<String, String>>builder()
                 .initialRequest(0).build();
         AtomicBoolean terminated = new AtomicBoolean();
-        RecordEmitter<String, String> emitter = new RecordEmitter<>(Downstream.records(subscriber, 500), Deserializers.string(),
+        RecordEmitter<String, String> emitter = new RecordEmitter<>(Downstream.records(subscriber), Deserializers.string(),
                 Deserializers.string(), io.kflux.DeserializationErrorHandler.fail(), null, true, cf -> { },
                 () -> terminated.set(true), scheduler.createWorker(), RecordEmitter.Progress.NONE,
                 io.kflux.util.LogContext.NONE);

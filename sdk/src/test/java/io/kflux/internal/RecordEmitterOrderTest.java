@@ -28,8 +28,6 @@ class RecordEmitterOrderTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
     private final List<Long> emitted = new ArrayList<>();
-    /** Partition and offset of each emitted record, in emission order. */
-    private final List<String> emittedFrom = new ArrayList<>();
     private final Map<Long, Long> skipped = new ConcurrentHashMap<>();
     private final List<CompletedFetch> refused = new ArrayList<>();
     // the emitter's worker runs only when the test says so, as a busy worker would
@@ -46,7 +44,6 @@ class RecordEmitterOrderTest {
             @Override
             public void onNext(ConsumerRecord<String, String> r) {
                 emitted.add(r.offset());
-                emittedFrom.add(r.partition() + "@" + r.offset());
             }
 
             @Override
@@ -82,7 +79,7 @@ class RecordEmitterOrderTest {
                 refused.add(cf);
             }
         };
-        emitter = new RecordEmitter<>(Downstream.records(subscriber, 500), Deserializers.string(), Deserializers.string(),
+        emitter = new RecordEmitter<>(Downstream.records(subscriber), Deserializers.string(), Deserializers.string(),
                 io.kflux.DeserializationErrorHandler.fail(), null, true,
                 returns, () -> { }, Schedulers.fromExecutor(tasks::add).createWorker(), progress,
                 io.kflux.util.LogContext.NONE);
@@ -173,93 +170,6 @@ class RecordEmitterOrderTest {
         runWorker();
         assertThat(emitted).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
         assertThat(skipped).isEmpty();
-    }
-
-    /**
-     * A backlog of two partitions, each fetched in one result of several batches, is emitted interleaved: after
-     * max.poll.records (500) records and at the next batch boundary a result gives way to the other partition's, and
-     * takes up again where it stopped. Each partition's records stay in order, none is passed over or emitted twice.
-     */
-    @Test
-    void resultsOfTwoPartitionsTakeTurnsAtBatchBoundariesAfterMaxPollRecords() {
-        PartitionState p0 = new PartitionState(new TopicPartition("t", 0));
-        PartitionState p1 = new PartitionState(new TopicPartition("t", 1));
-        p0.seek(0);
-        p1.seek(0);
-        emitter.offer(fetchInBatches(p0, 0, 4, 300));
-        emitter.offer(fetchInBatches(p1, 0, 4, 300));
-        emitter.request(Long.MAX_VALUE);
-        runWorker();
-
-        assertThat(emittedFrom).as("600 (two batches) of one, then of the other, then the rest of each")
-                .containsExactlyElementsOf(turns(new int[][] {{0, 0, 600}, {1, 0, 600}, {0, 600, 1200}, {1, 600, 1200}}));
-        assertThat(skipped).isEmpty();
-        assertThat(refused).isEmpty();
-        assertThat(p0.position()).isEqualTo(1200L);
-        assertThat(p1.position()).isEqualTo(1200L);
-    }
-
-    /**
-     * A result that gives way stands before a newer result of its own partition already queued behind the other
-     * partition's: handing out the newer one first would pass over the older one's rest as a gap.
-     */
-    @Test
-    void aResultThatGivesWayStaysBeforeItsPartitionsNewerResult() {
-        PartitionState p0 = new PartitionState(new TopicPartition("t", 0));
-        PartitionState p1 = new PartitionState(new TopicPartition("t", 1));
-        p0.seek(0);
-        p1.seek(0);
-        emitter.offer(fetchInBatches(p0, 0, 3, 400));
-        emitter.offer(fetchInBatches(p1, 0, 1, 100));
-        emitter.offer(fetchInBatches(p0, 1200, 1, 100));
-        emitter.request(Long.MAX_VALUE);
-        runWorker();
-
-        assertThat(emittedFrom).containsExactlyElementsOf(turns(new int[][] {{0, 0, 800}, {1, 0, 100}, {0, 800, 1300}}));
-        assertThat(skipped).isEmpty();
-        assertThat(refused).isEmpty();
-    }
-
-    /** With nothing of another partition waiting, a result is emitted to its end without a restart. */
-    @Test
-    void aResultAloneDoesNotGiveWayToItsOwnPartition() {
-        PartitionState ps = new PartitionState(TP);
-        ps.seek(0);
-        emitter.offer(fetchInBatches(ps, 0, 4, 300));
-        emitter.offer(fetchInBatches(ps, 1200, 2, 300));
-        emitter.request(Long.MAX_VALUE);
-        runWorker();
-
-        assertThat(emitted).containsExactlyElementsOf(java.util.stream.LongStream.range(0, 1800).boxed().toList());
-        assertThat(skipped).isEmpty();
-        assertThat(refused).isEmpty();
-    }
-
-    /** "partition@offset" of each record of each turn {partition, from offset, to offset exclusive}, in turn order. */
-    private static List<String> turns(int[][] turns) {
-        List<String> expected = new ArrayList<>();
-        for (int[] turn : turns) {
-            for (int offset = turn[1]; offset < turn[2]; offset++) {
-                expected.add(turn[0] + "@" + offset);
-            }
-        }
-        return expected;
-    }
-
-    /** A result of {@code batches} batches of {@code perBatch} records each from {@code baseOffset}, for {@code ps}. */
-    static CompletedFetch fetchInBatches(PartitionState ps, long baseOffset, int batches, int perBatch) {
-        ByteBuf buf = Unpooled.buffer();
-        for (int b = 0; b < batches; b++) {
-            long first = baseOffset + (long) b * perBatch;
-            SimpleRecord[] records = new SimpleRecord[perBatch];
-            for (int i = 0; i < perBatch; i++) {
-                records[i] = new SimpleRecord(("k" + (first + i)).getBytes(StandardCharsets.UTF_8),
-                        ("v" + (first + i)).getBytes(StandardCharsets.UTF_8));
-            }
-            buf.writeBytes(MemoryRecords.withRecords(first, Compression.NONE, records).buffer());
-        }
-        long end = baseOffset + (long) batches * perBatch;
-        return new CompletedFetch(ps, ps.seekEpoch(), baseOffset, end, buf, buf.readableBytes(), -1L, List.of());
     }
 
     /** A result of {@code count} records from {@code baseOffset}, for {@code ps}. */

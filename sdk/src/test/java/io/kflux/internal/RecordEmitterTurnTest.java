@@ -81,7 +81,7 @@ class RecordEmitterTurnTest {
     }
 
     private RecordEmitter<String, String> emitter(TestSubscriber<ConsumerRecord<String, String>> subscriber) {
-        RecordEmitter<String, String> emitter = new RecordEmitter<>(Downstream.records(subscriber, 500), Deserializers.string(),
+        RecordEmitter<String, String> emitter = new RecordEmitter<>(Downstream.records(subscriber), Deserializers.string(),
                 Deserializers.string(), io.kflux.DeserializationErrorHandler.fail(), null, true, cf -> { }, () -> { },
                 scheduler.createWorker(), RecordEmitter.Progress.NONE, io.kflux.util.LogContext.NONE);
         subscriber.onSubscribe(emitter);
