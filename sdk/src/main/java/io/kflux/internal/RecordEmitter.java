@@ -34,6 +34,12 @@ import reactor.core.scheduler.Scheduler;
  * <p>What it holds is demand and draining: downstream demand, hold-back, pause/resume (parked results) and the order
  * in which results are emitted. The walk through a result's batches (what is passed over) is {@link BatchWalk}'s, the
  * building of each record (headers, deserialization, deserializer failures) {@link RecordBuilder}'s.
+ *
+ * <p><b>Why one class past 500 lines.</b> It is one Reactive Streams operator: demand, cancellation, the drain loop
+ * and the end of the stream share one set of fields read on every record, under one serialization rule (only the
+ * drain loop on the worker touches the queue's head and the positions). The parts that do not need those fields
+ * (the batch walk, record building, the hand-over downstream) are already out of it; splitting the drain loop from
+ * its demand accounting would put the hot loop's state behind calls or accessors on the path of every record.
  */
 final class RecordEmitter<K, V> implements Subscription {
     /**

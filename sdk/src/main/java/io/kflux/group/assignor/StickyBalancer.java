@@ -40,6 +40,10 @@ import java.util.TreeSet;
  * (in randomized comparisons the official assignor places 1-5% more partitions locally there, while with equal
  * subscriptions kflux places at least as many). More than 64 distinct racks turn rack-awareness off (a bit mask per
  * partition).
+ *
+ * <p><b>Why one class past 500 lines.</b> The two cases and the rack-aware pass work on the same dense index arrays
+ * (members, partitions, eligibility, current holders, racks) built once in the constructor; split apart, each part
+ * would take or rebuild all of them.
  */
 final class StickyBalancer {
 
