@@ -56,12 +56,7 @@ class ShareSessionExpiryTest {
 
     @AfterAll
     static void stop() throws IOException {
-        if (kafka != null) {
-            kafka.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
+        FaultProxy.closeBoth(kafka, proxy);
     }
 
     @Test
