@@ -21,12 +21,13 @@
  *       negotiation), KIP-43 and KIP-152 (SASL), KIP-74 ({@code fetch.max.bytes}), KIP-79 (offsets by timestamp),
  *       KIP-82 (record headers), KIP-98 and KIP-447 (transactions, {@code read_committed}, stable offsets),
  *       KIP-101 and KIP-320 (leader epochs), KIP-334 (deserialization errors carry partition and offset), KIP-345
- *       (static membership), KIP-392 ({@code client.rack}), KIP-429 (cooperative rebalancing) and KIP-848 (the
- *       {@code consumer} group protocol).</li>
+ *       (static membership), KIP-392 ({@code client.rack}), KIP-429 (cooperative rebalancing), KIP-848 (the
+ *       {@code consumer} group protocol) and KIP-932 (share groups, {@link io.kflux.KafkaShareConsumer}).</li>
  * </ul>
  * Where kflux deliberately differs (e.g. auto commit commits <em>acknowledged</em> offsets, some configuration
  * checks are stricter) the type's documentation says so. TLS, SASL (GSSAPI, PLAIN, SCRAM, OAUTHBEARER, KIP-368
- * re-authentication) and both group protocols ({@code classic} and KIP-848's {@code consumer}) are implemented; the
+ * re-authentication), both group protocols ({@code classic} and KIP-848's {@code consumer}) and share groups
+ * (KIP-932) are implemented; the
  * user guide, {@code docs/guide.md} in the source repository, lists in "Not yet supported" what the API or the
  * configuration declares but kflux does not do yet.
  */

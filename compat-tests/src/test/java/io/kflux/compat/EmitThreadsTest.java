@@ -57,7 +57,7 @@ class EmitThreadsTest {
         AtomicInteger samples = new AtomicInteger();
         Thread sampler = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                mostAlive.accumulateAndGet(io.kflux.compat.support.LeftBehind.emitThreads(), Math::max);
+                mostAlive.accumulateAndGet(io.kflux.testsupport.LeftBehind.emitThreads(), Math::max);
                 samples.incrementAndGet();
                 try {
                     Thread.sleep(5);

@@ -68,12 +68,7 @@ class NetworkFaultTest {
 
     @AfterAll
     static void stop() throws IOException {
-        if (kafka != null) {
-            kafka.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
+        FaultProxy.closeBoth(kafka, proxy);
     }
 
     @AfterEach

@@ -2,12 +2,12 @@ package io.kflux.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kflux.bench.ReactorKafkaClasspath;
 import io.kflux.compat.reactorapp.ReceiverApp;
 import io.kflux.test.KafkaTest;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import io.kflux.test.broker.SampleData;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The same small receiver application ({@link ReceiverApp}) run on reactor-kafka 1.3.25 (in a JVM forked on
- * {@code bench-reactor-kafka}'s classpath, with its kafka-clients 3.9.1) and on kflux-reactor-kafka-compat (in a JVM
+ * the benchmarks module's reactor-kafka classpath, with its kafka-clients 3.9.1) and on kflux-reactor-kafka-compat (in a JVM
  * forked on this module's test classpath): both consume the same records and leave the same committed offsets,
  * read with the official Admin client.
  */
@@ -35,7 +35,7 @@ class ReactorKafkaSideBySideTest {
 
     private static final Path COMPAT_SOURCE = Path.of("src/test/java/io/kflux/compat/reactorapp/ReceiverApp.java");
     private static final Path REACTOR_KAFKA_SOURCE =
-            Path.of("../bench-reactor-kafka/src/main/java/io/kflux/bench/runner/ReceiverApp.java");
+            Path.of("../benchmarks/src/main/java/io/kflux/bench/runner/ReceiverApp.java");
 
     @Test
     void theApplicationSourcesDifferOnlyInPackageAndReceiverImports() throws IOException {
@@ -113,9 +113,7 @@ class ReactorKafkaSideBySideTest {
     private static String reactorKafkaClasspath() throws IOException {
         String dir = System.getProperty("kflux.bench.reactorKafkaDir");
         assertThat(dir).as("system property kflux.bench.reactorKafkaDir (set by compat-tests' pom)").isNotNull();
-        Path classpathFile = Path.of(dir, "runtime-classpath.txt");
-        assertThat(classpathFile).as("bench-reactor-kafka built first (mvn -pl compat-tests -am)").exists();
-        return Path.of(dir, "classes") + File.pathSeparator + Files.readString(classpathFile).trim();
+        return ReactorKafkaClasspath.of(dir);
     }
 
     /** Runs the application in its own JVM; returns its RECORD lines without the prefix, in order. */

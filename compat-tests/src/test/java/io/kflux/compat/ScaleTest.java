@@ -1,11 +1,11 @@
 package io.kflux.compat;
 
-import static io.kflux.compat.support.LeftBehind.assertNoLeaks;
-import static io.kflux.compat.support.LeftBehind.awaitTrue;
-import static io.kflux.compat.support.LeftBehind.emitThreads;
-import static io.kflux.compat.support.LeftBehind.pooledThreads;
-import static io.kflux.compat.support.LeftBehind.allKfluxThreads;
-import static io.kflux.compat.support.LeftBehind.kfluxThreads;
+import static io.kflux.testsupport.LeftBehind.assertNoLeaks;
+import static io.kflux.testsupport.LeftBehind.awaitTrue;
+import static io.kflux.testsupport.LeftBehind.emitThreads;
+import static io.kflux.testsupport.LeftBehind.pooledThreads;
+import static io.kflux.testsupport.LeftBehind.allKfluxThreads;
+import static io.kflux.testsupport.LeftBehind.kfluxThreads;
 import static io.kflux.compat.SecuredCloseRaceTest.clientSockets;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,9 +18,9 @@ import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
 import io.kflux.test.KafkaTest;
-import io.kflux.compat.support.LogCapture;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
-import io.netty.util.ResourceLeakDetector;
+import io.kflux.testsupport.NettyLeaks;
+import io.kflux.testsupport.ParanoidLeakDetection;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -38,11 +38,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.BaseSubscriber;
 
 /**
@@ -55,20 +54,8 @@ import reactor.core.publisher.BaseSubscriber;
  */
 @KafkaTest(brokerProperties = {"log.index.size.max.bytes=65536", "num.io.threads=2", "num.network.threads=2"})
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
+@ExtendWith(ParanoidLeakDetection.class)
 class ScaleTest {
-    private static ResourceLeakDetector.Level levelBefore;
-
-    @BeforeAll
-    static void paranoid() {
-        levelBefore = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-    }
-
-    @AfterAll
-    static void restore() {
-        ResourceLeakDetector.setLevel(levelBefore);
-    }
-
     /**
      * Two churn cycles (four members leave, four join, the group rebalances): every path a member's threads, sockets
      * and buffers take (join, rebalance, leave, close) is taken by many members; what is asserted is what remains
@@ -87,7 +74,7 @@ class ScaleTest {
         Random random = new Random(7);
         List<KfluxMember> running = new ArrayList<>();
         List<KfluxMember> all = new ArrayList<>();
-        try (LogCapture leaks = new LogCapture("io.netty.util.ResourceLeakDetector");
+        try (NettyLeaks leaks = new NettyLeaks();
              ContinuousProducer producer = new ContinuousProducer(kafka.bootstrapServers(), topic, partitions, 400, "c-")) {
             KfluxMember first = new KfluxMember("m0", GroupKit.consumer(props, topic, null)).start();
             running.add(first);

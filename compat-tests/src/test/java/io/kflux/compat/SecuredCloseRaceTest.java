@@ -1,18 +1,18 @@
 package io.kflux.compat;
 
-import static io.kflux.compat.support.LeftBehind.assertClosesWithinTimeout;
-import static io.kflux.compat.support.LeftBehind.assertNoLeaks;
-import static io.kflux.compat.support.LeftBehind.awaitTrue;
-import static io.kflux.compat.support.LeftBehind.kfluxThreads;
+import static io.kflux.testsupport.LeftBehind.assertClosesWithinTimeout;
+import static io.kflux.testsupport.LeftBehind.assertNoLeaks;
+import static io.kflux.testsupport.LeftBehind.awaitTrue;
+import static io.kflux.testsupport.LeftBehind.kfluxThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.Kflux;
-import io.kflux.compat.support.LogCapture;
 import io.kflux.compat.support.SecuredKafka;
 import io.kflux.compat.support.TestCertificates;
-import io.netty.util.ResourceLeakDetector;
+import io.kflux.testsupport.NettyLeaks;
+import io.kflux.testsupport.ParanoidLeakDetection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
@@ -37,24 +38,21 @@ import reactor.core.Disposable;
  * {@code close(timeout)} must complete within its timeout.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@ExtendWith(ParanoidLeakDetection.class)
 class SecuredCloseRaceTest {
     private static final String TOPIC = SecuredKafka.ALLOWED + "race";
     private static final int ROUNDS = 16;
 
     private static SecuredKafka kafka;
-    private static ResourceLeakDetector.Level levelBefore;
 
     @BeforeAll
     static void start() {
-        levelBefore = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         kafka = SecuredKafka.start();
         kafka.cluster().createTopic(TOPIC, 2, 1);
     }
 
     @AfterAll
     static void stop() {
-        ResourceLeakDetector.setLevel(levelBefore);
         if (kafka != null) {
             kafka.close();
         }
@@ -80,7 +78,7 @@ class SecuredCloseRaceTest {
     @ValueSource(strings = {"SASL_SSL", "SSL"})
     void disposeDuringTheHandshakesLeavesNothingBehind(String listener) throws Exception {
         int port = Integer.parseInt(kafka.cluster().bootstrapServers(listener).split(",")[0].split(":")[1]);
-        try (LogCapture leaks = new LogCapture("io.netty.util.ResourceLeakDetector")) {
+        try (NettyLeaks leaks = new NettyLeaks()) {
             int threadsBefore = -1;
             for (int round = 0; round < ROUNDS; round++) {
                 KafkaFluxConsumer<String, String> consumer = Kflux.strings(props(listener),

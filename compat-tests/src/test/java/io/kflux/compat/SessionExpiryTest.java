@@ -72,12 +72,7 @@ class SessionExpiryTest {
 
     @AfterAll
     static void stop() throws IOException {
-        if (kafka != null) {
-            kafka.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
+        FaultProxy.closeBoth(kafka, proxy);
     }
 
     @AfterEach

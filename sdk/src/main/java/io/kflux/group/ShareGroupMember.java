@@ -28,15 +28,22 @@ import reactor.core.scheduler.Scheduler;
  * for over the group's coordinator connection ({@link CoordinatorManager} through a {@link CoordinatorLink}, shared
  * with the consumer group members), runs its timer on the injected clock, refreshes metadata for assigned topic ids
  * it does not know ({@link SubscriptionWatch}) and tells the share consumer each new assignment and a fatal error.
- * Every core call and every action runs on the loop.
+ * Its session is timed by the {@link SessionTimer} the consumer group members use: heartbeat answers confirm it, and
+ * none for the session timeout and as long again ends it here ({@link ShareMemberCore#sessionExpired}: the assignment
+ * is lost, the member joins again with epoch 0). Every core call and every action runs on the loop.
  */
 public final class ShareGroupMember {
     private static final Logger log = LoggerFactory.getLogger(ShareGroupMember.class);
 
     /** What the member tells the share consumer, always on the loop. */
     public interface Listener {
-        /** The member's whole assignment is now {@code partitions}, each with its topic id (empty: none). */
-        void onAssignment(Map<TopicPartition, UUID> partitions);
+        /**
+         * The member's whole assignment is now {@code partitions}, each with its topic id (empty: none).
+         *
+         * @param lost whether the coordinator took the previous assignment away (fenced, or the session expired): the
+         *             records acquired on it are not this member's any more
+         */
+        void onAssignment(Map<TopicPartition, UUID> partitions, boolean lost);
 
         /** The member stopped on an error no retry mends (authorization, unsupported broker, ...). */
         void onFatalError(KafkaFluxException error);
@@ -54,6 +61,8 @@ public final class ShareGroupMember {
     private final Sinks.Empty<Void> left = Sinks.empty();
     private final List<String> topics;
     private final io.kflux.util.WakeTimer timer;
+    /** The session as this member can know it: heartbeat answers confirm it; none for the session timeout ends it. */
+    private final SessionTimer session;
     private Disposable heartbeatCall;
     private Disposable metadataWatch;
 
@@ -64,17 +73,21 @@ public final class ShareGroupMember {
      * @param coordinators     the consumer's coordinator manager for {@code groupId}
      * @param loop             the consumer's event loop; tasks must not block
      * @param requestTimeoutMs how long a heartbeat answer may take
+     * @param sessionTimeoutMs the broker's session timeout for the group ({@code group.share.session.timeout.ms},
+     *                         which KIP-932 does not send to the client; the consumer's {@code session.timeout.ms}
+     *                         stands for it, as for KIP-848 members): after this long without an answer, and as long
+     *                         again, the member treats its assignment as lost
      */
     public ShareGroupMember(String groupId, List<String> topics, String rackId, Backoff backoff,
                             NodeConnections connections, MetadataManager metadata, CoordinatorManager coordinators,
-                            Executor loop, long requestTimeoutMs, Listener listener) {
+                            Executor loop, long requestTimeoutMs, long sessionTimeoutMs, Listener listener) {
         this(groupId, topics, rackId, backoff, new NetworkGroupIo(connections, metadata), coordinators, loop,
-                MonotonicScheduler.parallel(), requestTimeoutMs, listener);
+                MonotonicScheduler.parallel(), requestTimeoutMs, sessionTimeoutMs, listener);
     }
 
     ShareGroupMember(String groupId, List<String> topics, String rackId, Backoff backoff, GroupIo io,
                      CoordinatorManager coordinators, Executor loop, Scheduler clock, long requestTimeoutMs,
-                     Listener listener) {
+                     long sessionTimeoutMs, Listener listener) {
         // KIP-932: the client chooses its member id, in the form KIP-1082 gives consumer group members
         this.core = new ShareMemberCore(groupId, ConsumerGroupMember.newMemberId(), topics, rackId, backoff);
         this.io = io;
@@ -93,6 +106,14 @@ public final class ShareGroupMember {
                     apply(core.coordinatorLost(reason));
                 });
         this.timer = new io.kflux.util.WakeTimer(clock, this::onLoop, () -> apply(core.tick(now())));
+        // a share member holds back nothing while its session is in doubt: a record emitted from a session that turns
+        // out to be over is delivered again to another member (at least once), and its acknowledgement fails typed
+        this.session = new SessionTimer(sessionTimeoutMs, this::now,
+                (delayMs, task) -> clock.schedule(() -> onLoop(task), delayMs, TimeUnit.MILLISECONDS),
+                core::sessionHeld, () -> false,
+                doubt -> log.info("{}session {}", logPrefix, doubt ? "in doubt: no heartbeat answer for the session "
+                        + "timeout" : "no longer in doubt"),
+                this::sessionExpired);
         this.unknownIds = new SubscriptionWatch(this::onLoop, clock, io::refreshMetadata, backoff::delayMs,
                 () -> !core.state().isTerminal(), c -> apply(core.metadata(c::topicName)),
                 e -> apply(core.metadata(io.cluster()::topicName)));
@@ -134,7 +155,7 @@ public final class ShareGroupMember {
                 send(send.request());
             } else if (a instanceof ShareMemberCore.Assign assign) {
                 unknownIds.satisfied();
-                listener.onAssignment(assign.partitions());
+                listener.onAssignment(assign.partitions(), assign.lost());
             } else if (a instanceof ShareMemberCore.FindCoordinator) {
                 link.ensure();
             } else if (a instanceof ShareMemberCore.AwaitTopicIds wait) {
@@ -157,11 +178,16 @@ public final class ShareGroupMember {
         if (request.memberEpoch() == ShareGroupHeartbeatRequest.JOIN_EPOCH) {
             log.debug("{}joining as {}", logPrefix, request.memberId());
         }
+        long sentAtMs = now();
         heartbeatCall = ch.send(request, requestTimeoutMs).subscribe(
                 r -> onLoop(() -> {
                     if (link.current() == ch) {
                         heartbeatCall = null;
+                        boolean current = request.memberEpoch() == core.epoch();
                         apply(core.answered(request, r, now(), io.cluster()::topicName));
+                        if (current && r.errorCode() == 0) {
+                            session.confirmed(sentAtMs); // after the epoch: a first answer confirms the new session
+                        }
                     }
                 }),
                 e -> onLoop(() -> {
@@ -172,7 +198,23 @@ public final class ShareGroupMember {
                 }));
     }
 
+    /**
+     * No heartbeat answer for the session timeout nor for as long again ({@link SessionTimer}): the coordinator has
+     * removed this member and released what it acquired, whether or not it could say so. The coordinator is looked up
+     * afresh (it may have moved), the assignment is dropped as lost and the member joins again with epoch 0.
+     */
+    private void sessionExpired(String reason) {
+        if (!core.sessionHeld()) {
+            return;
+        }
+        log.warn("{}session expired ({}); assignment {} is lost, joining again", logPrefix, reason,
+                core.assigned().keySet());
+        link.lose(null, "session expired: " + reason);
+        apply(core.sessionExpired(now()));
+    }
+
     private void stop() {
+        session.stop(core.state() == ShareMemberState.FATAL);
         cancelCall();
         timer.cancel();
         link.cancel();

@@ -28,8 +28,9 @@ import java.util.function.Function;
  *
  * <p>Rules: heartbeat with epoch 0 and the subscription to join, then every {@code heartbeatIntervalMs} the
  * coordinator answered (its default, 5 s, until it answers); a share member owns its assignment as soon as it is
- * named (no revocation step). FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID: the assignment is dropped and the member joins
- * again with epoch 0. NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and network failures: the coordinator is looked for
+ * named (no revocation step). FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID, or the session expired on the member's side
+ * ({@link #sessionExpired}, timed by the driver's {@link SessionTimer} as for the consumer group members): the
+ * assignment is dropped as lost and the member joins again with epoch 0. NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and network failures: the coordinator is looked for
  * again. Other retriable codes: the next heartbeat after {@code retry.backoff.ms}, growing. GROUP_AUTHORIZATION_FAILED,
  * TOPIC_AUTHORIZATION_FAILED, a broker without ShareGroupHeartbeat v1 and any other code end the member.
  * Leaving sends epoch -1 (once the coordinator is known; a failure to reach it ends in LEFT all the same).
@@ -43,8 +44,16 @@ final class ShareMemberCore {
     record Send(ShareGroupHeartbeatRequest request) implements Action {
     }
 
-    /** The member's whole assignment is now {@code partitions} (with each one's topic id). */
-    record Assign(Map<TopicPartition, UUID> partitions) implements Action {
+    /**
+     * The member's whole assignment is now {@code partitions} (with each one's topic id). {@code lost}: the coordinator
+     * took the previous one away (fenced, or the session expired), so the records acquired on it are not this
+     * member's any more (the broker releases them); false when it only changed or the member leaves.
+     */
+    record Assign(Map<TopicPartition, UUID> partitions, boolean lost) implements Action {
+        /** An assignment that replaces the previous one without losing it. */
+        Assign(Map<TopicPartition, UUID> partitions) {
+            this(partitions, false);
+        }
     }
 
     /** The coordinator is unknown or lost: look for it, then report {@link #coordinatorFound}. */
@@ -103,6 +112,11 @@ final class ShareMemberCore {
 
     Map<TopicPartition, UUID> assigned() {
         return assigned;
+    }
+
+    /** Whether the member holds a session the coordinator times out: an epoch, in a state that heartbeats. */
+    boolean sessionHeld() {
+        return state == ShareMemberState.STABLE && epoch > 0;
     }
 
     /** When {@link #tick} has something to do, in the clock's ms; {@link Long#MAX_VALUE} when nothing is timed. */
@@ -199,19 +213,7 @@ final class ShareMemberCore {
                 return joined(sent, response, nowMs, topicNames);
             }
             case FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID -> {
-                List<Action> out = new ArrayList<>();
-                if (!assigned.isEmpty()) {
-                    out.add(new Assign(Map.of()));
-                }
-                assigned = Map.of();
-                target = null;
-                epoch = ShareGroupHeartbeatRequest.JOIN_EPOCH;
-                if (state == ShareMemberState.STABLE) {
-                    move(ShareMemberState.JOINING);
-                }
-                nextHeartbeatMs = nowMs;
-                out.addAll(due(nowMs));
-                return out;
+                return rejoin(nowMs);
             }
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
                 return coordinatorLost(error.toString());
@@ -226,6 +228,15 @@ final class ShareMemberCore {
                         groupId));
             }
         }
+    }
+
+    /**
+     * No answer confirmed the session for the session timeout and as long again ({@link SessionTimer}): the coordinator
+     * has removed this member, whether or not it could say so. As FENCED_MEMBER_EPOCH: the assignment is lost, and the
+     * member joins again with epoch 0. Nothing when no session is held (joining, leaving, ended).
+     */
+    List<Action> sessionExpired(long nowMs) {
+        return sessionHeld() ? rejoin(nowMs) : List.of();
     }
 
     /** The heartbeat out failed without an answer. */
@@ -249,6 +260,23 @@ final class ShareMemberCore {
         cadence.failed();
         nextHeartbeatMs = nowMs + cadence.retryDelayMs();
         return List.of();
+    }
+
+    /** The coordinator no longer knows this membership: the assignment is lost; join again with epoch 0. */
+    private List<Action> rejoin(long nowMs) {
+        List<Action> out = new ArrayList<>();
+        if (!assigned.isEmpty()) {
+            out.add(new Assign(Map.of(), true));
+        }
+        assigned = Map.of();
+        target = null;
+        epoch = ShareGroupHeartbeatRequest.JOIN_EPOCH;
+        if (state == ShareMemberState.STABLE) {
+            move(ShareMemberState.JOINING);
+        }
+        nextHeartbeatMs = nowMs;
+        out.addAll(due(nowMs));
+        return out;
     }
 
     private List<Action> joined(ShareGroupHeartbeatRequest sent, ShareGroupHeartbeatResponse response, long nowMs,

@@ -12,7 +12,8 @@ import java.util.Set;
  *
  * <pre>
  * UNJOINED -> JOINING (start: heartbeat with epoch 0) -> STABLE (first answer without error)
- * STABLE -> JOINING                 (FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID: assignment dropped, epoch 0 again)
+ * STABLE -> JOINING                 (FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID, or the session expired: assignment
+ *                                    dropped as lost, epoch 0 again)
  * UNJOINED | JOINING | STABLE -> LEAVING (leave: heartbeat with epoch -1) -> LEFT
  * UNJOINED -> LEFT                  (left before it ever joined)
  * any but LEFT -> FATAL             (an error no retry mends)

@@ -79,10 +79,15 @@ final class ShareSubscription<K, V> {
         this.member = new ShareGroupMember(settings.groupId(), options.subscribedTopics(),
                 settings.config().clientRack(), new Backoff(settings.retryBackoffMs(), settings.retryBackoffMaxMs()),
                 resources.connections(), resources.metadata(), resources.coordinator(), loop,
-                settings.requestTimeoutMs(), new ShareGroupMember.Listener() {
+                settings.requestTimeoutMs(), settings.config().sessionTimeoutMs(), new ShareGroupMember.Listener() {
                     @Override
-                    public void onAssignment(java.util.Map<io.kflux.TopicPartition, java.util.UUID> partitions) {
-                        log.info("share group {} assigned {}", settings.groupId(), partitions.keySet());
+                    public void onAssignment(java.util.Map<io.kflux.TopicPartition, java.util.UUID> partitions,
+                                             boolean lost) {
+                        log.info("share group {} assigned {}{}", settings.groupId(), partitions.keySet(),
+                                lost ? " (the previous assignment was lost)" : "");
+                        if (lost) {
+                            fetcher.assignmentLost();
+                        }
                         fetcher.assign(partitions);
                     }
 

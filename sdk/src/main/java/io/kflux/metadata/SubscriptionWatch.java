@@ -1,5 +1,8 @@
 package io.kflux.metadata;
 
+import io.kflux.util.StateTransitions;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -21,9 +24,48 @@ import reactor.core.scheduler.Scheduler;
  * {@link MetadataManager}'s (concurrent ones share one); this is when an owner asks, on its own clock (virtual time
  * in tests).
  *
+ * <p>Its state is one checked {@link Phase}: whether a refresh is scheduled or out, and whether one ever went out
+ * (only then does a gap apply).
+ *
  * <p>Not thread-safe: every method runs on the owner's event loop, and the answers come back through it.
  */
 public final class SubscriptionWatch {
+    /**
+     * Where the watch is.
+     *
+     * <pre>
+     * NEVER_SENT -> IN_FLIGHT                 (the first request goes at once)
+     * IDLE -> IN_FLIGHT | SCHEDULED           (at once, or once the gap passed)
+     * SCHEDULED -> IN_FLIGHT                  (the gap passed and the owner is still active)
+     * SCHEDULED -> IDLE                       (cancelled, or the owner no longer active when its time came)
+     * IN_FLIGHT -> IDLE                       (answered, failed, or cancelled)
+     * </pre>
+     */
+    enum Phase implements StateTransitions<Phase> {
+        /** No refresh ever went out: the next one goes at once, whatever the count. */
+        NEVER_SENT,
+        /** None scheduled or out; the last one went out at {@code lastNanos}. */
+        IDLE,
+        /** One waits for its gap to pass. */
+        SCHEDULED,
+        /** One is out. */
+        IN_FLIGHT;
+
+        private Set<Phase> previous;
+
+        static {
+            NEVER_SENT.previous = EnumSet.noneOf(Phase.class);
+            IDLE.previous = EnumSet.of(SCHEDULED, IN_FLIGHT);
+            SCHEDULED.previous = EnumSet.of(IDLE);
+            IN_FLIGHT.previous = EnumSet.of(NEVER_SENT, IDLE, SCHEDULED);
+        }
+
+        @Override
+        public Set<Phase> previousValidStates() {
+            return previous;
+        }
+    }
+
     private final Executor loop;
     private final Scheduler clock;
     private final Supplier<Mono<Cluster>> refresh;
@@ -34,14 +76,12 @@ public final class SubscriptionWatch {
 
     /** Bumped by each refresh and by {@link #cancel()}: an answer or timer of an older one is ignored. */
     private long attempt;
-    /** A refresh is scheduled or out. */
-    private boolean pending;
+    private Phase phase = Phase.NEVER_SENT;
     private Disposable timerOrCall;
     /** Refreshes since the owner was last {@link #satisfied()}. */
     private int refreshes;
-    /** On the clock (ns): when the last refresh went out, once {@link #sentOnce}. */
+    /** On the clock (ns): when the last refresh went out, unless {@link Phase#NEVER_SENT}. */
     private long lastNanos;
-    private boolean sentOnce;
 
     /**
      * @param loop       the owner's event loop; the timers and answers run there
@@ -71,11 +111,11 @@ public final class SubscriptionWatch {
      *         or the owner is not {@code active}
      */
     public long request() {
-        if (pending || !active.getAsBoolean()) {
+        if (pending() || !active.getAsBoolean()) {
             return -1;
         }
         long delayMs = 0;
-        if (refreshes > 0 && sentOnce) {
+        if (refreshes > 0 && phase == Phase.IDLE) {
             long leftNanos = TimeUnit.MILLISECONDS.toNanos(gapMs.applyAsLong(refreshes))
                     - (clock.now(TimeUnit.NANOSECONDS) - lastNanos);
             delayMs = leftNanos <= 0 ? 0 : (leftNanos + 999_999L) / 1_000_000L; // never sooner than the gap
@@ -83,14 +123,20 @@ public final class SubscriptionWatch {
         if (refreshes < Integer.MAX_VALUE) {
             refreshes++;
         }
-        pending = true;
         long id = ++attempt;
         if (delayMs == 0) {
             send(id);
         } else {
+            move(Phase.SCHEDULED);
             timerOrCall = clock.schedule(() -> loop.execute(() -> {
-                if (id == attempt && pending) {
+                if (id != attempt || phase != Phase.SCHEDULED) {
+                    return;
+                }
+                if (active.getAsBoolean()) {
                     send(id);
+                } else {
+                    timerOrCall = null;
+                    move(Phase.IDLE);
                 }
             }), delayMs, TimeUnit.MILLISECONDS);
         }
@@ -109,13 +155,20 @@ public final class SubscriptionWatch {
 
     /** Whether a refresh is scheduled or out. */
     public boolean pending() {
-        return pending;
+        return phase == Phase.SCHEDULED || phase == Phase.IN_FLIGHT;
+    }
+
+    /** Where the watch is (tests). */
+    Phase phase() {
+        return phase;
     }
 
     /** Drops the refresh scheduled or out (its answer reaches no one); later requests are served again. */
     public void cancel() {
         attempt++;
-        pending = false;
+        if (pending()) {
+            move(Phase.IDLE);
+        }
         Disposable d = timerOrCall;
         timerOrCall = null;
         if (d != null) {
@@ -123,13 +176,10 @@ public final class SubscriptionWatch {
         }
     }
 
+    /** Sends refresh {@code id}; the caller checked that the owner is active. */
     private void send(long id) {
-        if (!active.getAsBoolean()) {
-            pending = false;
-            return;
-        }
+        move(Phase.IN_FLIGHT);
         lastNanos = clock.now(TimeUnit.NANOSECONDS);
-        sentOnce = true;
         Disposable call = refresh.get().subscribe(
                 c -> loop.execute(() -> {
                     if (done(id)) {
@@ -146,17 +196,21 @@ public final class SubscriptionWatch {
                         onFailure.accept(new IllegalStateException("metadata refresh ended without a snapshot"));
                     }
                 }));
-        if (id == attempt && pending) {
+        if (id == attempt && phase == Phase.IN_FLIGHT) {
             timerOrCall = call; // the answer may have come on this thread already (then nothing is left to cancel)
         }
     }
 
     private boolean done(long id) {
-        if (id != attempt || !pending) {
+        if (id != attempt || phase != Phase.IN_FLIGHT) {
             return false;
         }
-        pending = false;
+        move(Phase.IDLE);
         timerOrCall = null;
         return true;
+    }
+
+    private void move(Phase next) {
+        phase = StateTransitions.check(phase, next);
     }
 }

@@ -208,6 +208,12 @@ final class LockRenewals {
         }
     }
 
+    /** The member lost its assignment: the broker released everything it held, so nothing is held here either. */
+    void forgetAll() {
+        held.clear();
+        earliestMs = Long.MAX_VALUE; // nothing held, nothing ever due
+    }
+
     /** How many records are held. */
     int size() {
         return held.size();

@@ -128,6 +128,15 @@ public final class ShareFetcher {
     }
 
     /**
+     * The member lost its assignment (fenced, or its session expired: KIP-932 removes the member and releases what it
+     * acquired): nothing acquired until now is held any more, so an acknowledgement of it fails at once with
+     * INVALID_RECORD_STATE instead of going out as if held, and no renewal goes out for it. On the loop.
+     */
+    public void assignmentLost() {
+        locks.forgetAll();
+    }
+
+    /**
      * Demand grew, or buffered records were emitted: plan again. Any thread. Wakes coalesce into one plan while one
      * is queued and has not started: {@code flatMap} asks for one record per acknowledgement it saw confirmed, so
      * without this a broker answer confirming N acknowledgements queued N plans (15 % of the CPU of the explicit
@@ -234,7 +243,8 @@ public final class ShareFetcher {
             if (waiter != null) {
                 waiter.error(BrokerErrors.of(Errors.INVALID_RECORD_STATE.code(), "acknowledgement " + type + " of "
                         + tp + "@" + offset + " (delivery " + deliveryCount + ") not sent: INVALID_RECORD_STATE (its "
-                        + "acquisition lock had expired, so the broker may have handed it to another member)",
+                        + "acquisition lock had expired or the member lost its assignment, so the broker may have handed"
+                        + " it to another member)",
                         tp.topic(), config.groupId()));
             }
             return;

@@ -89,9 +89,29 @@ class ShareMemberCoreTest {
         joinStable();
         ShareGroupHeartbeatRequest hb = sent(core.tick(1_010));
         List<Action> out = core.answered(hb, error(Errors.FENCED_MEMBER_EPOCH), 1_020, NAMES::get);
-        assertThat(out.get(0)).isEqualTo(new Assign(Map.of()));
+        assertThat(out.get(0)).isEqualTo(new Assign(Map.of(), true));
         assertThat(((Send) out.get(1)).request().memberEpoch()).isZero();
         assertThat(core.state()).isEqualTo(ShareMemberState.JOINING);
+    }
+
+    @Test
+    void anExpiredSessionLosesTheAssignmentAndJoinsAgainWithEpochZeroOnlyWhileOneIsHeld() {
+        assertThat(core.sessionHeld()).isFalse();
+        core.start(0);
+        ShareGroupHeartbeatRequest join = sent(core.coordinatorFound(0));
+        assertThat(core.sessionExpired(5)).as("joining: no session to lose").isEmpty();
+        core.answered(join, ok(1, 1_000, 0), 10, NAMES::get);
+        assertThat(core.sessionHeld()).isTrue();
+
+        sent(core.tick(1_010)); // out when the session runs out: abandoned with the coordinator by the driver
+        core.coordinatorLost("session expired");
+        List<Action> out = core.sessionExpired(30_000);
+        assertThat(out).containsExactly(new Assign(Map.of(), true), new FindCoordinator("no coordinator known yet"));
+        assertThat(core.epoch()).isZero();
+        assertThat(core.state()).isEqualTo(ShareMemberState.JOINING);
+        assertThat(core.sessionHeld()).isFalse();
+        assertThat(core.sessionExpired(30_001)).as("once").isEmpty();
+        assertThat(sent(core.coordinatorFound(30_100)).memberEpoch()).isZero();
     }
 
     @Test

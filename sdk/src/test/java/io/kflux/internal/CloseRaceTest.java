@@ -2,26 +2,27 @@ package io.kflux.internal;
 
 import static io.kflux.internal.MalformedResponseTest.batch;
 import static io.kflux.internal.MalformedResponseTest.concat;
+import static io.kflux.testsupport.LeftBehind.assertClosesWithinTimeout;
+import static io.kflux.testsupport.LeftBehind.assertNoLeaks;
+import static io.kflux.testsupport.LeftBehind.awaitTrue;
+import static io.kflux.testsupport.LeftBehind.kfluxThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.network.FakeKafkaBroker;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.UnpooledByteBufAllocator;
-import io.netty.util.ResourceLeakDetector;
+import io.kflux.testsupport.NettyLeaks;
+import io.kflux.testsupport.ParanoidLeakDetection;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.Disposable;
 
 /**
@@ -32,26 +33,14 @@ import reactor.core.Disposable;
  * within its timeout.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@ExtendWith(ParanoidLeakDetection.class)
 class CloseRaceTest {
     private static final String TOPIC = "races";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(2);
     private static final int ROUNDS = 15;
 
-    private static ResourceLeakDetector.Level levelBefore;
     private FakeKafkaBroker broker;
     private NettyLeaks leaks;
-
-    @BeforeAll
-    static void paranoid() {
-        levelBefore = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-    }
-
-    @AfterAll
-    static void restore() {
-        ResourceLeakDetector.setLevel(levelBefore);
-    }
 
     @BeforeEach
     void start() {
@@ -90,7 +79,7 @@ class CloseRaceTest {
             }
         }
         assertThat(kfluxThreads()).as("kflux threads after %d rounds", ROUNDS).isLessThanOrEqualTo(threadsBefore);
-        assertNoLeaks();
+        assertNoLeaks(leaks);
     }
 
     @Test
@@ -125,75 +114,6 @@ class CloseRaceTest {
             }
         }
         assertThat(kfluxThreads()).as("kflux threads after %d rounds", ROUNDS).isLessThanOrEqualTo(threadsBefore);
-        assertNoLeaks();
-    }
-
-    static void assertClosesWithinTimeout(KafkaFluxConsumer<String, String> consumer) {
-        long start = System.nanoTime();
-        consumer.close(CLOSE_TIMEOUT).block(CLOSE_TIMEOUT.plusSeconds(5));
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertThat(tookMs).as("close(%s) took", CLOSE_TIMEOUT).isLessThanOrEqualTo(CLOSE_TIMEOUT.toMillis() + 500);
-    }
-
-    /**
-     * Threads kflux started, by name, but for the JVM-wide I/O event loops, emit threads and blocking-call threads:
-     * those start one by one as connections land on them, subscriptions take workers and lookups run (so a count
-     * taken early is no baseline), emit and blocking threads end only after a minute unused, and all three are
-     * bounded by construction, which this checks.
-     */
-    static int kfluxThreads() {
-        assertThat(threads(io.kflux.network.IoLoops.THREAD_PREFIX)).as("kflux I/O threads")
-                .isLessThanOrEqualTo(reactor.netty.resources.LoopResources.DEFAULT_IO_WORKER_COUNT);
-        assertThat(emitThreads()).as("kflux emit threads").isLessThanOrEqualTo(io.kflux.internal.EmitScheduler.threadCap());
-        assertThat(threads(io.kflux.network.BlockingScheduler.THREAD_PREFIX)).as("kflux blocking-call threads")
-                .isLessThanOrEqualTo(io.kflux.network.BlockingScheduler.threadCap());
-        return allKfluxThreads() - threads(io.kflux.network.IoLoops.THREAD_PREFIX) - pooledThreads();
-    }
-
-    /** Live threads of kflux's default emit scheduler. */
-    static int emitThreads() {
-        return threads(io.kflux.internal.EmitScheduler.THREAD_PREFIX);
-    }
-
-    /** Live threads of kflux's JVM-wide schedulers that start on demand and end a minute unused: emit, blocking. */
-    static int pooledThreads() {
-        return emitThreads() + threads(io.kflux.network.BlockingScheduler.THREAD_PREFIX);
-    }
-
-    private static int threads(String prefix) {
-        return (int) Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith(prefix)).count();
-    }
-
-    /** Every thread kflux started, the I/O event loops included. */
-    static int allKfluxThreads() {
-        return threads("kflux");
-    }
-
-    /**
-     * Leaks are reported when a leaked buffer's phantom reference is polled, which happens on later allocations
-     * after a GC: provoke both, then read what the detector reported.
-     */
-    private void assertNoLeaks() throws InterruptedException {
-        for (int i = 0; i < 5; i++) {
-            System.gc();
-            Thread.sleep(50);
-            for (int j = 0; j < 100; j++) {
-                ByteBuf a = PooledByteBufAllocator.DEFAULT.buffer(64);
-                a.release();
-                ByteBuf b = UnpooledByteBufAllocator.DEFAULT.heapBuffer(64);
-                b.release();
-            }
-        }
-        assertThat(leaks.reports()).as("Netty leak reports").isEmpty();
-    }
-
-    static void awaitTrue(java.util.function.BooleanSupplier condition, Duration within)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within %s", within).isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        assertNoLeaks(leaks);
     }
 }

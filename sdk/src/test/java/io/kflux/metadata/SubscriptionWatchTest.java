@@ -125,4 +125,53 @@ class SubscriptionWatchTest {
         assertThat(watch.pending()).isFalse();
         assertThat(watch.request()).isEqualTo(-1);
     }
+
+    @Test
+    void itsPhaseFollowsEachRefreshFromNeverSentThroughScheduledAndOut() {
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.NEVER_SENT);
+        watch.cancel(); // nothing to cancel: still never sent, so the first request goes at once
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.NEVER_SENT);
+        assertThat(watch.request()).isZero();
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.IN_FLIGHT);
+        answerLast();
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.IDLE);
+
+        assertThat(watch.request()).isEqualTo(100);
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.SCHEDULED);
+        advance(100);
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.IN_FLIGHT);
+        sent.get(1).tryEmitError(new IllegalStateException("no broker"));
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.IDLE);
+
+        watch.satisfied(); // from IDLE straight out, no gap
+        assertThat(watch.request()).isZero();
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.IN_FLIGHT);
+        assertThat(sent).hasSize(3);
+    }
+
+    @Test
+    void aScheduledRefreshCancelledOrNoLongerWantedReturnsToIdleAndTheGapStillCountsFromTheLastSent() {
+        watch.request();
+        answerLast();
+        advance(30);
+        assertThat(watch.request()).isEqualTo(70);
+        watch.cancel();
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.IDLE);
+        advance(1_000);
+        assertThat(sent).hasSize(1);
+
+        // the cancelled one still counts: the next one's gap is 200 ms, counted from the one sent 1,030 ms ago
+        assertThat(watch.request()).isZero();
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.IN_FLIGHT);
+        answerLast();
+        assertThat(watch.request()).isEqualTo(400);
+        active.set(false);
+        advance(400);
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.IDLE);
+        assertThat(sent).hasSize(2);
+
+        active.set(true); // the dropped one counted too: gap 800 ms from the one sent 400 ms ago
+        assertThat(watch.request()).isEqualTo(400);
+        assertThat(watch.phase()).isEqualTo(SubscriptionWatch.Phase.SCHEDULED);
+    }
 }

@@ -38,6 +38,24 @@ class LockRenewalsTest {
     }
 
     @Test
+    void aLostAssignmentForgetsEveryHeldRecordAndALateRenewalAnswerRevivesNone() {
+        LockRenewals locks = new LockRenewals(60_000);
+        locks.acquired(1, P, 0, 4, FIRST, 1_000, 2_000);
+        assertThat(locks.due(2_000, ALL)).hasSize(5); // renewals out when the member learns it lost its session
+        locks.forgetAll();
+        assertThat(locks.isHeld(key(0), FIRST, 2_001)).as("not this member's any more").isFalse();
+        assertThat(locks.isHeld(key(4), (short) -1, 2_001)).as("not even as a gap").isFalse();
+        assertThat(locks.size()).isZero();
+        assertThat(locks.nextWakeMs(ALL)).isEqualTo(Long.MAX_VALUE);
+        locks.renewAnswered(P, List.of(0L, 1L), 2_000, 2_000, true);
+        assertThat(locks.isHeld(key(0), FIRST, 2_100)).isFalse();
+
+        locks.acquired(1, P, 5, 5, FIRST, 3_000, 2_000); // what the new membership acquires is held as usual
+        assertThat(locks.isHeld(key(5), FIRST, 3_100)).isTrue();
+        assertThat(locks.nextWakeMs(ALL)).isEqualTo(4_000);
+    }
+
+    @Test
     void renewalsStopAtTheLimitAndTheRecordThenExpires() {
         LockRenewals locks = new LockRenewals(5_000);
         locks.acquired(1, P, 0, 0, FIRST, 0, 2_000);

@@ -21,7 +21,7 @@ import io.kflux.reactor.kafka.receiver.ReceiverOptions;
 
 /**
  * A small reactor-kafka receiver application, kept twice with only the package and the receiver imports differing:
- * {@code bench-reactor-kafka} runs it on reactor-kafka 1.3.25, {@code compat-tests} on kflux-reactor-kafka-compat
+ * {@code benchmarks} runs it on reactor-kafka 1.3.25, {@code compat-tests} on kflux-reactor-kafka-compat
  * ({@code ReactorKafkaSideBySideTest} checks that the two sources stay the same and compares what they consume and
  * commit). It reads one single-partition topic three times, in three groups named after its third argument:
  * <ol>

@@ -177,6 +177,19 @@ public final class FaultProxy implements AutoCloseable {
         resetAll();
     }
 
+    /**
+     * Stops a test class's broker and then the proxy in front of it ({@link #brokerBehind()}); either may be null (its
+     * start failed or was skipped).
+     */
+    public static void closeBoth(EmbeddedKafkaCluster kafka, FaultProxy proxy) throws IOException {
+        if (kafka != null) {
+            kafka.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
     private static ServerSocket bind(int port) throws IOException {
         ServerSocket s = new ServerSocket();
         s.setReuseAddress(true);

@@ -39,7 +39,7 @@ import io.kflux.test.broker.EmbeddedKafkaCluster;
  *
  * {@code --minutes M} stops starting rounds (after at least 3) when the next one would end past M minutes.
  *
- * <p>Run: {@code mvn -q -pl compat-tests -am test-compile exec:exec@bench -Dbench.main=io.kflux.bench.ShareBenchmark
+ * <p>Run: {@code mvn -q -pl benchmarks -am test-compile exec:exec@bench -Dbench.main=io.kflux.bench.ShareBenchmark
  * "-Dbench.args=--rounds 5"}; the pom passes the 4.4 broker's classpath file as {@code kflux.bench.shareBrokerClasspath}.
  */
 public final class ShareBenchmark {

@@ -28,7 +28,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * records processed more than once are counted from both logs, and every record must be in them. Every run checks
  * that each key's records completed in offset order.
  *
- * <p>Run: {@code mvn -q -pl compat-tests -am test-compile exec:exec@bench -Dbench.main=io.kflux.bench.ProcessingBenchmark
+ * <p>Run: {@code mvn -q -pl benchmarks -am test-compile exec:exec@bench -Dbench.main=io.kflux.bench.ProcessingBenchmark
  * "-Dbench.args=--records 100000"}; the pom passes the 4.4 broker's classpath file as
  * {@code kflux.bench.shareBrokerClasspath}.
  */

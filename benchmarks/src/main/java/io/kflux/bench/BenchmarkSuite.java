@@ -5,10 +5,8 @@ import static io.kflux.bench.runner.JvmCounters.parseArgs;
 import io.kflux.bench.runner.DrainHarness;
 import io.kflux.bench.runner.BrokerView;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -94,8 +92,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * --bootstrap-servers h:p        use this cluster instead of starting an embedded one (no one-core mode)
  * </pre>
  *
- * <p>The reactor-kafka contender runs from the {@code bench-reactor-kafka} module's build directory, named by
- * the system property {@code kflux.bench.reactorKafkaDir} (the {@code exec@bench} execution sets it).
+ * <p>The reactor-kafka contender runs on this module's classes and the reactor-kafka jars its build copies
+ * ({@link ReactorKafkaClasspath}), in the build directory the system property {@code kflux.bench.reactorKafkaDir}
+ * names (the {@code exec@bench} execution sets it).
  */
 public final class BenchmarkSuite {
 
@@ -524,15 +523,10 @@ public final class BenchmarkSuite {
             if (reactorKafkaClasspath == null) {
                 String dir = System.getProperty("kflux.bench.reactorKafkaDir");
                 if (dir == null) {
-                    throw new IllegalStateException("set -Dkflux.bench.reactorKafkaDir to bench-reactor-kafka's"
+                    throw new IllegalStateException("set -Dkflux.bench.reactorKafkaDir to the benchmarks module's"
                             + " build directory (exec:exec@bench does)");
                 }
-                Path classpathFile = Path.of(dir, "runtime-classpath.txt");
-                if (!Files.exists(classpathFile)) {
-                    throw new IllegalStateException(classpathFile + " is missing: build bench-reactor-kafka first");
-                }
-                reactorKafkaClasspath = Path.of(dir, "classes") + File.pathSeparator
-                        + Files.readString(classpathFile).trim();
+                reactorKafkaClasspath = ReactorKafkaClasspath.of(dir);
             }
             return reactorKafkaClasspath;
         }

@@ -1,4 +1,4 @@
-package io.kflux.internal;
+package io.kflux.testsupport;
 
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.util.ResourceLeakDetector;
@@ -8,15 +8,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Records the leaks Netty's buffer leak detector reports while open (the sdk's tests log through slf4j-simple, so
- * the detector's log lines cannot be captured): a {@link ResourceLeakDetector.LeakListener} on the detector of every
- * {@code ByteBuf}, which Netty keeps in a package-private static of {@link AbstractByteBuf} (read by reflection).
- * The listener hears exactly the reports the detector logs. One open at a time; close to remove it.
+ * the detector's log lines cannot be captured there): a {@link ResourceLeakDetector.LeakListener} on the detector of
+ * every {@code ByteBuf}, which Netty keeps in a package-private static of {@link AbstractByteBuf} (read by reflection).
+ * The listener hears exactly the reports the detector logs, whatever the logging backend. One open at a time; close
+ * to remove it.
  */
-final class NettyLeaks implements AutoCloseable {
+public final class NettyLeaks implements AutoCloseable {
     private final List<String> reports = new CopyOnWriteArrayList<>();
     private final ResourceLeakDetector<?> detector;
 
-    NettyLeaks() {
+    /** Starts listening. */
+    public NettyLeaks() {
         try {
             Field field = AbstractByteBuf.class.getDeclaredField("leakDetector");
             field.setAccessible(true);
@@ -28,7 +30,7 @@ final class NettyLeaks implements AutoCloseable {
     }
 
     /** The leak reports so far, each the resource type and its access records. */
-    List<String> reports() {
+    public List<String> reports() {
         return List.copyOf(reports);
     }
 

@@ -1,4 +1,4 @@
-package io.kflux.compat.support;
+package io.kflux.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,9 +10,11 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What a closed consumer must not leave behind, for the real-broker close and scale tests (SecuredCloseRaceTest,
- * ScaleTest, EmitThreadsTest): kflux threads, unreleased buffers, a close that overruns its timeout. The broker-free
- * close races (sdk's {@code io.kflux.internal.CloseRaceTest}) check the same in the sdk's tests.
+ * What a closed consumer must not leave behind: kflux threads, unreleased buffers, a close that overruns its timeout.
+ * The one copy for the sdk's broker-free close races ({@code io.kflux.internal.CloseRaceTest}) and compat-tests'
+ * real-broker close and scale tests (SecuredCloseRaceTest, ScaleTest, EmitThreadsTest), which get it through the
+ * sdk's test jar. Leak reports come from a {@link NettyLeaks} listener, with the detector on PARANOID
+ * ({@link ParanoidLeakDetection}).
  */
 public final class LeftBehind {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(2);
@@ -21,7 +23,7 @@ public final class LeftBehind {
     }
 
     /** Closes {@code consumer} with a 2 s timeout and asserts it finished within that (plus 500 ms). */
-    public static void assertClosesWithinTimeout(KafkaFluxConsumer<String, String> consumer) {
+    public static void assertClosesWithinTimeout(KafkaFluxConsumer<?, ?> consumer) {
         long start = System.nanoTime();
         consumer.close(CLOSE_TIMEOUT).block(CLOSE_TIMEOUT.plusSeconds(5));
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -65,10 +67,9 @@ public final class LeftBehind {
 
     /**
      * Leaks are reported when a leaked buffer's phantom reference is polled, which happens on later allocations
-     * after a GC: provoke both, then read the detector's log ({@code leaks} captures
-     * {@code io.netty.util.ResourceLeakDetector}).
+     * after a GC: provoke both, then read what the detector reported to {@code leaks}.
      */
-    public static void assertNoLeaks(LogCapture leaks) throws InterruptedException {
+    public static void assertNoLeaks(NettyLeaks leaks) throws InterruptedException {
         for (int i = 0; i < 5; i++) {
             System.gc();
             Thread.sleep(50);
@@ -79,7 +80,7 @@ public final class LeftBehind {
                 b.release();
             }
         }
-        assertThat(leaks.matching(m -> m.contains("LEAK"))).as("Netty leak reports").isEmpty();
+        assertThat(leaks.reports()).as("Netty leak reports").isEmpty();
     }
 
     /** Waits until {@code condition} holds, polling every 10 ms; fails after {@code within}. */

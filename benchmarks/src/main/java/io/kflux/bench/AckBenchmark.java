@@ -10,7 +10,7 @@ import java.util.Random;
  * order (parallel processing). Prints ns per acknowledgement for each, after warm-up rounds, and
  * checks that every run ends with the whole range committable and nothing pending.
  *
- * <p>Run: {@code mvn -o -pl compat-tests exec:exec@bench -Dbench.main=io.kflux.bench.AckBenchmark
+ * <p>Run: {@code mvn -o -pl benchmarks exec:exec@bench -Dbench.main=io.kflux.bench.AckBenchmark
  * -Dbench.args="1000000 5"} (records, measured rounds).
  */
 public final class AckBenchmark {
