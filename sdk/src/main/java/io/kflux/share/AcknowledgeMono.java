@@ -17,12 +17,13 @@ import reactor.core.publisher.Operators;
  */
 final class AcknowledgeMono extends Mono<Void> {
     private final ShareFetcher fetcher;
-    private final int nodeId;
-    private final TopicPartition tp;
-    private final SharePartition sp;
-    private final long offset;
-    private final short deliveryCount;
-    private final AcknowledgeType type;
+    final int nodeId;
+    final TopicPartition tp;
+    final SharePartition sp;
+    final long offset;
+    final short deliveryCount;
+    /** The acknowledgement, null for a gap. */
+    final AcknowledgeType type;
     private final ShareFetcher.AckGate gate;
 
     AcknowledgeMono(ShareFetcher fetcher, int nodeId, TopicPartition tp, SharePartition sp, long offset,
@@ -44,7 +45,7 @@ final class AcknowledgeMono extends Mono<Void> {
             Operators.error(actual, refused);
             return;
         }
-        Pending p = new Pending(nodeId, tp, sp, offset, deliveryCount, type, actual);
+        Pending p = new Pending(this, actual);
         actual.onSubscribe(p);
         fetcher.handOver(p);
     }
@@ -58,24 +59,13 @@ final class AcknowledgeMono extends Mono<Void> {
         @SuppressWarnings("rawtypes")
         private static final AtomicReferenceFieldUpdater<Pending, CoreSubscriber> ACTUAL =
                 AtomicReferenceFieldUpdater.newUpdater(Pending.class, CoreSubscriber.class, "actual");
-        final int nodeId;
-        final TopicPartition tp;
-        final SharePartition sp;
-        final long offset;
-        final short deliveryCount;
-        /** The acknowledgement, null for a gap. */
-        final AcknowledgeType type;
+        /** What is acknowledged. */
+        final AcknowledgeMono ack;
         /** Who hears the outcome; null when nobody (quiet acknowledgements, cancelled, or heard already). */
         private volatile CoreSubscriber<? super Void> actual;
 
-        Pending(int nodeId, TopicPartition tp, SharePartition sp, long offset, short deliveryCount,
-                AcknowledgeType type, CoreSubscriber<? super Void> actual) {
-            this.nodeId = nodeId;
-            this.tp = tp;
-            this.sp = sp;
-            this.offset = offset;
-            this.deliveryCount = deliveryCount;
-            this.type = type;
+        Pending(AcknowledgeMono ack, CoreSubscriber<? super Void> actual) {
+            this.ack = ack;
             this.actual = actual;
         }
 
@@ -86,7 +76,7 @@ final class AcknowledgeMono extends Mono<Void> {
 
         @Override
         public long offset() {
-            return offset;
+            return ack.offset;
         }
 
         @Override

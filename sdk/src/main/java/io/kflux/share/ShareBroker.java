@@ -50,6 +50,8 @@ final class ShareBroker {
     long sentAtMs;
     /** The same moment on {@link System#nanoTime()}, for the latency meters. */
     long sentAtNanos;
+    /** When the oldest acknowledgement not sent yet was taken (ms of the fetcher's clock); set by the fetcher. */
+    long pendingSinceMs;
     /** The highest ShareAcknowledge version this broker offered on its last connection; -1 before one. */
     short acknowledgeVersion = -1;
 

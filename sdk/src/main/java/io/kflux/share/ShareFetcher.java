@@ -54,6 +54,11 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class ShareFetcher {
     private static final Logger log = LoggerFactory.getLogger(ShareFetcher.class);
+    /**
+     * How long acknowledgements may wait for the ShareFetch that will carry them while the sink hands out records
+     * (ms): long enough for a batch to be handed out, far below an acquisition lock (30 s by default).
+     */
+    static final long ACK_HOLD_MS = 100;
 
     /** Where acquired records and fatal errors go; called on the loop. */
     public interface Sink {
@@ -194,7 +199,8 @@ public final class ShareFetcher {
      */
     public void acknowledgeQuietly(int nodeId, TopicPartition tp, SharePartition sp, long offset, short deliveryCount,
                                    AcknowledgeType type) {
-        handOver(new AcknowledgeMono.Pending(nodeId, tp, sp, offset, deliveryCount, type, null));
+        handOver(new AcknowledgeMono.Pending(new AcknowledgeMono(this, nodeId, tp, sp, offset, deliveryCount, type,
+                null), null));
     }
 
     /**
@@ -217,7 +223,7 @@ public final class ShareFetcher {
                 try {
                     add(a);
                 } catch (RuntimeException e) { // one bad acknowledgement must not stall the ones behind it
-                    log.error("acknowledgement of {}@{} failed", a.tp, a.offset, e);
+                    log.error("acknowledgement of {}@{} failed", a.ack.tp, a.ack.offset, e);
                     a.error(e);
                 }
             }
@@ -241,16 +247,17 @@ public final class ShareFetcher {
         return closed.asMono();
     }
 
-    private void add(AcknowledgeMono.Pending a) {
+    private void add(AcknowledgeMono.Pending pending) {
+        AcknowledgeMono a = pending.ack;
         if (state == ShareFetcherState.CLOSED) {
-            a.error(new KafkaFluxException("the share consumer is closed: acknowledgement of offset " + a.offset
+            pending.error(new KafkaFluxException("the share consumer is closed: acknowledgement of offset " + a.offset
                     + " not sent"));
             return;
         }
         if (!locks.isHeld(a.sp, a.offset, a.deliveryCount, now())) {
             log.debug("{}@{} (delivery {}) is no longer held; its {} is not sent", a.tp, a.offset, a.deliveryCount,
                     a.type);
-            a.error(BrokerErrors.of(Errors.INVALID_RECORD_STATE.code(), "acknowledgement " + a.type + " of " + a.tp
+            pending.error(BrokerErrors.of(Errors.INVALID_RECORD_STATE.code(), "acknowledgement " + a.type + " of " + a.tp
                     + "@" + a.offset + " (delivery " + a.deliveryCount + ") not sent: INVALID_RECORD_STATE (its "
                     + "acquisition lock had expired, so the broker may have handed it to another member)",
                     a.tp.topic(), config.groupId()));
@@ -266,7 +273,10 @@ public final class ShareFetcher {
             b = new ShareBroker(a.nodeId);
             brokers.put(a.nodeId, b);
         }
-        b.add(a.sp, a.offset, a.type, a.waited() ? a : null);
+        if (!b.hasPending()) {
+            b.pendingSinceMs = now();
+        }
+        b.add(a.sp, a.offset, a.type, pending.waited() ? pending : null);
     }
 
     /** Whether broker {@code nodeId} takes RENEW (ShareAcknowledge v2, KIP-1222), as its last connection said. */
@@ -301,7 +311,10 @@ public final class ShareFetcher {
                 allClosed = false;
                 continue;
             }
-            send(b, byLeader.getOrDefault(b.nodeId, Set.of()));
+            send(b, byLeader.getOrDefault(b.nodeId, Set.of()), now);
+            if (b.hasPending() && b.session.state() == ShareSessionState.OPEN) { // held for a ShareFetch: not for ever
+                wakeAt = Math.min(wakeAt, b.pendingSinceMs + ACK_HOLD_MS);
+            }
             allClosed &= b.session.state() == ShareSessionState.CLOSED;
         }
         if (state == ShareFetcherState.CLOSING && allClosed) {
@@ -349,7 +362,7 @@ public final class ShareFetcher {
     }
 
     /** The next request to {@code b}, if one is due and none is out. */
-    private void send(ShareBroker b, Set<SharePartition> wanted) {
+    private void send(ShareBroker b, Set<SharePartition> wanted, long now) {
         ShareSessionState s = b.session.state();
         if (s != ShareSessionState.NONE && s != ShareSessionState.OPEN) {
             return; // a request is out (or the session closed): its answer plans again
@@ -383,8 +396,10 @@ public final class ShareFetcher {
         // Acknowledgements ride on the next ShareFetch, as the official client's do. A ShareAcknowledge of their own
         // goes only when no ShareFetch is coming: none is wanted now, and the sink is not handing out records after
         // which it will want more (a ShareAcknowledge sent then took the broker's one request slot and made the
-        // ShareFetch wait for its answer: two round trips per batch instead of one).
-        if (b.hasPendingRenew() || (!fetch && b.hasPending() && !sink.handingOut())) {
+        // ShareFetch wait for its answer: two round trips per batch instead of one). A subscriber slow to take the
+        // records it asked for holds them back for ACK_HOLD_MS at most, far below any acquisition lock.
+        boolean hold = sink.handingOut() && now - b.pendingSinceMs < ACK_HOLD_MS;
+        if (b.hasPendingRenew() || (!fetch && b.hasPending() && !hold)) {
             ShareBroker.Drained d = b.drain();
             b.inFlight = d;
             exchange(b, acknowledgeRequest(b.session.acknowledge(d.batches().keySet()), d));
