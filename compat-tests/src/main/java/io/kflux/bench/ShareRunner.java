@@ -111,12 +111,16 @@ public final class ShareRunner {
                         Deserializers.byteArray())
                 .withMeterRegistry(meters)
                 .subscription(List.of(topic)));
+        // read when the window ends: close withdraws the consumer's meters
+        tally.atEnd = () -> {
+            tally.fetches.set((long) meterTotal(meters, "kafka.consumer.share.fetch.manager.fetch.total"));
+            tally.fetchedRecords.set(
+                    (long) meterTotal(meters, "kafka.consumer.share.fetch.manager.records.consumed.total"));
+        };
         try {
             drainKflux(consumer, tally, workMs, concurrency);
         } finally {
-            tally.fetches.addAndGet((long) meterTotal(meters, "kafka.consumer.share.fetch.manager.fetch.total"));
-            tally.fetchedRecords.addAndGet(
-                    (long) meterTotal(meters, "kafka.consumer.share.fetch.manager.records.consumed.total"));
+            tally.atEnd = null;
         }
     }
 
@@ -332,6 +336,8 @@ public final class ShareRunner {
         /** ShareFetch requests answered and the records they acquired (every consumer of the drain, whole drain). */
         final AtomicLong fetches = new AtomicLong();
         final AtomicLong fetchedRecords = new AtomicLong();
+        /** Runs first in {@link #end()} when set (kflux: reads the consumer's meters before its close). */
+        volatile Runnable atEnd;
         long crcSum;
         volatile long firstNanos;
         volatile long cpuAtFirst;
@@ -382,6 +388,10 @@ public final class ShareRunner {
         }
 
         void end() {
+            Runnable r = atEnd;
+            if (r != null) {
+                r.run();
+            }
             lastNanos = System.nanoTime();
             cpuAtLast = JvmCounters.processCpuNanos();
             threadsAtLast = ManagementFactory.getThreadMXBean().getThreadCount();
