@@ -99,10 +99,12 @@ public final class ShareBenchmark {
                         results.computeIfAbsent(c, x -> new LinkedHashMap<>()).computeIfAbsent(client,
                                 x -> new ArrayList<>()).add(r);
                         System.out.printf("round %d %-10s %-8s %,10.0f records/s  %,7.0f ns CPU/record  %3s threads"
-                                        + " (peak %s, OS %s)  window %.1f s  set-up %.1f s  load %s  crc %s%n", round, c,
+                                        + " (peak %s, OS %s)  window %.1f s  set-up %.1f s  load %s  crc %s"
+                                        + "  ShareFetches %s (%.0f records each)%n", round, c,
                                 client, d(r, "recordsPerSec"), d(r, "cpuNsPerRecord"), r.get("threads"),
                                 r.get("peakThreads"), r.get("osThreads"), d(r, "windowNanos") / 1e9, d(r, "setupNanos") / 1e9,
-                                r.get("load"), r.get("crc"));
+                                r.get("load"), r.get("crc"), r.get("fetches"),
+                                d(r, "fetchedRecords") / Math.max(1, d(r, "fetches")));
                     }
                 }
             }

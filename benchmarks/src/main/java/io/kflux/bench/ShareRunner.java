@@ -81,9 +81,11 @@ public final class ShareRunner {
         long cpu = tally.cpuAtLast - tally.cpuAtFirst;
         tally.verify();
         System.out.println(RESULT + String.format("recordsPerSec=%.1f cpuNsPerRecord=%.1f threads=%d peakThreads=%d"
-                        + " osThreads=%d windowNanos=%d setupNanos=%d load=%.2f crc=%d", records * 1e9 / window,
+                        + " osThreads=%d windowNanos=%d setupNanos=%d load=%.2f crc=%d fetches=%d fetchedRecords=%d",
+                records * 1e9 / window,
                 (double) cpu / records, tally.threadsAtLast, threads.getPeakThreadCount(), tally.osThreadsAtLast, window,
-                tally.firstNanos - created, JvmCounters.loadAverage(), tally.crcSum));
+                tally.firstNanos - created, JvmCounters.loadAverage(), tally.crcSum, tally.fetches.get(),
+                tally.fetchedRecords.get()));
         System.exit(0);
     }
 
@@ -101,11 +103,35 @@ public final class ShareRunner {
     /** One consumer; each record's work is a timer (non-blocking), then its ACCEPT, {@code concurrency} at a time. */
     private static void drainKflux(String servers, String topic, String group, Tally tally, int workMs,
                                    int concurrency) throws InterruptedException {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         KafkaShareConsumer<byte[], byte[]> consumer = KafkaShareConsumer.create(ShareConsumerOptions.create(
                         Map.of("bootstrap.servers", servers, "group.id", group, "share.acknowledgement.mode",
                                 IMPLICIT && workMs == 0 ? "implicit" : "explicit"), Deserializers.byteArray(),
                         Deserializers.byteArray())
+                .withMeterRegistry(meters)
                 .subscription(List.of(topic)));
+        // read when the window ends: close withdraws the consumer's meters
+        tally.atEnd = () -> {
+            tally.fetches.set((long) meterTotal(meters, "kafka.consumer.share.fetch.manager.fetch.total"));
+            tally.fetchedRecords.set(
+                    (long) meterTotal(meters, "kafka.consumer.share.fetch.manager.records.consumed.total"));
+        };
+        try {
+            drainKflux(consumer, tally, workMs, concurrency);
+        } finally {
+            tally.atEnd = null;
+        }
+    }
+
+    /** A counter's total in {@code meters}, 0 when it is not there. */
+    private static double meterTotal(io.micrometer.core.instrument.MeterRegistry meters, String name) {
+        io.micrometer.core.instrument.FunctionCounter c = meters.find(name).functionCounter();
+        return c == null ? 0 : c.count();
+    }
+
+    private static void drainKflux(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally, int workMs,
+                                   int concurrency) throws InterruptedException {
         Duration work = Duration.ofMillis(workMs);
         if (workMs == 0 && !IMPLICIT && ACCEPT.equals("when")) {
             drainKfluxInBatches(consumer, tally);
@@ -260,6 +286,8 @@ public final class ShareRunner {
                             }
                         }
                     }
+                    tally.fetches.addAndGet((long) officialTotal(consumer, "fetch-total"));
+                    tally.fetchedRecords.addAndGet((long) officialTotal(consumer, "records-consumed-total"));
                 } catch (Throwable e) {
                     errors.add(e);
                     stop.set(true);
@@ -281,6 +309,18 @@ public final class ShareRunner {
         }
     }
 
+    /** A metric of the official share consumer's fetch manager, 0 when it has none of that name. */
+    private static double officialTotal(org.apache.kafka.clients.consumer.KafkaShareConsumer<?, ?> consumer,
+                                        String name) {
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e
+                : consumer.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().group().contains("share-fetch-manager")) {
+                return ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        return 0;
+    }
+
     /**
      * Every record of the topic exactly once (partition {@code i % 8} holds records i, offsets from 0), the sum of
      * their values' CRC32C, and the window's clock and CPU: first record received to {@link #end()} (kflux: the last
@@ -293,6 +333,11 @@ public final class ShareRunner {
         private final long[] perPartition = new long[ShareBenchmark.PARTITIONS];
         private final AtomicLong received = new AtomicLong();
         private final AtomicLong processed = new AtomicLong();
+        /** ShareFetch requests answered and the records they acquired (every consumer of the drain, whole drain). */
+        final AtomicLong fetches = new AtomicLong();
+        final AtomicLong fetchedRecords = new AtomicLong();
+        /** Runs first in {@link #end()} when set (kflux: reads the consumer's meters before its close). */
+        volatile Runnable atEnd;
         long crcSum;
         volatile long firstNanos;
         volatile long cpuAtFirst;
@@ -343,6 +388,10 @@ public final class ShareRunner {
         }
 
         void end() {
+            Runnable r = atEnd;
+            if (r != null) {
+                r.run();
+            }
             lastNanos = System.nanoTime();
             cpuAtLast = JvmCounters.processCpuNanos();
             threadsAtLast = ManagementFactory.getThreadMXBean().getThreadCount();

@@ -7,30 +7,33 @@ import io.kflux.ShareRecord;
 import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
 import io.kflux.share.ShareFetcher;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
+import io.kflux.share.SharePartition;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import reactor.core.publisher.Mono;
 
 /**
  * A {@link ShareRecord} over the {@link ConsumerRecord} the record builder made, with where its acknowledgement
  * goes (the broker it was acquired from). Its final acknowledgement is taken once, from any thread.
  */
-final class DefaultShareRecord<K, V> implements ShareRecord<K, V> {
+final class DefaultShareRecord<K, V> implements ShareRecord<K, V>, ShareFetcher.AckGate {
+    @SuppressWarnings("rawtypes")
+    private static final AtomicReferenceFieldUpdater<DefaultShareRecord, AcknowledgeType> ACKNOWLEDGED =
+            AtomicReferenceFieldUpdater.newUpdater(DefaultShareRecord.class, AcknowledgeType.class, "acknowledged");
     private final ConsumerRecord<K, V> record;
     private final short deliveryCount;
     private final int nodeId;
-    private final UUID topicId;
+    private final SharePartition sharePartition;
     private final ShareFetcher fetcher;
     private final boolean explicit;
     /** The final acknowledgement taken (ACCEPT, RELEASE, REJECT), null while none is. */
-    private final AtomicReference<AcknowledgeType> acknowledged = new AtomicReference<>();
+    private volatile AcknowledgeType acknowledged;
 
-    DefaultShareRecord(ConsumerRecord<K, V> record, short deliveryCount, int nodeId, UUID topicId,
+    DefaultShareRecord(ConsumerRecord<K, V> record, short deliveryCount, int nodeId, SharePartition sharePartition,
                        ShareFetcher fetcher, boolean explicit) {
         this.record = record;
         this.deliveryCount = deliveryCount;
         this.nodeId = nodeId;
-        this.topicId = topicId;
+        this.sharePartition = sharePartition;
         this.fetcher = fetcher;
         this.explicit = explicit;
     }
@@ -38,24 +41,27 @@ final class DefaultShareRecord<K, V> implements ShareRecord<K, V> {
     @Override
     public Mono<Void> acknowledge(AcknowledgeType type) {
         java.util.Objects.requireNonNull(type, "type");
-        // deferred: r.then(r.accept()).onErrorResume(e -> r.release()) must not mark the record at assembly
-        return Mono.defer(() -> acknowledgeNow(type));
+        // checked and taken at subscription (admit), not at assembly: r.then(r.accept()).onErrorResume(e ->
+        // r.release()) must not mark the record before it runs
+        return fetcher.acknowledge(nodeId, record.topicPartition(), sharePartition, record.offset(), deliveryCount,
+                type, this);
     }
 
-    private Mono<Void> acknowledgeNow(AcknowledgeType type) {
+    /** At each subscription to an acknowledgement: null when {@code type} may go (a final one is taken now). */
+    @Override
+    public RuntimeException admit(AcknowledgeType type) {
         if (!explicit) {
-            return Mono.error(new IllegalStateException("share.acknowledgement.mode=implicit: " + this
-                    + " is accepted once the next record is requested; set it to explicit to acknowledge records"));
+            return new IllegalStateException("share.acknowledgement.mode=implicit: " + this
+                    + " is accepted once the next record is requested; set it to explicit to acknowledge records");
         }
-        if (type != AcknowledgeType.RENEW && !acknowledged.compareAndSet(null, type)) {
-            return Mono.error(new IllegalStateException(this + " was acknowledged already (" + acknowledged.get()
-                    + ")"));
+        if (type != AcknowledgeType.RENEW && !ACKNOWLEDGED.compareAndSet(this, null, type)) {
+            return new IllegalStateException(this + " was acknowledged already (" + acknowledged + ")");
         }
-        if (type == AcknowledgeType.RENEW && acknowledged.get() != null) {
-            return Mono.error(new IllegalStateException(this + " was acknowledged already (" + acknowledged.get()
-                    + "): nothing to renew"));
+        if (type == AcknowledgeType.RENEW && acknowledged != null) {
+            return new IllegalStateException(this + " was acknowledged already (" + acknowledged
+                    + "): nothing to renew");
         }
-        return fetcher.acknowledge(nodeId, record.topicPartition(), topicId, record.offset(), deliveryCount, type);
+        return null;
     }
 
     /** The record as the record builder made it (what tracing observes). */
@@ -65,8 +71,8 @@ final class DefaultShareRecord<K, V> implements ShareRecord<K, V> {
 
     /** Implicit mode: accepted without anyone waiting. */
     void acceptImplicitly() {
-        if (acknowledged.compareAndSet(null, AcknowledgeType.ACCEPT)) {
-            fetcher.acknowledgeQuietly(nodeId, record.topicPartition(), topicId, record.offset(), deliveryCount,
+        if (ACKNOWLEDGED.compareAndSet(this, null, AcknowledgeType.ACCEPT)) {
+            fetcher.acknowledgeQuietly(nodeId, record.topicPartition(), sharePartition, record.offset(), deliveryCount,
                     AcknowledgeType.ACCEPT);
         }
     }

@@ -55,6 +55,8 @@ final class ShareEmitter<K, V> {
             new java.util.concurrent.atomic.AtomicReference<>(ShareEmitterState.EMITTING);
     // worker-only
     private AcquiredBatch current;
+    /** {@link #current}'s share partition, one per batch (not per record). */
+    private io.kflux.share.SharePartition currentPartition;
     private RecordCursor cursor;
     private RecordBatch batch;
     /**
@@ -82,6 +84,15 @@ final class ShareEmitter<K, V> {
     /** How many more records the fetcher may acquire now. Any thread. */
     long wanted() {
         return Math.min(requestedView, cap) - buffered.get();
+    }
+
+    /**
+     * Whether acquired records wait to be handed out to a subscriber that wants more than them: the drain wakes the
+     * fetcher once they are out, and its ShareFetch carries the acknowledgements gathered meanwhile. Any thread.
+     */
+    boolean handingOut() {
+        long b = buffered.get();
+        return b > 0 && requestedView > b && state.get() == ShareEmitterState.EMITTING;
     }
 
     /** Acquired records arrived (on the fetcher's loop). */
@@ -229,6 +240,7 @@ final class ShareEmitter<K, V> {
                 }
                 handled.clear();
                 handledBase = firstAcquired(current.acquired());
+                currentPartition = current.sharePartition();
                 cursor = null;
                 if (current.records() == null) {
                     finishBatch();
@@ -248,11 +260,11 @@ final class ShareEmitter<K, V> {
                                 ? io.kflux.TimestampType.LOG_APPEND_TIME : io.kflux.TimestampType.CREATE_TIME, batch.partitionLeaderEpoch());
                 if (record == null) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(current.nodeId(), current.topicPartition(), current.topicId(), offset,
+                    fetcher.acknowledgeQuietly(current.nodeId(), current.topicPartition(), currentPartition, offset,
                             deliveries, AcknowledgeType.REJECT); // skipped by the deserialization error handler: a poison record
                     continue;
                 }
-                return new DefaultShareRecord<>(record, deliveries, current.nodeId(), current.topicId(), fetcher,
+                return new DefaultShareRecord<>(record, deliveries, current.nodeId(), currentPartition, fetcher,
                         explicit);
             }
             RecordBatch next = reader.nextBatch();
@@ -270,11 +282,12 @@ final class ShareEmitter<K, V> {
         AcquiredBatch b = current;
         current = null;
         cursor = null;
+        io.kflux.share.SharePartition sp = b.sharePartition();
         for (AcquiredRecords a : b.acquired()) {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                 if (!isHandled(o)) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1, null);
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), sp, o, (short) -1, null);
                 }
             }
         }
@@ -299,11 +312,12 @@ final class ShareEmitter<K, V> {
 
     /** Hands back every acquired offset of {@code b} ({@code skipHandled}: {@link #current}) not handled yet. */
     private void releaseAll(AcquiredBatch b, boolean skipHandled) {
+        io.kflux.share.SharePartition sp = b.sharePartition();
         for (AcquiredRecords a : b.acquired()) {
             for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                 if (!skipHandled || !isHandled(o)) {
                     buffered.decrementAndGet();
-                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), b.topicId(), o, (short) -1,
+                    fetcher.acknowledgeQuietly(b.nodeId(), b.topicPartition(), sp, o, (short) -1,
                             AcknowledgeType.RELEASE);
                 }
             }

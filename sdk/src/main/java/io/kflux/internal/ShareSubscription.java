@@ -65,6 +65,11 @@ final class ShareSubscription<K, V> {
                     public void onFatalError(KafkaFluxException error) {
                         fail(error);
                     }
+
+                    @Override
+                    public boolean handingOut() {
+                        return emitterRef.get().handingOut();
+                    }
                 });
         boolean explicit = options.acknowledgementMode() == ShareConsumerOptions.AcknowledgementMode.EXPLICIT;
         RecordBuilder<K, V> builder = new RecordBuilder<>(options.consumerOptions().keyDeserializer(),

@@ -18,6 +18,11 @@ import java.util.UUID;
 public record AcquiredBatch(int nodeId, TopicPartition topicPartition, UUID topicId, ByteBuf records,
                             List<AcquiredRecords> acquired) {
 
+    /** The share partition its acknowledgements go to (a new one each call: callers keep it per batch). */
+    public SharePartition sharePartition() {
+        return new SharePartition(topicId, topicPartition.partition());
+    }
+
     /** How many offsets were acquired (records and gaps). */
     public long acquiredCount() {
         long n = 0;

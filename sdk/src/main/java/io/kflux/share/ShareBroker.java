@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import reactor.core.publisher.MonoSink;
 
 /**
  * What the share fetcher keeps for one broker: its {@link ShareSession}, the acknowledgements not sent yet per
@@ -17,8 +16,15 @@ import reactor.core.publisher.MonoSink;
  */
 final class ShareBroker {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ShareBroker.class);
-    /** A caller waiting for the broker to confirm its acknowledgement of {@code offset}. */
-    record Waiter(long offset, AcknowledgeType type, MonoSink<Void> sink) {
+    /** A caller waiting for the broker to confirm its acknowledgement of {@code offset}; hears once. */
+    interface Waiter {
+        long offset();
+
+        /** The broker confirmed it. */
+        void success();
+
+        /** It failed: the broker refused it, it could not be sent, or it was not held. */
+        void error(RuntimeException e);
     }
 
     /** Acknowledgements taken for one request, per partition. */
@@ -44,6 +50,8 @@ final class ShareBroker {
     long sentAtMs;
     /** The same moment on {@link System#nanoTime()}, for the latency meters. */
     long sentAtNanos;
+    /** When the oldest acknowledgement not sent yet was taken (ms of the fetcher's clock); set by the fetcher. */
+    long pendingSinceMs;
     /** The highest ShareAcknowledge version this broker offered on its last connection; -1 before one. */
     short acknowledgeVersion = -1;
 
@@ -52,16 +60,16 @@ final class ShareBroker {
         this.session = new ShareSession(nodeId);
     }
 
-    /** Records an acknowledgement; {@code sink} (null for gaps and releases nobody waits on) hears the outcome. */
-    void add(SharePartition p, long offset, AcknowledgeType type, MonoSink<Void> sink) {
+    /** Records an acknowledgement; {@code waiter} (null for gaps and releases nobody waits on) hears the outcome. */
+    void add(SharePartition p, long offset, AcknowledgeType type, Waiter waiter) {
         PartitionAcknowledgements acks = pending.computeIfAbsent(p, k -> new PartitionAcknowledgements());
         if (type == null) {
             acks.addGap(offset);
         } else {
             acks.add(offset, type);
         }
-        if (sink != null) {
-            pendingWaiters.computeIfAbsent(p, k -> new ArrayList<>()).add(new Waiter(offset, type, sink));
+        if (waiter != null) {
+            pendingWaiters.computeIfAbsent(p, k -> new ArrayList<>()).add(waiter);
         }
     }
 
@@ -122,9 +130,9 @@ final class ShareBroker {
     static void complete(Waiter w, KafkaFluxException error) {
         try {
             if (error == null) {
-                w.sink().success();
+                w.success();
             } else {
-                w.sink().error(error);
+                w.error(error);
             }
         } catch (RuntimeException e) {
             log.warn("the subscriber of the acknowledgement of offset {} threw: {}", w.offset(), e.toString());

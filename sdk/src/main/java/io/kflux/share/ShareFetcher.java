@@ -54,6 +54,11 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class ShareFetcher {
     private static final Logger log = LoggerFactory.getLogger(ShareFetcher.class);
+    /**
+     * How long acknowledgements may wait for the ShareFetch that will carry them while the sink hands out records
+     * (ms): long enough for a batch to be handed out, far below an acquisition lock (30 s by default).
+     */
+    static final long ACK_HOLD_MS = 100;
 
     /** Where acquired records and fatal errors go; called on the loop. */
     public interface Sink {
@@ -62,6 +67,15 @@ public final class ShareFetcher {
 
         /** The fetcher stopped on an error no retry mends. */
         void onFatalError(KafkaFluxException error);
+
+        /**
+         * Whether records acquired earlier are still being handed out to a subscriber that wants more than them: it
+         * will {@link #wake} the fetcher when they are out, and a ShareFetch then carries the acknowledgements
+         * gathered meanwhile. Any thread.
+         */
+        default boolean handingOut() {
+            return false;
+        }
     }
 
     private final ShareFetchConfig config;
@@ -80,7 +94,7 @@ public final class ShareFetcher {
      * Acknowledgements handed over from any thread, taken on the loop in one go: one hop to the loop and one plan
      * per burst, not per record. {@link #incomingWip} counts the hand-overs not yet taken (the task runs at 0 -> 1).
      */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Incoming> incoming =
+    private final java.util.concurrent.ConcurrentLinkedQueue<AcknowledgeMono.Pending> incoming =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger incomingWip =
             new java.util.concurrent.atomic.AtomicInteger();
@@ -95,6 +109,12 @@ public final class ShareFetcher {
     private ShareFetcherState state = ShareFetcherState.RUNNING;
     private final io.kflux.util.WakeTimer timer;
     private long lastMetadataRefreshMs = Long.MIN_VALUE / 2;
+    /** {@link #partitionsByLeader}'s last answer and what it was worked out from. */
+    private Map<Integer, Set<SharePartition>> byLeader = Map.of();
+    private io.kflux.metadata.Cluster byLeaderCluster;
+    private Map<TopicPartition, UUID> byLeaderAssigned;
+    /** An assigned partition had no leader in {@link #byLeaderCluster}. */
+    private boolean leaderMissing;
 
     /**
      * @param memberId      the share member's id, sent with every request
@@ -153,39 +173,50 @@ public final class ShareFetcher {
     }
 
     /**
+     * Decides, at each subscription to an acknowledgement's {@link Mono}, whether it may go (the record's own rules:
+     * the acknowledgement mode, one final acknowledgement per record).
+     */
+    @FunctionalInterface
+    public interface AckGate {
+        /** @return null when {@code type} may be sent now (and is taken), else the error its subscriber gets */
+        RuntimeException admit(AcknowledgeType type);
+    }
+
+    /**
      * Acknowledges one acquired offset; sent with the next request to {@code nodeId}. A record whose acquisition lock
      * ran out (or whose renewal the broker refused), or that was acquired again since under another delivery count,
      * is not held any more: nothing is sent for it and the acknowledgement fails at once with INVALID_RECORD_STATE,
      * as the broker would answer (see {@link LockRenewals}).
      *
      * @param deliveryCount the delivery being acknowledged; negative for any (gaps)
-     * @param type          the acknowledgement, or null for a gap (an acquired offset without a record)
+     * @param type          the acknowledgement
+     * @param gate          asked at each subscription whether it may go; null for always
      * @return completes when the broker confirmed it; fails with {@link io.kflux.KafkaProtocolException}
      *         (INVALID_RECORD_STATE and the like), {@link io.kflux.UnsupportedVersionException} for RENEW to a broker
-     *         without ShareAcknowledge v2, or {@link KafkaFluxException} when it could not be sent (consumer closed,
-     *         broker unreachable)
+     *         without ShareAcknowledge v2, {@link KafkaFluxException} when it could not be sent (consumer closed,
+     *         broker unreachable), or the gate's error
      */
-    public Mono<Void> acknowledge(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
-                                  AcknowledgeType type) {
-        return Mono.create(s -> handOver(new Incoming(nodeId, tp, topicId, offset, deliveryCount, type, s)));
+    public Mono<Void> acknowledge(int nodeId, TopicPartition tp, SharePartition sp, long offset, short deliveryCount,
+                                  AcknowledgeType type, AckGate gate) {
+        return new AcknowledgeMono(this, nodeId, tp, sp, offset, deliveryCount, type, gate);
     }
 
-    /** As {@link #acknowledge} with nobody waiting (releases and gaps the consumer sends on its own). Any thread. */
-    public void acknowledgeQuietly(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
+    /**
+     * As {@link #acknowledge} with nobody waiting (releases and gaps the consumer sends on its own). Any thread.
+     *
+     * @param type the acknowledgement, or null for a gap (an acquired offset without a record)
+     */
+    public void acknowledgeQuietly(int nodeId, TopicPartition tp, SharePartition sp, long offset, short deliveryCount,
                                    AcknowledgeType type) {
-        handOver(new Incoming(nodeId, tp, topicId, offset, deliveryCount, type, null));
-    }
-
-    /** One acknowledgement on its way to the loop; {@code waiter} null when nobody waits. */
-    private record Incoming(int nodeId, TopicPartition tp, UUID topicId, long offset, short deliveryCount,
-                            AcknowledgeType type, reactor.core.publisher.MonoSink<Void> waiter) {
+        handOver(new AcknowledgeMono.Pending(new AcknowledgeMono(this, nodeId, tp, sp, offset, deliveryCount, type,
+                null), null));
     }
 
     /**
      * Queues an acknowledgement for the loop. Order with the loop's other tasks holds: a task posted after this call
      * runs after the acknowledgement was taken (the taking task was posted earlier, or is running and takes it).
      */
-    private void handOver(Incoming a) {
+    void handOver(AcknowledgeMono.Pending a) {
         incoming.add(a);
         if (incomingWip.getAndIncrement() == 0) {
             loop.execute(this::takeIncoming);
@@ -196,16 +227,13 @@ public final class ShareFetcher {
     private void takeIncoming() {
         int missed = 1;
         do {
-            Incoming a;
+            AcknowledgeMono.Pending a;
             while ((a = incoming.poll()) != null) {
                 try {
-                    add(a.nodeId(), a.tp(), new SharePartition(a.topicId(), a.tp().partition()), a.offset(),
-                            a.deliveryCount(), a.type(), a.waiter());
+                    add(a);
                 } catch (RuntimeException e) { // one bad acknowledgement must not stall the ones behind it
-                    log.error("acknowledgement of {}@{} failed", a.tp(), a.offset(), e);
-                    if (a.waiter() != null) {
-                        a.waiter().error(e);
-                    }
+                    log.error("acknowledgement of {}@{} failed", a.ack.tp, a.ack.offset, e);
+                    a.error(e);
                 }
             }
             missed = incomingWip.addAndGet(-missed);
@@ -228,33 +256,37 @@ public final class ShareFetcher {
         return closed.asMono();
     }
 
-    private void add(int nodeId, TopicPartition tp, SharePartition p, long offset, short deliveryCount,
-                     AcknowledgeType type, reactor.core.publisher.MonoSink<Void> waiter) {
+    private void add(AcknowledgeMono.Pending pending) {
+        AcknowledgeMono a = pending.ack;
         if (state == ShareFetcherState.CLOSED) {
-            if (waiter != null) {
-                waiter.error(new KafkaFluxException("the share consumer is closed: acknowledgement of offset " + offset
-                        + " not sent"));
-            }
+            pending.error(new KafkaFluxException("the share consumer is closed: acknowledgement of offset " + a.offset
+                    + " not sent"));
             return;
         }
-        LockRenewals.Key key = new LockRenewals.Key(p, offset);
-        if (!locks.isHeld(key, deliveryCount, now())) {
-            log.debug("{}@{} (delivery {}) is no longer held; its {} is not sent", tp, offset, deliveryCount, type);
-            if (waiter != null) {
-                waiter.error(BrokerErrors.of(Errors.INVALID_RECORD_STATE.code(), "acknowledgement " + type + " of "
-                        + tp + "@" + offset + " (delivery " + deliveryCount + ") not sent: INVALID_RECORD_STATE (its "
-                        + "acquisition lock had expired or the member lost its assignment, so the broker may have handed"
-                        + " it to another member)",
-                        tp.topic(), config.groupId()));
-            }
+        if (!locks.isHeld(a.sp, a.offset, a.deliveryCount, now())) {
+            log.debug("{}@{} (delivery {}) is no longer held; its {} is not sent", a.tp, a.offset, a.deliveryCount,
+                    a.type);
+            pending.error(BrokerErrors.of(Errors.INVALID_RECORD_STATE.code(), "acknowledgement " + a.type + " of " + a.tp
+                    + "@" + a.offset + " (delivery " + a.deliveryCount + ") not sent: INVALID_RECORD_STATE (its "
+                    + "acquisition lock had expired or the member lost its assignment, so the broker may have handed"
+                    + " it to another member)",
+                    a.tp.topic(), config.groupId()));
             return;
         }
-        if (type == AcknowledgeType.RENEW) {
-            locks.renewRequested(key);
+        if (a.type == AcknowledgeType.RENEW) {
+            locks.renewRequested(new LockRenewals.Key(a.sp, a.offset));
         } else {
-            locks.settled(key);
+            locks.settled(a.sp, a.offset);
         }
-        brokers.computeIfAbsent(nodeId, ShareBroker::new).add(p, offset, type, waiter);
+        ShareBroker b = brokers.get(a.nodeId);
+        if (b == null) {
+            b = new ShareBroker(a.nodeId);
+            brokers.put(a.nodeId, b);
+        }
+        if (!b.hasPending()) {
+            b.pendingSinceMs = now();
+        }
+        b.add(a.sp, a.offset, a.type, pending.waited() ? pending : null);
     }
 
     /** Whether broker {@code nodeId} takes RENEW (ShareAcknowledge v2, KIP-1222), as its last connection said. */
@@ -269,17 +301,7 @@ public final class ShareFetcher {
         if (state == ShareFetcherState.CLOSED) {
             return;
         }
-        Map<Integer, Set<SharePartition>> byLeader = new HashMap<>();
-        boolean leaderMissing = false;
-        for (Map.Entry<TopicPartition, UUID> e : assigned.entrySet()) {
-            Node leader = metadata.current().leader(e.getKey());
-            if (leader == null) {
-                leaderMissing = true;
-                continue;
-            }
-            byLeader.computeIfAbsent(leader.id(), k -> new HashSet<>())
-                    .add(new SharePartition(e.getValue(), e.getKey().partition()));
-        }
+        Map<Integer, Set<SharePartition>> byLeader = partitionsByLeader();
         if (leaderMissing) {
             refreshMetadata();
         }
@@ -299,7 +321,10 @@ public final class ShareFetcher {
                 allClosed = false;
                 continue;
             }
-            send(b, byLeader.getOrDefault(b.nodeId, Set.of()));
+            send(b, byLeader.getOrDefault(b.nodeId, Set.of()), now);
+            if (b.hasPending() && b.session.state() == ShareSessionState.OPEN) { // held for a ShareFetch: not for ever
+                wakeAt = Math.min(wakeAt, b.pendingSinceMs + ACK_HOLD_MS);
+            }
             allClosed &= b.session.state() == ShareSessionState.CLOSED;
         }
         if (state == ShareFetcherState.CLOSING && allClosed) {
@@ -307,6 +332,35 @@ public final class ShareFetcher {
             closed.tryEmitEmpty();
         }
         timer.at(wakeAt);
+    }
+
+    /**
+     * The assigned partitions by leader, worked out again only when the assignment or the metadata snapshot changed:
+     * a plan runs per burst of acknowledgements, and rebuilding these maps each time was a visible share of the CPU.
+     * Sets {@link #leaderMissing}.
+     */
+    private Map<Integer, Set<SharePartition>> partitionsByLeader() {
+        io.kflux.metadata.Cluster cluster = metadata.current();
+        if (cluster == byLeaderCluster && assigned == byLeaderAssigned) {
+            return byLeader;
+        }
+        Map<Integer, Set<SharePartition>> map = new HashMap<>();
+        boolean missing = false;
+        for (Map.Entry<TopicPartition, UUID> e : assigned.entrySet()) {
+            Node leader = cluster.leader(e.getKey());
+            if (leader == null) {
+                missing = true;
+                continue;
+            }
+            map.computeIfAbsent(leader.id(), k -> new HashSet<>())
+                    .add(new SharePartition(e.getValue(), e.getKey().partition()));
+        }
+        map.replaceAll((id, ps) -> Set.copyOf(ps));
+        byLeader = map;
+        byLeaderCluster = cluster;
+        byLeaderAssigned = assigned;
+        leaderMissing = missing;
+        return map;
     }
 
     private long inFlightRecords() {
@@ -318,7 +372,7 @@ public final class ShareFetcher {
     }
 
     /** The next request to {@code b}, if one is due and none is out. */
-    private void send(ShareBroker b, Set<SharePartition> wanted) {
+    private void send(ShareBroker b, Set<SharePartition> wanted, long now) {
         ShareSessionState s = b.session.state();
         if (s != ShareSessionState.NONE && s != ShareSessionState.OPEN) {
             return; // a request is out (or the session closed): its answer plans again
@@ -337,14 +391,25 @@ public final class ShareFetcher {
             return;
         }
         long want = Math.min(recordsWanted.getAsLong(), config.maxRecords()) - inFlightRecords();
-        boolean fetch = want > 0 && !wanted.isEmpty();
+        // While the sink hands out earlier records (and wants more), fetch only once half of max.poll.records is
+        // free: a plan runs per burst of acknowledgements, mostly on the emitting thread, and fetched the few
+        // records each burst freed, one small ShareFetch after another. Fetching at half keeps a request out while
+        // the other half is handed out, so the broker is not left idle in between.
+        boolean fetch = want > 0 && !wanted.isEmpty()
+                && (want >= Math.max(1, config.maxRecords() / 2) || !sink.handingOut());
         if (s == ShareSessionState.NONE) {
             if (fetch || b.hasPending()) {
                 openSession(b, fetch ? wanted : Set.of());
             }
             return;
         }
-        if (b.hasPendingRenew() || (!fetch && b.hasPending())) {
+        // Acknowledgements ride on the next ShareFetch, as the official client's do. A ShareAcknowledge of their own
+        // goes only when no ShareFetch is coming: none is wanted now, and the sink is not handing out records after
+        // which it will want more (a ShareAcknowledge sent then took the broker's one request slot and made the
+        // ShareFetch wait for its answer: two round trips per batch instead of one). A subscriber slow to take the
+        // records it asked for holds them back for ACK_HOLD_MS at most, far below any acquisition lock.
+        boolean hold = sink.handingOut() && now - b.pendingSinceMs < ACK_HOLD_MS;
+        if (b.hasPendingRenew() || (!fetch && b.hasPending() && !hold)) {
             ShareBroker.Drained d = b.drain();
             b.inFlight = d;
             exchange(b, acknowledgeRequest(b.session.acknowledge(d.batches().keySet()), d));
@@ -354,7 +419,9 @@ public final class ShareFetcher {
             int maxRecords = (int) Math.min(want, config.maxRecords());
             b.inFlightRecords = maxRecords;
             ShareSession.Request r = b.session.fetch(wanted, d.batches().keySet());
-            exchange(b, fetchRequest(r, d, maxRecords, config.maxWaitMs()));
+            // someone waits for these acknowledgements: the broker answers at once instead of holding the request
+            // for records (fetch.max.wait.ms) with their confirmations in it
+            exchange(b, fetchRequest(r, d, maxRecords, d.waiters().isEmpty() ? config.maxWaitMs() : 0));
         }
     }
 

@@ -18,7 +18,7 @@ class AckCompletionsTest {
 
     /** A Mono whose waiter joins {@code waiters} when subscribed, as ShareFetcher.acknowledge hands one over. */
     private static Mono<Void> acknowledgement(long offset, List<ShareBroker.Waiter> waiters) {
-        return Mono.create(s -> waiters.add(new ShareBroker.Waiter(offset, AcknowledgeType.ACCEPT, s)));
+        return Mono.create(s -> waiters.add(new SinkWaiter(offset, s)));
     }
 
     @Test

@@ -162,6 +162,90 @@ class LockRenewalsTest {
         assertThat(locks.isHeld(key(0), FIRST, 4_500)).isFalse();
     }
 
+    /** A range settled out of order and with holes: each offset is held until settled, and only once. */
+    @Test
+    void aRangeSettledOutOfOrderHoldsEachOffsetUntilItsOwnSettlement() {
+        LockRenewals locks = new LockRenewals(0);
+        locks.acquired(1, P, 100, 104, FIRST, 0, 2_000);
+        assertThat(locks.size()).isEqualTo(5);
+        locks.settled(key(103));
+        locks.settled(key(100));
+        assertThat(locks.isHeld(key(103), FIRST, 10)).isFalse();
+        assertThat(locks.isHeld(key(100), FIRST, 10)).isFalse();
+        assertThat(locks.isHeld(key(101), FIRST, 10)).isTrue();
+        assertThat(locks.isHeld(key(105), (short) -1, 10)).as("past the range").isFalse();
+        assertThat(locks.isHeld(key(99), (short) -1, 10)).as("before the range").isFalse();
+        locks.settled(key(103)); // twice: nothing more happens
+        assertThat(locks.size()).isEqualTo(3);
+        locks.settled(key(104));
+        locks.settled(key(102));
+        locks.settled(key(101));
+        assertThat(locks.size()).isZero();
+        assertThat(locks.nextWakeMs(ALL)).isEqualTo(Long.MAX_VALUE);
+    }
+
+    /** A partly settled range expires as a whole: what was still held is forgotten at its lock's end. */
+    @Test
+    void aPartlySettledRangeExpiresWithItsLock() {
+        LockRenewals locks = new LockRenewals(0);
+        locks.acquired(1, P, 0, 9, FIRST, 1_000, 2_000);
+        locks.acquired(1, P, 10, 19, FIRST, 2_000, 2_000);
+        for (long o = 0; o < 5; o++) {
+            locks.settled(key(o));
+        }
+        assertThat(locks.nextWakeMs(ALL)).isEqualTo(3_000);
+        assertThat(locks.isHeld(key(5), FIRST, 2_999)).isTrue();
+        assertThat(locks.isHeld(key(5), FIRST, 3_000)).as("expired, even before due() looked").isFalse();
+        assertThat(locks.due(3_000, ALL)).isEmpty();
+        assertThat(locks.size()).as("the second range only").isEqualTo(10);
+        assertThat(locks.nextWakeMs(ALL)).isEqualTo(4_000);
+        assertThat(locks.isHeld(key(15), FIRST, 3_500)).isTrue();
+    }
+
+    /** Offsets acquired again leave their older range; the rest of that range stays held under its delivery. */
+    @Test
+    void offsetsAcquiredAgainLeaveTheirOlderRangeAndTheRestStays() {
+        LockRenewals locks = new LockRenewals(0);
+        locks.acquired(1, P, 0, 9, FIRST, 0, 10_000);
+        locks.acquired(1, P, 5, 14, (short) 2, 100, 10_000);
+        assertThat(locks.size()).isEqualTo(15);
+        assertThat(locks.isHeld(key(4), FIRST, 200)).isTrue();
+        assertThat(locks.isHeld(key(5), FIRST, 200)).as("the old delivery of a re-acquired offset").isFalse();
+        assertThat(locks.isHeld(key(5), (short) 2, 200)).isTrue();
+        locks.settled(key(5));
+        assertThat(locks.isHeld(key(5), (short) -1, 200)).as("settled once: held nowhere").isFalse();
+        assertThat(locks.size()).isEqualTo(14);
+    }
+
+    /** A RENEW asked for one record of a range takes it out of the range; the others keep the range's lock. */
+    @Test
+    void aRequestedRenewalOfOneRecordLeavesTheRestOfItsRangeAlone() {
+        LockRenewals locks = new LockRenewals(0);
+        locks.acquired(1, P, 0, 2, FIRST, 0, 2_000);
+        locks.renewRequested(key(1));
+        locks.renewAnswered(P, List.of(1L), 1_500, 2_000, true);
+        assertThat(locks.size()).isEqualTo(3);
+        assertThat(locks.isHeld(key(1), FIRST, 3_000)).isTrue();
+        assertThat(locks.isHeld(key(0), FIRST, 2_000)).isFalse();
+        assertThat(locks.due(2_000, ALL)).isEmpty();
+        assertThat(locks.size()).as("the range's two expired, the renewed one held").isEqualTo(1);
+        locks.settled(key(1));
+        assertThat(locks.size()).isZero();
+    }
+
+    /** A range's renewal turns each record it still holds into a RENEW of its own; settled ones are not renewed. */
+    @Test
+    void aDueRangeRenewsOnlyTheRecordsItStillHolds() {
+        LockRenewals locks = new LockRenewals(60_000);
+        locks.acquired(1, P, 0, 3, FIRST, 0, 2_000);
+        locks.settled(key(1));
+        locks.settled(key(2));
+        assertThat(locks.due(1_000, ALL)).containsExactly(new LockRenewals.Due(1, key(0)), new LockRenewals.Due(1, key(3)));
+        locks.renewAnswered(P, List.of(0L, 3L), 1_000, 2_000, true);
+        assertThat(locks.isHeld(key(3), FIRST, 2_500)).isTrue();
+        assertThat(locks.size()).isEqualTo(2);
+    }
+
     @Test
     void renewOffsetsReadsBothBatchShapes() {
         byte renew = AcknowledgeType.RENEW.id();

@@ -109,6 +109,39 @@ class PartitionAcknowledgementsTest {
         assertThat(acks.drain()).containsExactly(batch(3, 3, ACCEPT));
     }
 
+    /** Out of order: below the highest offset an acknowledgement is checked against all, and sorted at drain. */
+    @Test
+    void outOfOrderAcknowledgementsAreCheckedSortedAndTheStateStartsOverAfterADrain() {
+        PartitionAcknowledgements acks = new PartitionAcknowledgements();
+        acks.add(10, AcknowledgeType.ACCEPT);
+        acks.add(7, AcknowledgeType.RENEW);
+        acks.add(8, AcknowledgeType.ACCEPT);
+        assertThatThrownBy(() -> acks.add(10, AcknowledgeType.REJECT)).as("above the last added, below the highest")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("offset 10");
+        assertThatThrownBy(() -> acks.addGap(8)).isInstanceOf(IllegalStateException.class);
+        acks.add(7, AcknowledgeType.RELEASE); // supersedes the renewal not sent yet, out of order
+        assertThat(acks.hasRenew()).isFalse();
+        acks.addGap(9);
+        assertThat(acks.drain()).containsExactly(batch(7, 10, RELEASE, ACCEPT, GAP, ACCEPT));
+        assertThat(acks.isEmpty()).isTrue();
+
+        acks.add(3, AcknowledgeType.ACCEPT); // below everything drained before: a fresh start, not a duplicate
+        acks.add(4, AcknowledgeType.ACCEPT);
+        assertThat(acks.drain()).containsExactly(batch(3, 4, ACCEPT));
+    }
+
+    /** Many acknowledgements in one burst (more than the arrays start with) come out as one batch. */
+    @Test
+    void aLongAscendingBurstGrowsAndIsOneBatch() {
+        PartitionAcknowledgements acks = new PartitionAcknowledgements();
+        for (long o = 100; o < 10_100; o++) {
+            acks.add(o, AcknowledgeType.ACCEPT);
+        }
+        assertThat(acks.drain()).containsExactly(batch(100, 10_099, ACCEPT));
+        acks.add(5, AcknowledgeType.REJECT);
+        assertThat(acks.drain()).containsExactly(batch(5, 5, REJECT));
+    }
+
     /** Whatever goes in, the batches say exactly the same types per offset and keep the broker's shape rule. */
     @Test
     void randomAcknowledgementsRoundTripThroughTheirBatches() {

@@ -20,9 +20,9 @@ class ShareBrokerTest {
     @Test
     void acknowledgementsGatheredMeanwhileGoInOneRequestAndEachWaiterHearsItsPartition() {
         ShareBroker b = new ShareBroker(1);
-        Mono<Void> a0 = Mono.create(s -> b.add(P0, 0, AcknowledgeType.ACCEPT, s));
-        Mono<Void> a1 = Mono.create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, s));
-        Mono<Void> r5 = Mono.create(s -> b.add(P1, 5, AcknowledgeType.RELEASE, s));
+        Mono<Void> a0 = Mono.create(s -> b.add(P0, 0, AcknowledgeType.ACCEPT, new SinkWaiter(0, s)));
+        Mono<Void> a1 = Mono.create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, new SinkWaiter(1, s)));
+        Mono<Void> r5 = Mono.create(s -> b.add(P1, 5, AcknowledgeType.RELEASE, new SinkWaiter(5, s)));
         var f0 = a0.toFuture();
         var f1 = a1.toFuture();
         var f5 = r5.toFuture();
@@ -59,7 +59,7 @@ class ShareBrokerTest {
     @Test
     void aWaiterWhoseSubscriberThrowsDoesNotStopTheOthers() {
         ShareBroker b = new ShareBroker(1);
-        Mono.<Void>create(s -> b.add(P0, 0, AcknowledgeType.ACCEPT, s)).subscribe(new reactor.core.CoreSubscriber<>() {
+        Mono.<Void>create(s -> b.add(P0, 0, AcknowledgeType.ACCEPT, new SinkWaiter(0, s))).subscribe(new reactor.core.CoreSubscriber<>() {
             @Override
             public void onSubscribe(org.reactivestreams.Subscription s) {
                 s.request(1);
@@ -78,7 +78,7 @@ class ShareBrokerTest {
                 throw new java.util.concurrent.RejectedExecutionException("subscriber code threw");
             }
         });
-        var f1 = Mono.<Void>create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, s)).toFuture();
+        var f1 = Mono.<Void>create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, new SinkWaiter(1, s))).toFuture();
         ShareBroker.Drained d = b.drain();
 
         AckCompletions completions = new AckCompletions();
