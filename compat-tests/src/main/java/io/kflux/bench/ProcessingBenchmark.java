@@ -37,6 +37,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class ProcessingBenchmark {
 
     static final int PARTITIONS = 8;
+    /**
+     * A contender that is kflux with the sdk classes of {@code -Dkflux.bench.baseClasses} first on its classpath: a
+     * before/after comparison of a change in one run.
+     */
+    static final String BASE = "kflux-base";
     private static final String TOPIC = "processing";
 
     private ProcessingBenchmark() {
@@ -74,11 +79,18 @@ public final class ProcessingBenchmark {
             // rounds alternate the contenders so that a change of the machine's load falls on each of them
             for (int round = 0; round < rounds; round++) {
                 for (String contender : contenders) {
-                    Map<String, String> r = ForkedJvm.run(command(opts, contender, kafka, "clean" + round, "-", "-"),
-                            contender);
+                    Map<String, String> r;
+                    try {
+                        r = ForkedJvm.run(command(opts, contender, kafka, "clean" + round, "-", "-"), contender);
+                    } catch (IllegalStateException e) {
+                        // one contender failing leaves the others' figures: said here and in the table
+                        System.out.printf("%-22s clean %d FAILED: %s%n", contender, round, e.getMessage());
+                        continue;
+                    }
                     if (!r.get("processedAgain").equals("0")) {
-                        throw new IllegalStateException(contender + ": " + r.get("processedAgain")
-                                + " records processed twice without a failure");
+                        System.out.printf("%-22s clean %d FAILED: %s records processed twice without a failure%n",
+                                contender, round, r.get("processedAgain"));
+                        continue;
                     }
                     clean.computeIfAbsent(contender, c -> new ArrayList<>()).add(r);
                     System.out.printf("%-22s clean %d: %,9.0f records/s  %,9.0f ns CPU/record (JIT %,.0f, GC %,.0f)"
@@ -94,7 +106,16 @@ public final class ProcessingBenchmark {
             for (int k = 0; k < killCount; k++) {
                 double at = killCount == 1 ? 0.5 : 0.3 + 0.4 * k / (killCount - 1);
                 for (String contender : contenders) {
-                    long[] kill = killRun(opts, contender, kafka, dir, records, k, at);
+                    if (contender.equals(BASE)) {
+                        continue; // a before/after comparison of records/s and CPU
+                    }
+                    long[] kill;
+                    try {
+                        kill = killRun(opts, contender, kafka, dir, records, k, at);
+                    } catch (IllegalStateException e) {
+                        System.out.printf("%-22s kill %d FAILED: %s%n", contender, k, e.getMessage());
+                        continue;
+                    }
                     kills.computeIfAbsent(contender, c -> new ArrayList<>()).add(kill);
                     System.out.printf("%-22s kill %d: kill -9 after %,d records processed: %,d processed again"
                             + "  load %.2f%n", contender, k, kill[0], kill[1], JvmCounters.loadAverage());
@@ -174,10 +195,20 @@ public final class ProcessingBenchmark {
 
     private static List<String> command(Map<String, String> opts, String contender, EmbeddedKafkaCluster kafka,
                                         String run, String log, String seed) {
-        return ShareBenchmark.javaCommand(ProcessingRunner.class, List.of(contender, kafka.bootstrapServers(), TOPIC,
-                "processing-" + contender + "-" + run, opts.get("--records"), opts.get("--keys"),
-                opts.get("--work-ms"), opts.get("--concurrency"), opts.get("--commit-ms"), log, seed),
-                opts.get("--child-jvm-args"));
+        List<String> command = ShareBenchmark.javaCommand(ProcessingRunner.class, List.of(contender,
+                kafka.bootstrapServers(), TOPIC, "processing-" + contender + "-" + run, opts.get("--records"),
+                opts.get("--keys"), opts.get("--work-ms"), opts.get("--concurrency"), opts.get("--commit-ms"), log,
+                seed), opts.get("--child-jvm-args"));
+        if (contender.equals(BASE)) {
+            // kflux as built elsewhere (e.g. the commit before a change), its classes before this classpath's sdk
+            String base = System.getProperty("kflux.bench.baseClasses");
+            if (base == null) {
+                throw new IllegalArgumentException(BASE + " needs -Dkflux.bench.baseClasses=<an sdk's classes dir>");
+            }
+            int cp = command.indexOf("-cp") + 1;
+            command.set(cp, base + java.io.File.pathSeparator + command.get(cp));
+        }
+        return command;
     }
 
     /** Record i has key {@code key-<i % keys>}; the default partitioner spreads the keys over the 8 partitions. */

@@ -80,14 +80,15 @@ public final class ProcessingRunner {
         int commitMs = Integer.parseInt(args[8]);
         Path log = args[9].equals("-") ? null : Path.of(args[9]);
         Path seed = args[10].equals("-") ? null : Path.of(args[10]);
-        ProcessingTally tally = new ProcessingTally(records, keys, log, seed, profileWindow(group));
+        ProcessingTally tally = new ProcessingTally(records, keys, log, seed,
+                log == null ? profileWindow(group) : null); // clean runs only
         ProcessingProbe probe = new ProcessingProbe();
         probe.startSampling();
         ManagementFactory.getThreadMXBean().resetPeakThreadCount();
         Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", servers, "group.id", group,
                 "auto.offset.reset", "earliest", "session.timeout.ms", "6000", "group.protocol", "classic"));
         switch (contender) {
-            case "kflux" -> kflux(props, topic, tally, probe, work, concurrency, commitMs);
+            case "kflux", ProcessingBenchmark.BASE -> kflux(props, topic, tally, probe, work, concurrency, commitMs);
             case "parallel-consumer" -> parallelConsumer(props, topic, tally, probe, work, concurrency, commitMs);
             case "parallel-consumer-core" -> parallelConsumerCore(props, topic, tally, probe, work, concurrency,
                     commitMs);
