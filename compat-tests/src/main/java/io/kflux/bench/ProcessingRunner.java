@@ -310,7 +310,8 @@ public final class ProcessingRunner {
         return quarter -> {
             String options = quarter == 1 ? "start,event=cpu,interval=1ms,threads" : "stop,file=" + file + ",collapsed";
             try {
-                Process jcmd = new ProcessBuilder("jcmd", pid, "JVMTI.agent_load", agent, options)
+                // quoted: jcmd's argument parser would otherwise cut the options at their first comma
+                Process jcmd = new ProcessBuilder("jcmd", pid, "JVMTI.agent_load", agent, '"' + options + '"')
                         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
                 System.out.println("profile " + options + ": jcmd exit " + jcmd.waitFor());
             } catch (java.io.IOException | InterruptedException e) {
