@@ -88,6 +88,12 @@ public final class ProcessingRunner {
         Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", servers, "group.id", group,
                 "auto.offset.reset", "earliest", "session.timeout.ms", "6000", "group.protocol", "classic"));
         switch (contender) {
+            case "kflux-fetch64k" -> {
+                // a diagnostic variant: results of 64 KiB per partition (about 450 of these records) instead of 1 MiB,
+                // so that the records emitted one result after another come from several partitions in turn
+                props.put("max.partition.fetch.bytes", 65536);
+                kflux(props, topic, tally, probe, work, concurrency, commitMs);
+            }
             case "kflux", ProcessingBenchmark.BASE -> kflux(props, topic, tally, probe, work, concurrency, commitMs);
             case "parallel-consumer" -> parallelConsumer(props, topic, tally, probe, work, concurrency, commitMs);
             case "parallel-consumer-core" -> parallelConsumerCore(props, topic, tally, probe, work, concurrency,
