@@ -17,16 +17,18 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Processing beyond the partition (issue #27): kflux's {@code process(KEY, maxInFlight 500)}, Confluent Parallel
- * Consumer 0.5.3.3 (reactor module, {@code KEY}, concurrency 500) and the official client with a key-striped pool of
- * 500 threads, side by side on one Kafka 4.4 broker, each in JVMs of its own ({@link ProcessingRunner}). One topic of
- * {@code --records} records (8 partitions, {@code --keys} keys {@code key-<n>}, the default partitioner, 100 B
- * values); each record's handler takes {@code --work-ms}.
+ * Consumer 0.5.3.3 (its reactor module, and its core module's pool of 500 threads; {@code KEY}, concurrency 500) and
+ * the official client with a key-striped pool of 500 threads, side by side on one Kafka 4.4 broker, each in JVMs of
+ * its own ({@link ProcessingRunner}). One topic of {@code --records} records (8 partitions, {@code --keys} keys
+ * {@code key-<n>}, the default partitioner, 100 B values); each record's handler takes {@code --work-ms}.
  *
- * <p>Per contender, in a consumer group of its own each: a <b>clean run</b> (one JVM processes the topic: records/s,
- * CPU per record, threads), then a <b>kill run</b>: a JVM that logs each processed record is killed with SIGKILL when
- * half the records were processed, and a second JVM of the same contender in the same group processes the rest; the
- * records processed more than once are counted from both logs, and every record must be in them. Every run checks
- * that each key's records completed in offset order.
+ * <p>Per contender, in a consumer group of its own each: {@code --rounds} <b>clean runs</b> (one JVM processes the
+ * topic: records/s, CPU per record, threads, how many handlers ran at a time and how long each took), the contenders
+ * taking turns round by round; then {@code --kills} <b>kill runs</b> each: a JVM that logs each processed record is
+ * killed with SIGKILL when a share of the records was processed (from 30 % to 70 %, spread over the kills, so that
+ * the kills fall at varied points of the commit interval), and a second JVM of the same contender in the same group
+ * processes the rest; the records processed more than once are counted from both logs, and every record must be in
+ * them. Every run checks that each key's records completed in offset order.
  *
  * <p>Run: {@code mvn -q -pl benchmarks -am test-compile exec:exec@bench -Dbench.main=io.kflux.bench.ProcessingBenchmark
  * "-Dbench.args=--records 100000"}; the pom passes the 4.4 broker's classpath file as
@@ -35,6 +37,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class ProcessingBenchmark {
 
     static final int PARTITIONS = 8;
+    /**
+     * A contender that is kflux with the sdk classes of {@code -Dkflux.bench.baseClasses} first on its classpath: a
+     * before/after comparison of a change in one run.
+     */
+    static final String BASE = "kflux-base";
     private static final String TOPIC = "processing";
 
     private ProcessingBenchmark() {
@@ -43,7 +50,8 @@ public final class ProcessingBenchmark {
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = new LinkedHashMap<>(Map.of("--records", "400000", "--keys", "1000",
                 "--work-ms", "5", "--concurrency", "500", "--commit-ms", "1000",
-                "--contenders", "kflux,parallel-consumer,official", "--kill", "true"));
+                "--contenders", "kflux,parallel-consumer,parallel-consumer-core,official", "--rounds", "2",
+                "--kills", "3"));
         opts.put("--child-jvm-args", ""); // e.g. an async-profiler agent or a JFR recording per contender JVM
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!opts.containsKey(args[i])) {
@@ -60,44 +68,94 @@ public final class ProcessingBenchmark {
         System.out.printf("processing benchmark: %s, cpus %d, load average at start %.2f%n", opts,
                 Runtime.getRuntime().availableProcessors(), JvmCounters.loadAverage());
         Path dir = Files.createTempDirectory("kflux-processing-bench");
-        Map<String, Map<String, String>> clean = new LinkedHashMap<>();
-        Map<String, long[]> kills = new LinkedHashMap<>();
-        List<Double> loads = new ArrayList<>();
+        int rounds = Integer.parseInt(opts.get("--rounds"));
+        int killCount = Integer.parseInt(opts.get("--kills"));
+        String[] contenders = opts.get("--contenders").split(",");
+        Map<String, List<Map<String, String>>> clean = new LinkedHashMap<>();
+        Map<String, List<long[]>> kills = new LinkedHashMap<>();
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.builder()
                 .classpath(Files.readString(Path.of(file), StandardCharsets.UTF_8).trim()).start()) {
             fill(kafka, records, Integer.parseInt(opts.get("--keys")));
-            for (String contender : opts.get("--contenders").split(",")) {
-                Map<String, String> r = ForkedJvm.run(command(opts, contender, kafka, "clean", "-", "-"), contender);
-                if (!r.get("processedAgain").equals("0")) {
-                    throw new IllegalStateException(contender + ": " + r.get("processedAgain")
-                            + " records processed twice without a failure");
+            // rounds alternate the contenders so that a change of the machine's load falls on each of them
+            for (int round = 0; round < rounds; round++) {
+                for (String contender : contenders) {
+                    Map<String, String> r;
+                    try {
+                        r = ForkedJvm.run(command(opts, contender, kafka, "clean" + round, "-", "-"), contender);
+                    } catch (IllegalStateException e) {
+                        // one contender failing leaves the others' figures: said here and in the table
+                        System.out.printf("%-22s clean %d FAILED: %s%n", contender, round, e.getMessage());
+                        continue;
+                    }
+                    if (!r.get("processedAgain").equals("0")) {
+                        System.out.printf("%-22s clean %d FAILED: %s records processed twice without a failure%n",
+                                contender, round, r.get("processedAgain"));
+                        continue;
+                    }
+                    clean.computeIfAbsent(contender, c -> new ArrayList<>()).add(r);
+                    System.out.printf("%-22s clean %d: %,9.0f records/s  %,9.0f ns CPU/record (JIT %,.0f, GC %,.0f)"
+                                    + "  threads %s (peak %s)  window %.1f s  handlers running %s over %s partitions,"
+                                    + " %s us each (max %s)  load %s%n", contender, round, d(r, "recordsPerSec"),
+                            d(r, "cpuNsPerRecord"), d(r, "jitNsPerRecord"), d(r, "gcNsPerRecord"), r.get("threads"),
+                            r.get("peakThreads"), d(r, "windowNanos") / 1e9, r.get("meanRunning"),
+                            r.get("meanPartitionsRunning"), r.get("meanHandlerUs"), r.get("maxHandlerUs"),
+                            r.get("load"));
                 }
-                clean.put(contender, r);
-                loads.add(Double.parseDouble(r.get("load")));
-                System.out.printf("%-18s clean: %,9.0f records/s  %,9.0f ns CPU/record  threads %s (peak %s)"
-                                + "  window %.1f s  load %s%n", contender, d(r, "recordsPerSec"),
-                        d(r, "cpuNsPerRecord"), r.get("threads"), r.get("peakThreads"), d(r, "windowNanos") / 1e9,
-                        r.get("load"));
-                if (Boolean.parseBoolean(opts.get("--kill"))) {
-                    long[] k = killRun(opts, contender, kafka, dir, records);
-                    kills.put(contender, k);
-                    System.out.printf("%-18s kill -9 after %,d records processed: %,d processed again%n",
-                            contender, k[0], k[1]);
+            }
+            // kills at varied points of the topic, so that they fall at varied points of the commit interval
+            for (int k = 0; k < killCount; k++) {
+                double at = killCount == 1 ? 0.5 : 0.3 + 0.4 * k / (killCount - 1);
+                for (String contender : contenders) {
+                    if (contender.equals(BASE)) {
+                        continue; // a before/after comparison of records/s and CPU
+                    }
+                    long[] kill;
+                    try {
+                        kill = killRun(opts, contender, kafka, dir, records, k, at);
+                    } catch (IllegalStateException e) {
+                        System.out.printf("%-22s kill %d FAILED: %s%n", contender, k, e.getMessage());
+                        continue;
+                    }
+                    kills.computeIfAbsent(contender, c -> new ArrayList<>()).add(kill);
+                    System.out.printf("%-22s kill %d: kill -9 after %,d records processed: %,d processed again"
+                            + "  load %.2f%n", contender, k, kill[0], kill[1], JvmCounters.loadAverage());
                 }
             }
         }
         System.out.println();
-        System.out.println("| contender | records/s | ns CPU/record | Java threads (end of window / peak) |"
-                + " records processed before kill -9 | processed again after it |");
-        System.out.println("|---|---|---|---|---|---|");
-        for (Map.Entry<String, Map<String, String>> e : clean.entrySet()) {
-            Map<String, String> r = e.getValue();
-            long[] k = kills.get(e.getKey());
-            System.out.printf("| %s | %,.0f | %,.0f | %s / %s | %s | %s |%n", e.getKey(), d(r, "recordsPerSec"),
-                    d(r, "cpuNsPerRecord"), r.get("threads"), r.get("peakThreads"),
-                    k == null ? "" : String.format("%,d", k[0]), k == null ? "" : String.format("%,d", k[1]));
+        System.out.println("| contender | records/s | ns CPU/record (of it JIT) | Java threads (end / peak) |"
+                + " handlers running (partitions) | handler time, us | processed again after kill -9: mean"
+                + " (min-max) |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        for (String contender : contenders) {
+            List<Map<String, String>> rs = clean.getOrDefault(contender, List.of());
+            List<long[]> ks = kills.getOrDefault(contender, List.of());
+            System.out.printf("| %s | %s | %s (%s) | %s | %s (%s) | %s | %s |%n", contender,
+                    range(rs, "recordsPerSec"), range(rs, "cpuNsPerRecord"), range(rs, "jitNsPerRecord"),
+                    String.join(", ", rs.stream().map(r -> r.get("threads") + " / " + r.get("peakThreads")).toList()),
+                    range(rs, "meanRunning"), range(rs, "meanPartitionsRunning"), range(rs, "meanHandlerUs"),
+                    ks.isEmpty() ? "" : String.format("%,.0f (%,d-%,d) of %d kills",
+                            ks.stream().mapToLong(x -> x[1]).average().orElse(0),
+                            ks.stream().mapToLong(x -> x[1]).min().orElse(0),
+                            ks.stream().mapToLong(x -> x[1]).max().orElse(0), ks.size()));
         }
-        System.out.printf("load average (1 min) at the clean runs' ends: %s%n", loads);
+        System.out.printf("load average (1 min) at the clean runs' ends: %s%n", clean.values().stream()
+                .flatMap(List::stream).map(r -> r.get("load")).toList());
+    }
+
+    /** {@code mean (min-max)} of a result field over the runs, or the one value. */
+    private static String range(List<Map<String, String>> runs, String field) {
+        double[] v = runs.stream().mapToDouble(r -> d(r, field)).toArray();
+        if (v.length == 0) {
+            return "";
+        }
+        String f = v[0] < 100 ? "%.1f" : "%,.0f";
+        double mean = java.util.Arrays.stream(v).average().orElse(0);
+        if (v.length == 1) {
+            return String.format(f, mean);
+        }
+        return String.format(f + " (" + f + "-" + f + ")", mean, java.util.Arrays.stream(v).min().orElse(0),
+                java.util.Arrays.stream(v).max().orElse(0));
     }
 
     /**
@@ -105,17 +163,18 @@ public final class ProcessingBenchmark {
      * @throws IllegalStateException when a record of the topic is in neither log
      */
     private static long[] killRun(Map<String, String> opts, String contender, EmbeddedKafkaCluster kafka, Path dir,
-                                  int records) throws Exception {
-        Path first = dir.resolve(contender + "-killed.log");
-        Path second = dir.resolve(contender + "-after.log");
+                                  int records, int k, double at) throws Exception {
+        Path first = dir.resolve(contender + "-" + k + "-killed.log");
+        Path second = dir.resolve(contender + "-" + k + "-after.log");
         Files.deleteIfExists(first);
         Files.deleteIfExists(second);
-        Map<String, String> ended = ForkedJvm.runUntilKilled(command(opts, contender, kafka, "kill", first.toString(),
-                "-"), contender + " (to kill)", progress -> Long.parseLong(progress.trim()) >= records / 2);
+        String run = "kill" + k;
+        Map<String, String> ended = ForkedJvm.runUntilKilled(command(opts, contender, kafka, run, first.toString(),
+                "-"), contender + " (to kill)", progress -> Long.parseLong(progress.trim()) >= (long) (records * at));
         if (!ended.isEmpty()) {
             throw new IllegalStateException(contender + " processed the topic before it could be killed");
         }
-        ForkedJvm.run(command(opts, contender, kafka, "kill", second.toString(), first.toString()),
+        ForkedJvm.run(command(opts, contender, kafka, run, second.toString(), first.toString()),
                 contender + " (after kill)");
         List<long[]> before = ProcessingTally.read(first);
         Set<Long> seen = new HashSet<>();
@@ -136,10 +195,20 @@ public final class ProcessingBenchmark {
 
     private static List<String> command(Map<String, String> opts, String contender, EmbeddedKafkaCluster kafka,
                                         String run, String log, String seed) {
-        return ShareBenchmark.javaCommand(ProcessingRunner.class, List.of(contender, kafka.bootstrapServers(), TOPIC,
-                "processing-" + contender + "-" + run, opts.get("--records"), opts.get("--keys"),
-                opts.get("--work-ms"), opts.get("--concurrency"), opts.get("--commit-ms"), log, seed),
-                opts.get("--child-jvm-args"));
+        List<String> command = ShareBenchmark.javaCommand(ProcessingRunner.class, List.of(contender,
+                kafka.bootstrapServers(), TOPIC, "processing-" + contender + "-" + run, opts.get("--records"),
+                opts.get("--keys"), opts.get("--work-ms"), opts.get("--concurrency"), opts.get("--commit-ms"), log,
+                seed), opts.get("--child-jvm-args"));
+        if (contender.equals(BASE)) {
+            // kflux as built elsewhere (e.g. the commit before a change), its classes before this classpath's sdk
+            String base = System.getProperty("kflux.bench.baseClasses");
+            if (base == null) {
+                throw new IllegalArgumentException(BASE + " needs -Dkflux.bench.baseClasses=<an sdk's classes dir>");
+            }
+            int cp = command.indexOf("-cp") + 1;
+            command.set(cp, base + java.io.File.pathSeparator + command.get(cp));
+        }
+        return command;
     }
 
     /** Record i has key {@code key-<i % keys>}; the default partitioner spreads the keys over the 8 partitions. */

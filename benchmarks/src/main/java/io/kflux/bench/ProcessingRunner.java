@@ -1,6 +1,7 @@
 package io.kflux.bench;
 
 import io.confluent.parallelconsumer.ParallelConsumerOptions;
+import io.confluent.parallelconsumer.ParallelStreamProcessor;
 import io.confluent.parallelconsumer.ParallelConsumerOptions.CommitMode;
 import io.confluent.parallelconsumer.ParallelConsumerOptions.ProcessingOrder;
 import io.confluent.parallelconsumer.internal.DrainingCloseable;
@@ -40,7 +41,8 @@ import reactor.core.publisher.Mono;
  * with {@code KEY} ordering, each record's handler taking {@code workMs}, until every record of the topic was
  * processed (counting the seed log of a killed JVM of the same contender), then prints one result line: records/s
  * and process CPU per record over the window ({@link ProcessingTally}), live Java threads at the end of the window
- * and the JVM's peak, records processed again within this JVM, the load average.
+ * and the JVM's peak, records processed again within this JVM, the load average, JIT and GC CPU per record, and
+ * {@link ProcessingProbe}'s handlers running at a time and handler time.
  *
  * <ul>
  *   <li>{@code kflux}: {@code process(KEY, maxInFlight concurrency)}, the handler {@code Mono.delay(work)};
@@ -48,6 +50,9 @@ import reactor.core.publisher.Mono;
  *   <li>{@code parallel-consumer}: Confluent Parallel Consumer 0.5.3.3's reactor module ({@code ReactorProcessor}),
  *       {@code ProcessingOrder.KEY}, {@code maxConcurrency(concurrency)}, the handler {@code Mono.delay(work)};
  *       periodic asynchronous commits every {@code commitMs} (its own completed-offset encoding in the metadata).</li>
+ *   <li>{@code parallel-consumer-core}: the same options on its core module ({@code ParallelStreamProcessor.poll}),
+ *       the mode it was written for: its pool of {@code concurrency} threads, each record's handler sleeping
+ *       {@code workMs} on one of them.</li>
  *   <li>{@code official}: kafka-clients' {@code KafkaConsumer} polled by one thread that hands each record to one of
  *       {@code concurrency} single-thread executors chosen by key (per-key order), where it sleeps {@code workMs};
  *       every {@code commitMs} the poll thread commits (async) each partition's contiguous completed prefix. Polling
@@ -75,24 +80,38 @@ public final class ProcessingRunner {
         int commitMs = Integer.parseInt(args[8]);
         Path log = args[9].equals("-") ? null : Path.of(args[9]);
         Path seed = args[10].equals("-") ? null : Path.of(args[10]);
-        ProcessingTally tally = new ProcessingTally(records, keys, log, seed);
+        ProcessingTally tally = new ProcessingTally(records, keys, log, seed,
+                log == null ? profileWindow(group) : null); // clean runs only
+        ProcessingProbe probe = new ProcessingProbe();
+        probe.startSampling();
         ManagementFactory.getThreadMXBean().resetPeakThreadCount();
         Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", servers, "group.id", group,
                 "auto.offset.reset", "earliest", "session.timeout.ms", "6000", "group.protocol", "classic"));
         switch (contender) {
-            case "kflux" -> kflux(props, topic, tally, work, concurrency, commitMs);
-            case "parallel-consumer" -> parallelConsumer(props, topic, tally, work, concurrency, commitMs);
-            case "official" -> official(props, topic, tally, work, concurrency, commitMs);
+            case "kflux-fetch64k" -> {
+                // a diagnostic variant: results of 64 KiB per partition (about 450 of these records) instead of 1 MiB,
+                // so that the records emitted one result after another come from several partitions in turn
+                props.put("max.partition.fetch.bytes", 65536);
+                kflux(props, topic, tally, probe, work, concurrency, commitMs);
+            }
+            case "kflux", ProcessingBenchmark.BASE -> kflux(props, topic, tally, probe, work, concurrency, commitMs);
+            case "parallel-consumer" -> parallelConsumer(props, topic, tally, probe, work, concurrency, commitMs);
+            case "parallel-consumer-core" -> parallelConsumerCore(props, topic, tally, probe, work, concurrency,
+                    commitMs);
+            case "official" -> official(props, topic, tally, probe, work, concurrency, commitMs);
             default -> throw new IllegalArgumentException("unknown contender " + contender);
         }
         tally.verify();
         long window = tally.lastNanos - tally.firstNanos;
         long own = tally.processedCount();
+        Map<String, Long> groups = JvmCounters.since(tally.cpuGroupsAtFirst, tally.cpuGroupsAtLast);
         System.out.println(DrainHarness.RESULT_PREFIX + String.format("recordsPerSec=%.1f cpuNsPerRecord=%.1f"
-                        + " threads=%d peakThreads=%d processed=%d processedAgain=%d windowNanos=%d load=%.2f",
-                own * 1e9 / window, (double) (tally.cpuAtLast - tally.cpuAtFirst) / own, tally.threadsAtLast,
-                ManagementFactory.getThreadMXBean().getPeakThreadCount(), own, tally.processedAgain(), window,
-                JvmCounters.loadAverage()));
+                        + " jitNsPerRecord=%.1f gcNsPerRecord=%.1f"
+                        + " threads=%d peakThreads=%d processed=%d processedAgain=%d windowNanos=%d load=%.2f %s",
+                own * 1e9 / window, (double) (tally.cpuAtLast - tally.cpuAtFirst) / own,
+                (double) groups.getOrDefault("jit", 0L) / own, (double) groups.getOrDefault("gc", 0L) / own,
+                tally.threadsAtLast, ManagementFactory.getThreadMXBean().getPeakThreadCount(), own,
+                tally.processedAgain(), window, JvmCounters.loadAverage(), probe.result()));
         System.exit(0);
     }
 
@@ -101,16 +120,21 @@ public final class ProcessingRunner {
         return Integer.parseInt(key, 4, key.length(), 10);
     }
 
-    private static void kflux(Map<String, Object> props, String topic, ProcessingTally tally, Duration work,
-                              int concurrency, int commitMs) throws InterruptedException {
+    private static void kflux(Map<String, Object> props, String topic, ProcessingTally tally, ProcessingProbe probe,
+                              Duration work, int concurrency, int commitMs) throws InterruptedException {
         props.put("enable.auto.commit", true);
         props.put("auto.commit.interval.ms", commitMs);
         KafkaFluxConsumer<String, byte[]> consumer = KafkaFluxConsumer.create(ConsumerOptions.create(props,
                 Deserializers.string(), Deserializers.byteArray()).subscription(List.of(topic)));
         reactor.core.Disposable run = consumer.process(
                 ProcessingOptions.<String, byte[]>ordering(Ordering.KEY).maxInFlight(concurrency),
-                r -> Mono.delay(work).doOnNext(x -> tally.processed(key(r.key()), r.partition(), r.offset())))
-                .subscribe(p -> { }, e -> {
+                r -> {
+                    long start = probe.started(r.partition());
+                    return Mono.delay(work).doOnNext(x -> {
+                        probe.ended(r.partition(), start);
+                        tally.processed(key(r.key()), r.partition(), r.offset());
+                    });
+                }).subscribe(p -> { }, e -> {
                     System.out.println("kflux process() failed: " + e);
                     System.exit(2);
                 });
@@ -119,27 +143,64 @@ public final class ProcessingRunner {
         consumer.close().block(Duration.ofMinutes(1));
     }
 
-    private static void parallelConsumer(Map<String, Object> props, String topic, ProcessingTally tally,
-                                         Duration work, int concurrency, int commitMs) throws InterruptedException {
+    private static ParallelConsumerOptions<String, byte[]> parallelConsumerOptions(Map<String, Object> props,
+                                                                                int concurrency, int commitMs) {
         props.put("enable.auto.commit", "false");
         KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                 new ByteArrayDeserializer());
-        ReactorProcessor<String, byte[]> processor = new ReactorProcessor<>(ParallelConsumerOptions
-                .<String, byte[]>builder().consumer(consumer).ordering(ProcessingOrder.KEY)
+        return ParallelConsumerOptions.<String, byte[]>builder().consumer(consumer).ordering(ProcessingOrder.KEY)
                 .maxConcurrency(concurrency).commitMode(CommitMode.PERIODIC_CONSUMER_ASYNCHRONOUS)
-                .commitInterval(Duration.ofMillis(commitMs)).build());
+                .commitInterval(Duration.ofMillis(commitMs)).build();
+    }
+
+    private static void parallelConsumer(Map<String, Object> props, String topic, ProcessingTally tally,
+                                         ProcessingProbe probe, Duration work, int concurrency, int commitMs)
+            throws InterruptedException {
+        ReactorProcessor<String, byte[]> processor = new ReactorProcessor<>(parallelConsumerOptions(props,
+                concurrency, commitMs));
         processor.subscribe(List.of(topic));
         processor.react(context -> {
             ConsumerRecord<String, byte[]> r = context.getSingleConsumerRecord();
-            return Mono.delay(work).doOnNext(x -> tally.processed(key(r.key()), r.partition(), r.offset()));
+            long start = probe.started(r.partition());
+            return Mono.delay(work).doOnNext(x -> {
+                probe.ended(r.partition(), start);
+                tally.processed(key(r.key()), r.partition(), r.offset());
+            });
         });
         awaitComplete(tally);
         // the topic is done (the window has ended): nothing left to drain, and a bounded close
         processor.close(Duration.ofSeconds(30), DrainingCloseable.DrainingMode.DONT_DRAIN);
     }
 
-    private static void official(Map<String, Object> props, String topic, ProcessingTally tally, Duration work,
-                                 int concurrency, int commitMs) throws InterruptedException {
+    /**
+     * Parallel Consumer's core module in the mode it was written for: its pool of {@code concurrency} threads, each
+     * record's handler sleeping {@code work} on one of them.
+     */
+    private static void parallelConsumerCore(Map<String, Object> props, String topic, ProcessingTally tally,
+                                             ProcessingProbe probe, Duration work, int concurrency, int commitMs)
+            throws InterruptedException {
+        ParallelStreamProcessor<String, byte[]> processor = ParallelStreamProcessor.createEosStreamProcessor(
+                parallelConsumerOptions(props, concurrency, commitMs));
+        processor.subscribe(List.of(topic));
+        processor.poll(context -> {
+            ConsumerRecord<String, byte[]> r = context.getSingleConsumerRecord();
+            long start = probe.started(r.partition());
+            try {
+                Thread.sleep(work.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+            probe.ended(r.partition(), start);
+            tally.processed(key(r.key()), r.partition(), r.offset());
+        });
+        awaitComplete(tally);
+        processor.close(Duration.ofSeconds(30), DrainingCloseable.DrainingMode.DONT_DRAIN);
+    }
+
+    private static void official(Map<String, Object> props, String topic, ProcessingTally tally,
+                                 ProcessingProbe probe, Duration work, int concurrency, int commitMs)
+            throws InterruptedException {
         props.put("enable.auto.commit", "false");
         props.put("max.poll.records", "500");
         AtomicInteger threadNumber = new AtomicInteger();
@@ -177,12 +238,14 @@ public final class ProcessingRunner {
                     Completed done = completed.get(new TopicPartition(r.topic(), r.partition()));
                     waiting.incrementAndGet();
                     executors[key % concurrency].execute(() -> {
+                        long start = probe.started(r.partition());
                         try {
                             Thread.sleep(work.toMillis());
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                             return;
                         }
+                        probe.ended(r.partition(), start);
                         tally.processed(key, r.partition(), r.offset());
                         done.add(r.offset());
                         waiting.decrementAndGet();
@@ -234,6 +297,33 @@ public final class ProcessingRunner {
         synchronized long contiguousEnd() {
             return start + done.nextClearBit(0);
         }
+    }
+
+    /**
+     * With {@code -Dkflux.bench.profileAgent=<libasyncProfiler.so> -Dkflux.bench.profileFile=<out.collapsed>}: an
+     * async-profiler CPU profile (1 ms, per thread, collapsed stacks) of the warm middle of the window, from a quarter
+     * to three quarters of the topic processed, loaded into this JVM with {@code jcmd JVMTI.agent_load}, written to
+     * {@code <out>-<group>.collapsed}; else null.
+     */
+    private static java.util.function.IntConsumer profileWindow(String group) {
+        String agent = System.getProperty("kflux.bench.profileAgent");
+        String prefix = System.getProperty("kflux.bench.profileFile");
+        String file = prefix + "-" + group + ".collapsed";
+        if (agent == null || prefix == null) {
+            return null;
+        }
+        String pid = Long.toString(ProcessHandle.current().pid());
+        return quarter -> {
+            String options = quarter == 1 ? "start,event=cpu,interval=1ms,threads" : "stop,file=" + file + ",collapsed";
+            try {
+                // quoted: jcmd's argument parser would otherwise cut the options at their first comma
+                Process jcmd = new ProcessBuilder("jcmd", pid, "JVMTI.agent_load", agent, '"' + options + '"')
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                System.out.println("profile " + options + ": jcmd exit " + jcmd.waitFor());
+            } catch (java.io.IOException | InterruptedException e) {
+                System.out.println("profile " + options + " failed: " + e);
+            }
+        };
     }
 
     private static void awaitComplete(ProcessingTally tally) throws InterruptedException {

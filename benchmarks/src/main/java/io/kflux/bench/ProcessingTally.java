@@ -39,13 +39,25 @@ final class ProcessingTally {
     volatile long lastNanos;
     volatile long cpuAtLast;
     volatile int threadsAtLast;
+    /** {@link JvmCounters#cpuByThreadGroup()} at the first and the last record: JIT and GC in the window. */
+    volatile Map<String, Long> cpuGroupsAtFirst = Map.of();
+    volatile Map<String, Long> cpuGroupsAtLast = Map.of();
+    /** Called (on a thread of its own) when a quarter and three quarters of the records were processed, or null. */
+    private final java.util.function.IntConsumer quarters;
 
     /**
      * @param log  where to log each processed record, or null
      * @param seed an earlier JVM's log: its records count as processed (not as this JVM's), or null
      */
     ProcessingTally(long expected, int keys, Path log, Path seed) throws IOException {
+        this(expected, keys, log, seed, null);
+    }
+
+    /** @param quarters told 1 and 3 when a quarter and three quarters of the topic are processed (a warm window) */
+    ProcessingTally(long expected, int keys, Path log, Path seed, java.util.function.IntConsumer quarters)
+            throws IOException {
         this.expected = expected;
+        this.quarters = quarters;
         this.lastOffsetOfKey = new long[keys];
         Arrays.fill(lastOffsetOfKey, -1);
         this.log = log == null ? null : new FileOutputStream(log.toFile(), true);
@@ -69,6 +81,7 @@ final class ProcessingTally {
             if (processed == 1) {
                 firstNanos = System.nanoTime();
                 cpuAtFirst = JvmCounters.processCpuNanos();
+                cpuGroupsAtFirst = JvmCounters.cpuByThreadGroup();
             }
             if (!mark(partition, offset)) {
                 again++;
@@ -84,10 +97,15 @@ final class ProcessingTally {
             if (processed % 1000 == 0) {
                 System.out.println(ForkedJvm.PROGRESS_PREFIX + distinct);
             }
+            if (quarters != null && (processed == expected / 4 || processed == expected * 3 / 4)) {
+                int quarter = (int) (processed * 4 / expected);
+                new Thread(() -> quarters.accept(quarter), "tally-quarter").start();
+            }
         }
         if (last) {
             lastNanos = System.nanoTime();
             cpuAtLast = JvmCounters.processCpuNanos();
+            cpuGroupsAtLast = JvmCounters.cpuByThreadGroup();
             threadsAtLast = ManagementFactory.getThreadMXBean().getThreadCount();
             complete.countDown();
         }

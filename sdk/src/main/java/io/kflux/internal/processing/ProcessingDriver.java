@@ -72,6 +72,12 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     /** The circuit breaker and rate limiter around the handler, or null (neither configured). */
     private final HandlerGuard guard;
     private final int bound;
+    /**
+     * The least the driver asks the consumer for once records are held, a quarter of the bound: a request per record
+     * that left would hand a task to the consumer's emit thread (and wake it) per record; asking in quarters lets
+     * it emit a run of records per wake-up, while what is held and requested still never exceeds the bound.
+     */
+    private final int minRequest;
     /** Started and not ended (their handler or failure handler may still signal). */
     private final Set<Job> running = new HashSet<>();
     private final ArrayDeque<ProcessedRecord<K, V>> results = new ArrayDeque<>();
@@ -133,6 +139,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
         this.guard = options.circuitBreaker().isPresent() || options.rateLimiter().isPresent()
                 ? HandlerGuard.of(options) : null;
         this.bound = Math.addExact(options.maxInFlight(), options.maxWaiting());
+        this.minRequest = Math.max(1, bound / 4);
         this.meters = meters.apply(this);
     }
 
@@ -510,7 +517,10 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
 
     // ------------------------------------------------------------------------------------------- demand and results
 
-    /** Requests from the consumer what the bound allows. */
+    /**
+     * Requests from the consumer what the bound allows, once that is at least {@link #minRequest} records (with
+     * nothing held or requested the room is the whole bound, so the stream never stalls for want of a request).
+     */
     private void replenish() {
         long n;
         synchronized (this) {
@@ -518,7 +528,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
                 return;
             }
             n = bound - held - outstanding;
-            if (n <= 0) {
+            if (n < minRequest) {
                 return;
             }
             outstanding += n;

@@ -133,6 +133,34 @@ class ProcessingDriverTest {
     }
 
     @Test
+    void recordsAreRequestedInQuartersOfTheBoundAndNeverBeyondIt() {
+        // bound 16 (8 in flight + 8 waiting): after the first request of 16, every request is of 4 or more
+        List<Long> requests = new CopyOnWriteArrayList<>();
+        AtomicLong received = new AtomicLong();
+        AtomicLong taken = new AtomicLong();
+        List<String> violations = new CopyOnWriteArrayList<>();
+        Flux<ConsumerRecord<String, String>> source = records(2, 500, 40)
+                .doOnRequest(requests::add).doOnNext(r -> received.incrementAndGet());
+        List<ProcessedRecord<String, String>> out = process(source,
+                ProcessingOptions.<String, String>ordering(Ordering.KEY).maxInFlight(8).maxWaiting(8),
+                r -> Mono.delay(Duration.ofMillis(ThreadLocalRandom.current().nextInt(2))).doOnNext(x -> {
+                    // held = received - taken; requested beyond received is outstanding: both within the bound
+                    long asked = requests.stream().mapToLong(Long::longValue).sum();
+                    if (asked - taken.get() > 16) {
+                        violations.add(asked + " requested with " + taken.get() + " results taken");
+                    }
+                }), new AtomicReference<>())
+                .doOnNext(p -> taken.incrementAndGet()).take(1000).collectList().block(WAIT);
+        assertThat(out).hasSize(1000);
+        assertThat(violations).isEmpty();
+        assertThat(requests.get(0)).isEqualTo(16);
+        assertThat(requests.subList(1, requests.size())).allMatch(n -> n >= 4 && n <= 16);
+        // per record that left, a request each would be ~1,000; in quarters at most 1,000 / 4 + 1
+        assertThat(requests.size()).isLessThanOrEqualTo(1000 / 4 + 2);
+        assertThat(received.get()).isLessThanOrEqualTo(1000 + 16);
+    }
+
+    @Test
     void resultsNotTakenBySubscriberCountAgainstTheBound() {
         AtomicLong requested = new AtomicLong();
         Flux<ConsumerRecord<String, String>> source = records(1, 100, 100).doOnRequest(requested::addAndGet);
