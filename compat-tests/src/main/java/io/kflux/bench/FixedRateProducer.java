@@ -23,6 +23,8 @@ final class FixedRateProducer implements AutoCloseable {
 
     final AtomicLong sent = new AtomicLong();
     final AtomicLong maxLagMicros = new AtomicLong();
+    /** How far behind its schedule the last record was sent, µs. */
+    private final AtomicLong lagMicros = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicReference<Exception> failure = new AtomicReference<>();
     private final Thread thread;
@@ -56,6 +58,7 @@ final class FixedRateProducer implements AutoCloseable {
                         LockSupport.parkNanos(Math.max(due - now, TICK_NANOS - (now - start) % TICK_NANOS));
                         continue;
                     }
+                    lagMicros.set((now - due) / 1000);
                     maxLagMicros.accumulateAndGet((now - due) / 1000, Math::max);
                     byte[] value = payloads[(int) (n % payloads.length)].clone();
                     long micros = DrainHarness.nowMicros();
@@ -78,6 +81,24 @@ final class FixedRateProducer implements AutoCloseable {
         }, "bench-fixed-rate-producer");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * Waits until the producer is less than {@code lagMillis} behind its schedule, at most {@code maxMillis}; returns
+     * how long it waited, ms. After topics of many partitions are created it falls tens of seconds behind and then
+     * catches up at full speed: a window measured meanwhile sees a burst, not the steady rate.
+     */
+    long awaitOnSchedule(long lagMillis, long maxMillis) throws InterruptedException {
+        long start = System.nanoTime();
+        // a record sent since the last check, less than lagMillis late
+        while ((System.nanoTime() - start) / 1_000_000 < maxMillis) {
+            long before = sent.get();
+            Thread.sleep(200);
+            if (sent.get() > before && lagMicros.get() < lagMillis * 1000) {
+                break;
+            }
+        }
+        return (System.nanoTime() - start) / 1_000_000;
     }
 
     @Override

@@ -67,6 +67,9 @@ final class ScaleCase {
         }
         try (FixedRateProducer producer =
                      new FixedRateProducer(servers, topics, perTopic, consumers, rate)) {
+            // the producer falls behind while the broker settles the new partitions, then catches up in a burst
+            System.out.printf("  the producer was on schedule (less than 1 s behind) after %.1f s%n",
+                    producer.awaitOnSchedule(1_000, 180_000) / 1e3);
             for (int round = 1; round <= rounds; round++) {
                 List<String> order = new ArrayList<>(clients);
                 Collections.rotate(order, -((round - 1) % order.size()));
@@ -94,6 +97,11 @@ final class ScaleCase {
                             r.get("brokerJitNanos") * 100.0 / r.get("brokerNanos"), r.get("brokerQuietMillis") / 1e3,
                             r.fields().get("brokerRequests"),
                             r.get("fetchMeanMicros") / 1000.0, r.get("fetchSessions"), r.fields().get("brokerThreads"));
+                    System.out.printf("    first record: every consumer %.1f s, the median one %.1f s after creation"
+                                    + " began (-1: not every one); in the window the brokers accepted %d connections"
+                                    + " and evicted %d fetch sessions%n", r.get("firstRecordAllNanos") / 1e9,
+                            r.get("firstRecordMedianNanos") / 1e9, r.get("brokerConnections"),
+                            r.get("brokerSessionEvictions"));
                     // what a consumer can receive depends on the producer keeping up: say how far behind it fell
                     System.out.printf("    producer: %,d records sent so far, at most %.1f s behind its schedule%n",
                             producer.sent.get(), producer.maxLagMicros.get() / 1e6);
