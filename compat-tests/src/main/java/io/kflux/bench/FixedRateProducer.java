@@ -30,7 +30,7 @@ final class FixedRateProducer implements AutoCloseable {
     private final Thread thread;
 
     FixedRateProducer(String servers, String topic, int partitions, int rate) {
-        this(servers, List.of(topic), partitions, partitions, rate);
+        this(servers, List.of(topic), partitions, partitions, rate, 0);
     }
 
     /**
@@ -38,10 +38,13 @@ final class FixedRateProducer implements AutoCloseable {
      *                           {@code g % partitionsPerTopic} of topic {@code g / partitionsPerTopic}
      * @param partitionsPerTopic the partitions of each topic but the last
      * @param partitions         the partitions of all topics together
+     * @param lingerMs           the producer's {@code linger.ms}: 0 sends each tick's records at once (e2e); more
+     *                           makes its Produce requests a steady rate whatever CPU the consumers leave it (scale)
      */
-    FixedRateProducer(String servers, List<String> topics, int partitionsPerTopic, int partitions, int rate) {
+    FixedRateProducer(String servers, List<String> topics, int partitionsPerTopic, int partitions, int rate,
+                      int lingerMs) {
         Properties props = BenchmarkSuite.producerProps(servers);
-        props.put("linger.ms", "0");
+        props.put("linger.ms", Integer.toString(lingerMs));
         byte[][] payloads = ConsumeBenchmark.payloads(VALUE_SIZE);
         thread = new Thread(() -> {
             try (KafkaProducer<byte[], byte[]> producer =
@@ -90,13 +93,13 @@ final class FixedRateProducer implements AutoCloseable {
      */
     long awaitOnSchedule(long lagMillis, long maxMillis) throws InterruptedException {
         long start = System.nanoTime();
-        // a record sent since the last check, less than lagMillis late
-        while ((System.nanoTime() - start) / 1_000_000 < maxMillis) {
+        // three checks in a row with records sent and the last one less than lagMillis late: a producer blocked
+        // on metadata right after the topics' creation sent its first record on time and then nothing for a minute
+        int good = 0;
+        while (good < 3 && (System.nanoTime() - start) / 1_000_000 < maxMillis) {
             long before = sent.get();
-            Thread.sleep(200);
-            if (sent.get() > before && lagMicros.get() < lagMillis * 1000) {
-                break;
-            }
+            Thread.sleep(1_000);
+            good = sent.get() > before && lagMicros.get() < lagMillis * 1000 ? good + 1 : 0;
         }
         return (System.nanoTime() - start) / 1_000_000;
     }

@@ -67,6 +67,10 @@ final class ScaleRunner {
                 }
             }
             Pace pace = new Pace(Integer.parseInt(o.getOrDefault("--starts-per-second", "0")));
+            // attached before the consumers start, so that what their start costs the broker is seen too; the
+            // window's readings come long after the attach
+            BrokerView brokers = new BrokerView(BrokerView.pids(o.get("--broker-pids")));
+            BrokerView.Snapshot brokerAtStart = brokers.read();
             long created = System.nanoTime();
             Fleet fleet = switch (client) {
                 case "kflux" -> kflux(o.get("--bootstrap-servers"), common, topics, perTopic, consumers,
@@ -76,9 +80,12 @@ final class ScaleRunner {
                 default -> throw new IllegalArgumentException("the scale case has kflux and official, not " + client);
             };
             long setupNanos = System.nanoTime() - created;
-            // attached before the window, so that the attach's own cost is not in the broker's CPU
-            BrokerView brokers = new BrokerView(BrokerView.pids(o.get("--broker-pids")));
             Thread.sleep(warmupMillis);
+            // then until every consumer had its first record, at most --first-records-max-seconds (120) more: a
+            // window while consumers still start measures their start, not their steady cost
+            long firstRecordsWait = counts.awaitAllStarted(
+                    Long.parseLong(o.getOrDefault("--first-records-max-seconds", "120")) * 1000);
+            BrokerView.Snapshot brokerStarted = brokers.read();
             // then until the broker's JIT is quiet, at most --broker-quiet-max-seconds (60) more
             long quietMillis = brokers.awaitQuietJit(2_000,
                     Long.parseLong(o.getOrDefault("--broker-quiet-max-seconds", "60")) * 1000);
@@ -105,7 +112,8 @@ final class ScaleRunner {
                             + " setupNanos=%d load=%.2f brokerCpuNanos=%d brokerNanos=%d brokerRequests=%s"
                             + " fetchMeanMicros=%d brokerThreads=%s fetchSessions=%d brokerJitNanos=%d"
                             + " brokerQuietMillis=%d firstRecordAllNanos=%d firstRecordMedianNanos=%d"
-                            + " brokerConnections=%d brokerSessionEvictions=%d",
+                            + " brokerConnections=%d brokerSessionEvictions=%d firstRecordsWaitMillis=%d"
+                            + " startRequests=%s startBrokerCpuNanos=%d fetchLocalMicros=%d",
                     client, consumers, received, window, cpu, threads, javaThreads, sockets, rss, heap,
                     counts.withRecords(), setupNanos, JvmCounters.loadAverage(),
                     brokerAfter.cpuNanos() - brokerBefore.cpuNanos(), brokerAfter.nanos() - brokerBefore.nanos(),
@@ -114,7 +122,10 @@ final class ScaleRunner {
                     brokerAfter.threadCpuSince(brokerBefore, 8), brokerAfter.fetchSessions(),
                     brokerAfter.jitNanosSince(brokerBefore), quietMillis, counts.firstRecordNanos(created, 1.0),
                     counts.firstRecordNanos(created, 0.5), brokerAfter.connectionsCreatedSince(brokerBefore),
-                    brokerAfter.sessionEvictionsSince(brokerBefore));
+                    brokerAfter.sessionEvictionsSince(brokerBefore), firstRecordsWait,
+                    BrokerView.format(brokerStarted.countsSince(brokerAtStart, consumers)),
+                    brokerStarted.cpuNanos() - brokerAtStart.cpuNanos(),
+                    Math.round(brokerAfter.fetchLocalMsSince(brokerBefore) * 1000));
             fleet.close();
             System.out.println(DrainHarness.RESULT_PREFIX + line);
             System.out.flush();
@@ -199,6 +210,15 @@ final class ScaleRunner {
             java.util.Arrays.sort(at);
             long t = at[Math.max(0, (int) Math.ceil(quantile * at.length) - 1)];
             return t == Long.MAX_VALUE ? -1 : t;
+        }
+
+        /** Waits until every consumer had a record, at most {@code maxMillis}; returns how long it waited, ms. */
+        long awaitAllStarted(long maxMillis) throws InterruptedException {
+            long start = System.nanoTime();
+            while (withRecords() < next.length() && (System.nanoTime() - start) / 1_000_000 < maxMillis) {
+                Thread.sleep(200);
+            }
+            return (System.nanoTime() - start) / 1_000_000;
         }
 
         void check() {

@@ -26,7 +26,17 @@ public final class BrokerView implements AutoCloseable {
     /** One reading: cumulative counts, so that two readings give a window's rates. */
     public record Snapshot(long nanos, long cpuNanos, Map<String, Long> requests, long fetchCount,
                            double fetchTimeMsSum, long bytesOut, Map<String, Long> threadCpuNanos,
-                           long fetchSessions, long connectionsCreated, long sessionEvictions) {
+                           long fetchSessions, long connectionsCreated, long sessionEvictions,
+                           double fetchLocalMsSum) {
+
+        /**
+         * The time the brokers' request threads spent on consumers' Fetches between {@code before} and this reading,
+         * ms ({@code LocalTimeMs} of {@code FetchConsumer}: from the requests' count and mean, as
+         * {@link #fetchMeanMsSince}); the long poll's wait is not in it, the answer's send is not either.
+         */
+        public double fetchLocalMsSince(Snapshot before) {
+            return fetchLocalMsSum - before.fetchLocalMsSum;
+        }
 
         /** Connections the brokers accepted between {@code before} and this reading (every listener). */
         public long connectionsCreatedSince(Snapshot before) {
@@ -79,6 +89,18 @@ public final class BrokerView implements AutoCloseable {
                 }
             });
             return rates;
+        }
+
+        /** Requests of each API between {@code before} and this reading, over {@code divisor} (e.g. consumers). */
+        public Map<String, Double> countsSince(Snapshot before, double divisor) {
+            Map<String, Double> counts = new TreeMap<>();
+            requests.forEach((api, n) -> {
+                long d = n - before.requests.getOrDefault(api, 0L);
+                if (d > 0) {
+                    counts.put(api, d / divisor);
+                }
+            });
+            return counts;
         }
 
         /** Mean time the brokers took to answer a consumer's Fetch between {@code before} and this reading, ms. */
@@ -138,6 +160,7 @@ public final class BrokerView implements AutoCloseable {
         long sessions = 0;
         long connections = 0;
         long evictions = 0;
+        double fetchLocal = 0;
         try {
             for (MBeanServerConnection s : servers) {
                 for (ObjectName n : s.queryNames(new ObjectName(
@@ -171,6 +194,12 @@ public final class BrokerView implements AutoCloseable {
                         }
                     }
                 }
+                ObjectName local = new ObjectName(
+                        "kafka.network:type=RequestMetrics,name=LocalTimeMs,request=FetchConsumer");
+                if (s.isRegistered(local)) {
+                    fetchLocal += ((Number) s.getAttribute(local, "Count")).longValue()
+                            * ((Number) s.getAttribute(local, "Mean")).doubleValue();
+                }
                 if (s.isRegistered(fetchTime)) {
                     long count = ((Number) s.getAttribute(fetchTime, "Count")).longValue();
                     fetchCount += count;
@@ -185,7 +214,7 @@ public final class BrokerView implements AutoCloseable {
             threadCpu(pid, threads);
         }
         return new Snapshot(System.nanoTime(), cpu, requests, fetchCount, fetchSum, bytesOut, threads, sessions,
-                connections, evictions);
+                connections, evictions, fetchLocal);
     }
 
     /** Adds {@code pid}'s threads' CPU (user + sys, 10 ms ticks from {@code /proc}) by name; nothing without it. */

@@ -12,7 +12,7 @@ class BrokerViewTest {
 
     private static BrokerView.Snapshot at(long seconds, Map<String, Long> requests, long fetches, double fetchMsSum,
                                           Map<String, Long> threads) {
-        return new BrokerView.Snapshot(seconds * 1_000_000_000L, 0, requests, fetches, fetchMsSum, 0, threads, 0, 0, 0);
+        return new BrokerView.Snapshot(seconds * 1_000_000_000L, 0, requests, fetches, fetchMsSum, 0, threads, 0, 0, 0, 0);
     }
 
     @Test
