@@ -53,6 +53,22 @@ class BrokerViewTest {
     }
 
     @Test
+    void startCountsArePerConsumerNotPerSecondAndWindowCountersAreDeltas() {
+        BrokerView.Snapshot before = new BrokerView.Snapshot(0, 0, Map.of("Metadata", 10L, "ListOffsets", 5L), 0, 0,
+                0, Map.of(), 0, 40, 3, 100.0);
+        BrokerView.Snapshot after = new BrokerView.Snapshot(30_000_000_000L, 0,
+                Map.of("Metadata", 2_010L, "ListOffsets", 1_005L, "ApiVersions", 2_000L), 0, 0, 0, Map.of(), 0, 2_040, 3,
+                4_100.0);
+
+        // 2,000 Metadata requests by 1,000 consumers over 30 s: 2 each, whatever the duration
+        assertThat(after.countsSince(before, 1_000)).containsOnly(Map.entry("ApiVersions", 2.0),
+                Map.entry("ListOffsets", 1.0), Map.entry("Metadata", 2.0));
+        assertThat(after.connectionsCreatedSince(before)).isEqualTo(2_000);
+        assertThat(after.sessionEvictionsSince(before)).isZero();
+        assertThat(after.fetchLocalMsSince(before)).isCloseTo(4_000.0, within(1e-9));
+    }
+
+    @Test
     void pidsOptionIsOptional() {
         assertThat(BrokerView.pids(null)).isEmpty();
         assertThat(BrokerView.pids("")).isEmpty();
