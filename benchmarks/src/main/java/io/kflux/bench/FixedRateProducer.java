@@ -23,12 +23,14 @@ final class FixedRateProducer implements AutoCloseable {
 
     final AtomicLong sent = new AtomicLong();
     final AtomicLong maxLagMicros = new AtomicLong();
+    /** How far behind its schedule the last record was sent, µs. */
+    private final AtomicLong lagMicros = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicReference<Exception> failure = new AtomicReference<>();
     private final Thread thread;
 
     FixedRateProducer(String servers, String topic, int partitions, int rate) {
-        this(servers, List.of(topic), partitions, partitions, rate);
+        this(servers, List.of(topic), partitions, partitions, rate, 0);
     }
 
     /**
@@ -36,10 +38,13 @@ final class FixedRateProducer implements AutoCloseable {
      *                           {@code g % partitionsPerTopic} of topic {@code g / partitionsPerTopic}
      * @param partitionsPerTopic the partitions of each topic but the last
      * @param partitions         the partitions of all topics together
+     * @param lingerMs           the producer's {@code linger.ms}: 0 sends each tick's records at once (e2e); more
+     *                           makes its Produce requests a steady rate whatever CPU the consumers leave it (scale)
      */
-    FixedRateProducer(String servers, List<String> topics, int partitionsPerTopic, int partitions, int rate) {
+    FixedRateProducer(String servers, List<String> topics, int partitionsPerTopic, int partitions, int rate,
+                      int lingerMs) {
         Properties props = BenchmarkSuite.producerProps(servers);
-        props.put("linger.ms", "0");
+        props.put("linger.ms", Integer.toString(lingerMs));
         byte[][] payloads = ConsumeBenchmark.payloads(VALUE_SIZE);
         thread = new Thread(() -> {
             try (KafkaProducer<byte[], byte[]> producer =
@@ -56,6 +61,7 @@ final class FixedRateProducer implements AutoCloseable {
                         LockSupport.parkNanos(Math.max(due - now, TICK_NANOS - (now - start) % TICK_NANOS));
                         continue;
                     }
+                    lagMicros.set((now - due) / 1000);
                     maxLagMicros.accumulateAndGet((now - due) / 1000, Math::max);
                     byte[] value = payloads[(int) (n % payloads.length)].clone();
                     long micros = DrainHarness.nowMicros();
@@ -78,6 +84,24 @@ final class FixedRateProducer implements AutoCloseable {
         }, "bench-fixed-rate-producer");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * Waits until the producer is less than {@code lagMillis} behind its schedule, at most {@code maxMillis}; returns
+     * how long it waited, ms. After topics of many partitions are created it falls tens of seconds behind and then
+     * catches up at full speed: a window measured meanwhile sees a burst, not the steady rate.
+     */
+    long awaitOnSchedule(long lagMillis, long maxMillis) throws InterruptedException {
+        long start = System.nanoTime();
+        // three checks in a row with records sent and the last one less than lagMillis late: a producer blocked
+        // on metadata right after the topics' creation sent its first record on time and then nothing for a minute
+        int good = 0;
+        while (good < 3 && (System.nanoTime() - start) / 1_000_000 < maxMillis) {
+            long before = sent.get();
+            Thread.sleep(1_000);
+            good = sent.get() > before && lagMicros.get() < lagMillis * 1000 ? good + 1 : 0;
+        }
+        return (System.nanoTime() - start) / 1_000_000;
     }
 
     @Override

@@ -22,6 +22,12 @@ final class ScaleCase {
     static final List<String> CLIENTS = List.of("kflux", "official");
     /** Partitions created per admin operation at most: a KRaft controller refuses one of over 10,000 records. */
     private static final int PARTITIONS_PER_STEP = 5_000;
+    /**
+     * The producer's {@code linger.ms}. With 0 it sent a Produce request whenever its sender thread was free: 0.40-0.75
+     * requests per consumer and second in one run, more in the windows of the client that left it more CPU, and the
+     * broker's CPU for them counted as that client's. With 50 ms its requests are a steady ~20/s for every contender.
+     */
+    static final int PRODUCER_LINGER_MS = 50;
 
     private ScaleCase() {
     }
@@ -66,7 +72,10 @@ final class ScaleCase {
             }
         }
         try (FixedRateProducer producer =
-                     new FixedRateProducer(servers, topics, perTopic, consumers, rate)) {
+                     new FixedRateProducer(servers, topics, perTopic, consumers, rate, PRODUCER_LINGER_MS)) {
+            // the producer falls behind while the broker settles the new partitions, then catches up in a burst
+            System.out.printf("  the producer was on schedule (less than 1 s behind) after %.1f s%n",
+                    producer.awaitOnSchedule(1_000, 180_000) / 1e3);
             for (int round = 1; round <= rounds; round++) {
                 List<String> order = new ArrayList<>(clients);
                 Collections.rotate(order, -((round - 1) % order.size()));
@@ -87,13 +96,24 @@ final class ScaleCase {
                             r.recordsPerSecond(), r.get("consumersWithRecords"), r.get("setupNanos") / 1e9,
                             r.fields().get("load"));
                     System.out.printf("    brokers: CPU %.1f %% of a core (of it JIT %.1f; the window began %.1f s"
-                                    + " after the warm-up, when their JIT was quiet); requests per consumer per second (all clients"
+                                    + " after the warm-up and every consumer's first record, when their JIT was quiet); requests per consumer per second (all clients"
                                     + " of the brokers, the suite's producer too): %s; a consumer's Fetch answered in"
                                     + " %.1f ms on average; %d incremental fetch sessions cached; CPU ms by broker"
                                     + " thread: %s%n", brokerCpuPercent(r),
                             r.get("brokerJitNanos") * 100.0 / r.get("brokerNanos"), r.get("brokerQuietMillis") / 1e3,
                             r.fields().get("brokerRequests"),
                             r.get("fetchMeanMicros") / 1000.0, r.get("fetchSessions"), r.fields().get("brokerThreads"));
+                    System.out.printf("    first record: every consumer %.1f s, the median one %.1f s after creation"
+                                    + " began (-1: not every one; waited %.1f s after the warm-up for them); in the"
+                                    + " window the brokers accepted %d connections and evicted %d fetch sessions%n",
+                            r.get("firstRecordAllNanos") / 1e9, r.get("firstRecordMedianNanos") / 1e9,
+                            r.get("firstRecordsWaitMillis") / 1e3, r.get("brokerConnections"),
+                            r.get("brokerSessionEvictions"));
+                    System.out.printf("    the brokers' request threads on consumers' Fetches (LocalTimeMs): %.0f ms"
+                            + " per second of the window%n", r.get("fetchLocalMicros") / 1e3 / (r.get("brokerNanos") / 1e9));
+                    System.out.printf("    until then (creation to every consumer's first record): brokers' CPU %.1f s,"
+                                    + " requests per consumer by API: %s%n", r.get("startBrokerCpuNanos") / 1e9,
+                            r.fields().get("startRequests"));
                     // what a consumer can receive depends on the producer keeping up: say how far behind it fell
                     System.out.printf("    producer: %,d records sent so far, at most %.1f s behind its schedule%n",
                             producer.sent.get(), producer.maxLagMicros.get() / 1e6);

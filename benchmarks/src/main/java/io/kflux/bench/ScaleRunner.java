@@ -34,7 +34,9 @@ import reactor.core.publisher.Flux;
  * time, then the OS threads, open sockets and RSS of the process, and the heap in use after full collections, with
  * every consumer still open. Each consumer's records must follow one another by offset (no gap, no duplicate).
  * {@code setupNanos} is the time to create the consumers and subscribe (kflux) or to start their threads
- * (official, whose consumers are created on those threads): not comparable, shown as "creation".
+ * (official, whose consumers are created on those threads): not comparable, shown as "creation". What is comparable
+ * is how long after the first consumer's creation began every consumer (and the median one) had its first record:
+ * each consumer starts at the partition's end and the suite produces one record per partition and second or so.
  */
 final class ScaleRunner {
 
@@ -65,6 +67,10 @@ final class ScaleRunner {
                 }
             }
             Pace pace = new Pace(Integer.parseInt(o.getOrDefault("--starts-per-second", "0")));
+            // attached before the consumers start, so that what their start costs the broker is seen too; the
+            // window's readings come long after the attach
+            BrokerView brokers = new BrokerView(BrokerView.pids(o.get("--broker-pids")));
+            BrokerView.Snapshot brokerAtStart = brokers.read();
             long created = System.nanoTime();
             Fleet fleet = switch (client) {
                 case "kflux" -> kflux(o.get("--bootstrap-servers"), common, topics, perTopic, consumers,
@@ -74,9 +80,12 @@ final class ScaleRunner {
                 default -> throw new IllegalArgumentException("the scale case has kflux and official, not " + client);
             };
             long setupNanos = System.nanoTime() - created;
-            // attached before the window, so that the attach's own cost is not in the broker's CPU
-            BrokerView brokers = new BrokerView(BrokerView.pids(o.get("--broker-pids")));
             Thread.sleep(warmupMillis);
+            // then until every consumer had its first record, at most --first-records-max-seconds (120) more: a
+            // window while consumers still start measures their start, not their steady cost
+            long firstRecordsWait = counts.awaitAllStarted(
+                    Long.parseLong(o.getOrDefault("--first-records-max-seconds", "120")) * 1000);
+            BrokerView.Snapshot brokerStarted = brokers.read();
             // then until the broker's JIT is quiet, at most --broker-quiet-max-seconds (60) more
             long quietMillis = brokers.awaitQuietJit(2_000,
                     Long.parseLong(o.getOrDefault("--broker-quiet-max-seconds", "60")) * 1000);
@@ -102,14 +111,21 @@ final class ScaleRunner {
                             + " threads=%d javaThreads=%d sockets=%d rss=%d heapAfterGc=%d consumersWithRecords=%d"
                             + " setupNanos=%d load=%.2f brokerCpuNanos=%d brokerNanos=%d brokerRequests=%s"
                             + " fetchMeanMicros=%d brokerThreads=%s fetchSessions=%d brokerJitNanos=%d"
-                            + " brokerQuietMillis=%d",
+                            + " brokerQuietMillis=%d firstRecordAllNanos=%d firstRecordMedianNanos=%d"
+                            + " brokerConnections=%d brokerSessionEvictions=%d firstRecordsWaitMillis=%d"
+                            + " startRequests=%s startBrokerCpuNanos=%d fetchLocalMicros=%d",
                     client, consumers, received, window, cpu, threads, javaThreads, sockets, rss, heap,
                     counts.withRecords(), setupNanos, JvmCounters.loadAverage(),
                     brokerAfter.cpuNanos() - brokerBefore.cpuNanos(), brokerAfter.nanos() - brokerBefore.nanos(),
                     BrokerView.format(brokerAfter.ratesSince(brokerBefore, consumers)),
                     Math.round(brokerAfter.fetchMeanMsSince(brokerBefore) * 1000),
                     brokerAfter.threadCpuSince(brokerBefore, 8), brokerAfter.fetchSessions(),
-                    brokerAfter.jitNanosSince(brokerBefore), quietMillis);
+                    brokerAfter.jitNanosSince(brokerBefore), quietMillis, counts.firstRecordNanos(created, 1.0),
+                    counts.firstRecordNanos(created, 0.5), brokerAfter.connectionsCreatedSince(brokerBefore),
+                    brokerAfter.sessionEvictionsSince(brokerBefore), firstRecordsWait,
+                    BrokerView.format(brokerStarted.countsSince(brokerAtStart, consumers)),
+                    brokerStarted.cpuNanos() - brokerAtStart.cpuNanos(),
+                    Math.round(brokerAfter.fetchLocalMsSince(brokerBefore) * 1000));
             fleet.close();
             System.out.println(DrainHarness.RESULT_PREFIX + line);
             System.out.flush();
@@ -150,10 +166,13 @@ final class ScaleRunner {
     private static final class Counts {
         final AtomicLong received = new AtomicLong();
         private final AtomicLongArray next;
+        /** When each consumer's first record arrived ({@link System#nanoTime()}), 0 before. */
+        private final AtomicLongArray first;
         private final AtomicReference<String> failure = new AtomicReference<>();
 
         Counts(int consumers) {
             next = new AtomicLongArray(consumers);
+            first = new AtomicLongArray(consumers);
             for (int i = 0; i < consumers; i++) {
                 next.set(i, -1);
             }
@@ -161,6 +180,9 @@ final class ScaleRunner {
 
         void add(int consumer, long offset) {
             long expected = next.getAndSet(consumer, offset + 1);
+            if (expected < 0) {
+                first.set(consumer, System.nanoTime());
+            }
             if (expected >= 0 && expected != offset) {
                 failure.compareAndSet(null, "consumer " + consumer + " got offset " + offset + " where " + expected
                         + " was due");
@@ -174,6 +196,29 @@ final class ScaleRunner {
                 n += next.get(i) >= 0 ? 1 : 0;
             }
             return n;
+        }
+
+        /**
+         * How long after {@code since} the {@code quantile} (0-1) of the consumers had their first record; -1 while
+         * a consumer of that quantile has none.
+         */
+        long firstRecordNanos(long since, double quantile) {
+            long[] at = new long[first.length()];
+            for (int i = 0; i < at.length; i++) {
+                at[i] = first.get(i) == 0 ? Long.MAX_VALUE : first.get(i) - since;
+            }
+            java.util.Arrays.sort(at);
+            long t = at[Math.max(0, (int) Math.ceil(quantile * at.length) - 1)];
+            return t == Long.MAX_VALUE ? -1 : t;
+        }
+
+        /** Waits until every consumer had a record, at most {@code maxMillis}; returns how long it waited, ms. */
+        long awaitAllStarted(long maxMillis) throws InterruptedException {
+            long start = System.nanoTime();
+            while (withRecords() < next.length() && (System.nanoTime() - start) / 1_000_000 < maxMillis) {
+                Thread.sleep(200);
+            }
+            return (System.nanoTime() - start) / 1_000_000;
         }
 
         void check() {

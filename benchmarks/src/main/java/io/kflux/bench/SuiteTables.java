@@ -168,14 +168,17 @@ final class SuiteTables {
         System.out.println();
         System.out.println("| scale contender | consumers | OS threads (Java) | heap after GC | RSS | CPU, % of a core"
                 + " | broker CPU, % of a core (of it JIT) | requests per consumer per second, by API (broker's count) | Fetch answered in"
-                + " | sockets | records/s received | creation |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+                + " | broker's request threads on Fetches, ms/s"
+                + " | broker: connections opened, fetch sessions evicted in the window | sockets | records/s received"
+                + " | every consumer's first record (the median one's) | creation |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (String client : ScaleCase.CLIENTS) {
             List<Result> rs = scale.get(client);
             if (rs == null) {
                 continue;
             }
-            System.out.printf("| %s | %d | %.0f (%.0f) | %s MB | %s MB | %s | %s (%.1f) | %s | %.0f ms | %.0f | %.0f | %.1f s |%n",
+            System.out.printf("| %s | %d | %.0f (%.0f) | %s MB | %s MB | %s | %s (%.1f) | %s | %.0f ms | %s | %.0f, %.0f | %.0f | %.0f"
+                            + " | %s s (%.1f s) | %.1f s |%n",
                     client,
                     rs.get(0).get("consumers"), median(rs, r -> r.get("threads")),
                     median(rs, r -> r.get("javaThreads")),
@@ -185,8 +188,14 @@ final class SuiteTables {
                     interval(rs, ScaleCase::brokerCpuPercent, v -> String.format("%.1f", v)),
                     median(rs, r -> r.get("brokerJitNanos") * 100.0 / Math.max(1, r.get("brokerNanos"))),
                     requestRates(rs),
-                    median(rs, r -> r.get("fetchMeanMicros") / 1000.0), median(rs, r -> r.get("sockets")), median(rs, Result::recordsPerSecond),
-                    median(rs, r -> r.get("setupNanos") / 1e9));
+                    median(rs, r -> r.get("fetchMeanMicros") / 1000.0),
+                    interval(rs, r -> r.get("fetchLocalMicros") / 1e3 / Math.max(1e-9, r.get("brokerNanos") / 1e9),
+                            v -> String.format("%.0f", v)),
+                    median(rs, r -> r.get("brokerConnections")),
+                    median(rs, r -> r.get("brokerSessionEvictions")), median(rs, r -> r.get("sockets")),
+                    median(rs, Result::recordsPerSecond),
+                    interval(rs, r -> r.get("firstRecordAllNanos") / 1e9, v -> String.format("%.1f", v)),
+                    median(rs, r -> r.get("firstRecordMedianNanos") / 1e9), median(rs, r -> r.get("setupNanos") / 1e9));
         }
     }
 

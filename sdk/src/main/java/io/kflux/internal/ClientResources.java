@@ -22,7 +22,7 @@ record ClientResources(NodeConnections connections, MetadataManager metadata, Of
         MetadataManager metadata = new MetadataManager(connections, settings.bootstrapServers(),
                 settings.allowAutoTopicCreation());
         OffsetLookup offsets = new OffsetLookup(connections, metadata, settings.fetch().isolationLevel(),
-                settings.retryBackoffMs(), settings.requestTimeoutMs());
+                settings.retryBackoffMs(), settings.retryBackoffMaxMs(), settings.requestTimeoutMs());
         CoordinatorManager coordinator = settings.groupId() == null ? null
                 : CoordinatorManager.create(settings.groupId(), connections, metadata, settings.retryBackoffMs(),
                         settings.retryBackoffMaxMs(), settings.logContext());

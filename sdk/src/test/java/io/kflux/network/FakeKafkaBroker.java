@@ -148,6 +148,10 @@ public final class FakeKafkaBroker implements AutoCloseable {
     public final AtomicInteger openConnections = broker.openConnections;
     /** While true, ApiVersions requests get no answer: a client stays in its connection handshake. */
     public volatile boolean holdApiVersions;
+    /** ListOffsets requests received. */
+    public final AtomicInteger listOffsetsRequests = new AtomicInteger();
+    /** The error code every partition of a ListOffsets answer carries (0: the offsets of {@link #logRange}). */
+    public volatile short listOffsetsError;
     /** Metadata requests received. */
     public final AtomicInteger metadataRequests = new AtomicInteger();
     /** The leader epoch Metadata answers, by the answer's number (1 for the first); 0 unless set. */
@@ -263,12 +267,15 @@ public final class FakeKafkaBroker implements AutoCloseable {
 
     private void listOffsets(FakeBroker.Exchange ex) {
         ListOffsetsRequest request = (ListOffsetsRequest) ex.body;
+        listOffsetsRequests.incrementAndGet();
+        short error = listOffsetsError;
         List<ListOffsetsTopicResponse> out = new ArrayList<>();
         for (ListOffsetsRequest.ListOffsetsTopic t : request.topics()) {
             List<ListOffsetsPartitionResponse> ps = new ArrayList<>();
             for (ListOffsetsRequest.ListOffsetsPartition p : t.partitions()) {
                 long offset = p.timestamp() == -2L ? logStart : logEnd;
-                ps.add(new ListOffsetsPartitionResponse(p.partitionIndex(), (short) 0, -1L, offset, 0));
+                ps.add(error != 0 ? new ListOffsetsPartitionResponse(p.partitionIndex(), error, -1L, -1L, -1)
+                        : new ListOffsetsPartitionResponse(p.partitionIndex(), (short) 0, -1L, offset, 0));
             }
             out.add(new ListOffsetsTopicResponse(t.name(), ps));
         }

@@ -26,7 +26,27 @@ public final class BrokerView implements AutoCloseable {
     /** One reading: cumulative counts, so that two readings give a window's rates. */
     public record Snapshot(long nanos, long cpuNanos, Map<String, Long> requests, long fetchCount,
                            double fetchTimeMsSum, long bytesOut, Map<String, Long> threadCpuNanos,
-                           long fetchSessions) {
+                           long fetchSessions, long connectionsCreated, long sessionEvictions,
+                           double fetchLocalMsSum) {
+
+        /**
+         * The time the brokers' request threads spent on consumers' Fetches between {@code before} and this reading,
+         * ms ({@code LocalTimeMs} of {@code FetchConsumer}: from the requests' count and mean, as
+         * {@link #fetchMeanMsSince}); the long poll's wait is not in it, the answer's send is not either.
+         */
+        public double fetchLocalMsSince(Snapshot before) {
+            return fetchLocalMsSum - before.fetchLocalMsSum;
+        }
+
+        /** Connections the brokers accepted between {@code before} and this reading (every listener). */
+        public long connectionsCreatedSince(Snapshot before) {
+            return connectionsCreated - before.connectionsCreated;
+        }
+
+        /** Incremental fetch sessions the brokers evicted from their cache between {@code before} and this reading. */
+        public long sessionEvictionsSince(Snapshot before) {
+            return sessionEvictions - before.sessionEvictions;
+        }
 
         /**
          * The brokers' CPU between {@code before} and this reading by thread name (digits dropped, spaces as
@@ -69,6 +89,18 @@ public final class BrokerView implements AutoCloseable {
                 }
             });
             return rates;
+        }
+
+        /** Requests of each API between {@code before} and this reading, over {@code divisor} (e.g. consumers). */
+        public Map<String, Double> countsSince(Snapshot before, double divisor) {
+            Map<String, Double> counts = new TreeMap<>();
+            requests.forEach((api, n) -> {
+                long d = n - before.requests.getOrDefault(api, 0L);
+                if (d > 0) {
+                    counts.put(api, d / divisor);
+                }
+            });
+            return counts;
         }
 
         /** Mean time the brokers took to answer a consumer's Fetch between {@code before} and this reading, ms. */
@@ -126,6 +158,9 @@ public final class BrokerView implements AutoCloseable {
         double fetchSum = 0;
         long bytesOut = 0;
         long sessions = 0;
+        long connections = 0;
+        long evictions = 0;
+        double fetchLocal = 0;
         try {
             for (MBeanServerConnection s : servers) {
                 for (ObjectName n : s.queryNames(new ObjectName(
@@ -144,6 +179,27 @@ public final class BrokerView implements AutoCloseable {
                 if (s.isRegistered(cached)) {
                     sessions += ((Number) s.getAttribute(cached, "Value")).longValue();
                 }
+                ObjectName evicted = new ObjectName(
+                        "kafka.server:type=FetchSessionCache,name=IncrementalFetchSessionEvictionsPerSec");
+                if (s.isRegistered(evicted)) {
+                    evictions += ((Number) s.getAttribute(evicted, "Count")).longValue();
+                }
+                // one per listener and network thread; reconnects show as creations beyond the clients' sockets
+                for (ObjectName n : s.queryNames(new ObjectName("kafka.server:type=socket-server-metrics,*"), null)) {
+                    if (n.getKeyProperty("networkProcessor") != null) {
+                        try {
+                            connections += ((Number) s.getAttribute(n, "connection-creation-total")).longValue();
+                        } catch (javax.management.AttributeNotFoundException olderBroker) {
+                            // not every broker version has it: no count
+                        }
+                    }
+                }
+                ObjectName local = new ObjectName(
+                        "kafka.network:type=RequestMetrics,name=LocalTimeMs,request=FetchConsumer");
+                if (s.isRegistered(local)) {
+                    fetchLocal += ((Number) s.getAttribute(local, "Count")).longValue()
+                            * ((Number) s.getAttribute(local, "Mean")).doubleValue();
+                }
                 if (s.isRegistered(fetchTime)) {
                     long count = ((Number) s.getAttribute(fetchTime, "Count")).longValue();
                     fetchCount += count;
@@ -157,7 +213,8 @@ public final class BrokerView implements AutoCloseable {
         for (long pid : pids) {
             threadCpu(pid, threads);
         }
-        return new Snapshot(System.nanoTime(), cpu, requests, fetchCount, fetchSum, bytesOut, threads, sessions);
+        return new Snapshot(System.nanoTime(), cpu, requests, fetchCount, fetchSum, bytesOut, threads, sessions,
+                connections, evictions, fetchLocal);
     }
 
     /** Adds {@code pid}'s threads' CPU (user + sys, 10 ms ticks from {@code /proc}) by name; nothing without it. */

@@ -12,7 +12,7 @@ class BrokerViewTest {
 
     private static BrokerView.Snapshot at(long seconds, Map<String, Long> requests, long fetches, double fetchMsSum,
                                           Map<String, Long> threads) {
-        return new BrokerView.Snapshot(seconds * 1_000_000_000L, 0, requests, fetches, fetchMsSum, 0, threads, 0);
+        return new BrokerView.Snapshot(seconds * 1_000_000_000L, 0, requests, fetches, fetchMsSum, 0, threads, 0, 0, 0, 0);
     }
 
     @Test
@@ -50,6 +50,22 @@ class BrokerViewTest {
 
         assertThat(after.jitNanosSince(before)).isEqualTo(7_020_000_000L);
         assertThat(after.threadCpuSince(before, 2)).isEqualTo("C_CompilerThre:7020;data-plane-kafk:5960");
+    }
+
+    @Test
+    void startCountsArePerConsumerNotPerSecondAndWindowCountersAreDeltas() {
+        BrokerView.Snapshot before = new BrokerView.Snapshot(0, 0, Map.of("Metadata", 10L, "ListOffsets", 5L), 0, 0,
+                0, Map.of(), 0, 40, 3, 100.0);
+        BrokerView.Snapshot after = new BrokerView.Snapshot(30_000_000_000L, 0,
+                Map.of("Metadata", 2_010L, "ListOffsets", 1_005L, "ApiVersions", 2_000L), 0, 0, 0, Map.of(), 0, 2_040, 3,
+                4_100.0);
+
+        // 2,000 Metadata requests by 1,000 consumers over 30 s: 2 each, whatever the duration
+        assertThat(after.countsSince(before, 1_000)).containsOnly(Map.entry("ApiVersions", 2.0),
+                Map.entry("ListOffsets", 1.0), Map.entry("Metadata", 2.0));
+        assertThat(after.connectionsCreatedSince(before)).isEqualTo(2_000);
+        assertThat(after.sessionEvictionsSince(before)).isZero();
+        assertThat(after.fetchLocalMsSince(before)).isCloseTo(4_000.0, within(1e-9));
     }
 
     @Test
