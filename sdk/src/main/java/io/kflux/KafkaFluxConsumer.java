@@ -104,6 +104,10 @@ public interface KafkaFluxConsumer<K, V> {
      *         {@link UnsupportedVersionException} (with a group subscription, a broker lacks an API version the group
      *         member needs), {@link TimeoutException} (with a manual assignment, no bootstrap broker answered within
      *         {@code default.api.timeout.ms}; a broker lacking a needed API version shows up this way there too),
+     *         {@link ConfigException} (no name of {@code bootstrap.servers} resolved within
+     *         {@code bootstrap.resolve.timeout.ms}; with {@code group.protocol=consumer}, a
+     *         {@code group.remote.assignor} the broker does not offer, or a pattern the broker refuses as
+     *         INVALID_REGULAR_EXPRESSION),
      *         {@link IllegalStateException} (a concurrent subscription, or the consumer was closed).
      */
     Flux<ConsumerRecord<K, V>> receive();
