@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
@@ -19,9 +18,6 @@ import reactor.core.publisher.Mono;
 @Timeout(60)
 class UnreachableClusterLookupTest {
 
-    @Disabled("defect found in session 16 (s16-newuser): beginningOffsets/endOffsets/offsetsForTimes/seekToEnd fail"
-              + " within milliseconds with io.kflux.network.ConnectionFailedException (internal, not a"
-              + " KafkaFluxException) instead of TimeoutException after default.api.timeout.ms; enable with the fix")
     @Test
     void lookupsEndWithTimeoutExceptionAfterTheApiTimeout() {
         TopicPartition tp = new TopicPartition("lookup-unreachable", 0);

@@ -622,7 +622,10 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                     wanted.addAll(topics);
                     wanted.addAll(topicsOf(options.assignedPartitions()));
                     r.metadata().interest(wanted, false);
-                    return r.metadata().refresh().then();
+                    // a cluster not reachable yet is the lookup's to wait for (its retries end in TimeoutException
+                    // after default.api.timeout.ms); only errors that waiting cannot cure end it here
+                    return r.metadata().refresh().then()
+                            .onErrorResume(io.kflux.network.ConnectionFailedException.class, e -> Mono.empty());
                 });
         return ensureMetadata.then(r.offsets().list(query, timeout));
     }
