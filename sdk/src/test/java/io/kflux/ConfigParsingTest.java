@@ -247,6 +247,9 @@ class ConfigParsingTest {
         assertBad("fetch.max.bytes", "99999999999", "32-bit integer");
         assertBad("fetch.min.bytes", -1, ">= 0");
         assertBad("max.poll.records", 0, ">= 1");
+        // not a number: the key's own bounds, not only the type's range
+        assertBad("max.poll.records", "abc", ">= 1");
+        assertBad("fetch.max.bytes", "1MB", ">= 0");
         assertBad("receive.buffer.bytes", -2, "-1 (the operating system default) or a size >= 1");
         assertBad("receive.buffer.bytes", 0, "-1 (the operating system default) or a size >= 1");
         assertBad("check.crcs", "yes", "true or false");

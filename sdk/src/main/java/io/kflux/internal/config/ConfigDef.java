@@ -254,6 +254,10 @@ public final class ConfigDef {
 
     private static long integral(ConfigKey key, Object raw, long min, long max, String what) {
         String allowed = what + " (integral Number or decimal string) between " + min + " and " + max;
+        // not a number at all: the key's own bounds, when it has some, are what a user can act on
+        // (max.poll.records=abc: ">= 1", not the type's -2147483648 ... 2147483647)
+        String notANumber = key.validator() == null ? allowed
+                : what + " (integral Number or decimal string), " + key.validator().allowed();
         long v;
         if (raw instanceof Byte || raw instanceof Short || raw instanceof Integer || raw instanceof Long) {
             v = ((Number) raw).longValue();
@@ -263,10 +267,10 @@ public final class ConfigDef {
             try {
                 v = Long.parseLong(s.trim());
             } catch (NumberFormatException ex) {
-                throw new ConfigException(key.name(), raw, allowed);
+                throw new ConfigException(key.name(), raw, s.trim().matches("[-+]?\\d+") ? allowed : notANumber);
             }
         } else {
-            throw new ConfigException(key.name(), raw, allowed);
+            throw new ConfigException(key.name(), raw, notANumber);
         }
         if (v < min || v > max) {
             throw new ConfigException(key.name(), raw, allowed);
