@@ -55,8 +55,8 @@ import reactor.core.scheduler.Scheduler;
  * <p><b>Why one class past 500 lines.</b> It is the share path's one event loop: when to send, what each request
  * carries, what an answer settles and which acknowledgement waits for which answer all read and change the same
  * per-broker state ({@code ShareBroker}: session, request out, acknowledgements pending), on one thread. The
- * bookkeeping that does not need that state is out of it ({@link LockRenewals}, {@link PartitionAcknowledgements},
- * {@link AckCompletions}, {@link ShareSession}). Not done yet: the split the fetch path had (a pure planner with the
+ * bookkeeping that does not need that state is out of it ({@code LockRenewals}, {@code PartitionAcknowledgements},
+ * {@code AckCompletions}, {@code ShareSession}). Not done yet: the split the fetch path had (a pure planner with the
  * time passed in, an answer handler returning outcomes, I/O behind a seam); until then it is tested as a whole
  * through the share consumer against real brokers, and its parts on their own.
  */
