@@ -321,17 +321,20 @@ final class ConsumerFacade<K, V> implements Consumer<K, V> {
 
     @Override
     public void registerMetricForSubscription(KafkaMetric metric) {
-        throw unsupported("registerMetricForSubscription", "kflux pushes no client telemetry yet");
+        throw unsupported("registerMetricForSubscription", "kflux pushes its own consumer meters as client telemetry"
+                + " (KIP-714) but takes no application metrics into it");
     }
 
     @Override
     public void unregisterMetricFromSubscription(KafkaMetric metric) {
-        throw unsupported("unregisterMetricFromSubscription", "kflux pushes no client telemetry yet");
+        throw unsupported("unregisterMetricFromSubscription", "kflux pushes its own consumer meters as client telemetry"
+                + " (KIP-714) but takes no application metrics into it");
     }
 
     @Override
     public Uuid clientInstanceId(Duration timeout) {
-        throw unsupported("clientInstanceId", "kflux pushes no client telemetry yet");
+        throw unsupported("clientInstanceId", "kflux pushes client telemetry (KIP-714) but does not hand out the client"
+                + " instance id the broker gave it");
     }
 
     @Override
