@@ -70,6 +70,11 @@ public final class NodeConnections {
     private final boolean clusterCheck;
     /** The cluster id of the last Metadata answer, or null. */
     private volatile String clusterId;
+    /**
+     * The highest ApiVersions version the broker of the last connection announced, -1 before any: below 5 (a broker
+     * before Kafka 4.4) the cluster check is not asked for (see {@link #expected}).
+     */
+    private volatile short announcedApiVersionsMax = -1;
     /** {@code bootstrap.resolve.timeout.ms}, in ms (see the class comment). */
     private final long bootstrapResolveTimeoutMs;
     /** {@link System#nanoTime()} of the first bootstrap attempt; 0 before it. */
@@ -148,7 +153,8 @@ public final class NodeConnections {
      * every later connection to a known node or coordinator so a broker that is not that node of that cluster refuses
      * it (KIP-1242): only with {@code metadata.cluster.check.enable} and {@code metadata.recovery.strategy} other than
      * {@code none}, as the official client, since only a rebootstrap can act on the refusal. Bootstrap connections
-     * are never checked.
+     * are never checked, and no connection is while the broker of the last connection announced no ApiVersions v5
+     * (a broker before Kafka 4.4 would refuse it as UNSUPPORTED_VERSION and be asked again, a round trip for nothing).
      */
     public void clusterId(String id) {
         clusterId = id;
@@ -158,6 +164,14 @@ public final class NodeConnections {
     private BrokerIdentity expected(int slotId) {
         String cluster = clusterId;
         if (!clusterCheck || cluster == null || slotId < 0) {
+            return null;
+        }
+        short announced = announcedApiVersionsMax;
+        if (announced >= 0 && announced < io.kflux.protocol.message.ApiVersionsRequest.FIRST_CLUSTER_CHECK_VERSION) {
+            // The cluster's brokers predate KIP-1242: a checked (v5) ApiVersions would only be refused as
+            // UNSUPPORTED_VERSION and asked again unchecked, a round trip per connection for nothing. A broker that
+            // offers the check is asked again once a connection to one announced it (a rolling upgrade, a replaced
+            // cluster); until then the Metadata answers' cluster id (clusterId) is the check.
             return null;
         }
         return new BrokerIdentity(cluster, slotId > Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE - slotId : slotId);
@@ -365,7 +379,10 @@ public final class NodeConnections {
                             : connectFirst(address, targets, attempt, nodeId, expected);
                 })
                 .doOnError(AuthenticationException.class, this::fatal)
-                .doOnNext(c -> failureLog.connected(destination, address))
+                .doOnNext(c -> {
+                    failureLog.connected(destination, address);
+                    announcedApiVersionsMax = c.apiVersions().max(io.kflux.protocol.ApiKey.API_VERSIONS);
+                })
                 .doOnError(e -> {
                     if (!closed) {
                         failureLog.failed(destination, address, e);

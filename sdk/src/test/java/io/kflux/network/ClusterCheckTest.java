@@ -37,7 +37,12 @@ class ClusterCheckTest {
 
     /** Node 1's broker belongs to cluster-z: it refuses a v5 ApiVersions naming another cluster. */
     private MetadataManager manager(int node1ApiVersionsMax, Object... keyValues) {
-        fakes = new FakeMetadataCluster(node1ApiVersionsMax);
+        return managerWithBootstrapAt(5, node1ApiVersionsMax, keyValues);
+    }
+
+    private MetadataManager managerWithBootstrapAt(int bootstrapApiVersionsMax, int node1ApiVersionsMax,
+                                                   Object... keyValues) {
+        fakes = new FakeMetadataCluster(bootstrapApiVersionsMax, node1ApiVersionsMax);
         bootstrapServer = fakes.bootstrapServer;
         node1 = fakes.node1;
         node2 = fakes.node2;
@@ -110,5 +115,43 @@ class ClusterCheckTest {
         assertThat(manager.refresh().block(WAIT).clusterId()).isEqualTo("cluster-z");
         List<FakeBroker.Exchange> asked = node1.received(ApiKey.API_VERSIONS);
         assertThat(asked).extracting(ex -> ex.version).containsExactly((short) 5, (short) 4);
+    }
+
+    @Test
+    void whenTheLastBrokerConnectedPredates44TheNextIsAskedOnceUnchecked() {
+        MetadataManager manager = managerWithBootstrapAt(4, 4); // the bootstrap server and node 1 both before Kafka 4.4
+
+        assertThat(manager.refresh().block(WAIT).clusterId()).isEqualTo("cluster-z");
+        assertThat(node1.received(ApiKey.API_VERSIONS)).extracting(ex -> ex.version).containsExactly((short) 4);
+        assertThat(lastApiVersions(node1).clusterId()).isNull();
+    }
+
+    @Test
+    void theCheckIsAskedForWhileTheLastBrokerConnectedOfferedIt() {
+        java.util.Map<String, Object> props = java.util.Map.of("bootstrap.servers", "127.0.0.1:1", "client.id", "kflux");
+        NodeConnections connections = new NodeConnections(io.kflux.internal.ClientSettings.of(props).network());
+        FakeBroker old1 = new FakeBroker().range(ApiKey.API_VERSIONS, 0, 4);
+        FakeBroker old2 = new FakeBroker().range(ApiKey.API_VERSIONS, 0, 4);
+        FakeBroker upgraded3 = new FakeBroker().range(ApiKey.API_VERSIONS, 0, 5);
+        FakeBroker upgraded4 = new FakeBroker().range(ApiKey.API_VERSIONS, 0, 5);
+        try {
+            connections.clusterId("cluster-a");
+            for (FakeBroker b : List.of(old1, old2, upgraded3, upgraded4)) {
+                int node = List.of(old1, old2, upgraded3, upgraded4).indexOf(b) + 1;
+                assertThat(connections.connection(node, "127.0.0.1", b.port()).block(WAIT)).isNotNull();
+            }
+            // nothing known yet: checked, refused as too new, asked again unchecked (a round trip more)
+            assertThat(old1.received(ApiKey.API_VERSIONS)).extracting(ex -> ex.version).containsExactly((short) 5, (short) 4);
+            // the last broker connected predates the check: asked once, unchecked
+            assertThat(old2.received(ApiKey.API_VERSIONS)).extracting(ex -> ex.version).containsExactly((short) 4);
+            assertThat(upgraded3.received(ApiKey.API_VERSIONS)).extracting(ex -> ex.version).containsExactly((short) 4);
+            // the last one connected offered it: checked again
+            assertThat(upgraded4.received(ApiKey.API_VERSIONS)).extracting(ex -> ex.version).containsExactly((short) 5);
+            assertThat(((ApiVersionsRequest) upgraded4.received(ApiKey.API_VERSIONS).get(0).body).clusterId())
+                    .isEqualTo("cluster-a");
+        } finally {
+            connections.closeAll().block(WAIT);
+            List.of(old1, old2, upgraded3, upgraded4).forEach(FakeBroker::close);
+        }
     }
 }

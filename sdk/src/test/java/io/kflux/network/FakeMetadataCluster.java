@@ -22,13 +22,19 @@ import java.util.Map;
 final class FakeMetadataCluster implements AutoCloseable {
     static final Duration WAIT = Duration.ofSeconds(20);
 
-    final FakeBroker bootstrapServer = broker(5);
+    final FakeBroker bootstrapServer;
     final FakeBroker node1;
     final FakeBroker node2 = broker(5);
     private NodeConnections connections;
 
     /** @param node1ApiVersionsMax the highest ApiVersions version node 1 announces (5: Kafka 4.4) */
     FakeMetadataCluster(int node1ApiVersionsMax) {
+        this(5, node1ApiVersionsMax);
+    }
+
+    /** As {@link #FakeMetadataCluster(int)}, the bootstrap server announcing {@code bootstrapApiVersionsMax}. */
+    FakeMetadataCluster(int bootstrapApiVersionsMax, int node1ApiVersionsMax) {
+        bootstrapServer = broker(bootstrapApiVersionsMax);
         node1 = broker(node1ApiVersionsMax);
         bootstrapServer.on(ApiKey.METADATA, ex -> {
             boolean first = bootstrapServer.received(ApiKey.METADATA).size() == 1;
