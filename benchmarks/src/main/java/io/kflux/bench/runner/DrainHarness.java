@@ -159,19 +159,11 @@ public final class DrainHarness {
         if (agent == null || prefix == null) {
             return;
         }
-        String pid = Long.toString(ProcessHandle.current().pid());
         String event = System.getProperty("kflux.bench.profileEvent", "cpu");
-        String options = start
+        ProfilerAgent.command(agent, start
                 ? "start,event=" + event + ("cpu".equals(event) ? ",interval=1ms" : "") + ",threads"
-                : "stop,file=" + prefix + "-" + spec.client() + "-" + pid + ".collapsed,collapsed";
-        try {
-            // quoted: jcmd's argument parser would otherwise cut the options at their first comma
-            Process jcmd = new ProcessBuilder("jcmd", pid, "JVMTI.agent_load", agent, '"' + options + '"')
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            System.out.println("profile " + options + ": jcmd exit " + jcmd.waitFor());
-        } catch (java.io.IOException | InterruptedException e) {
-            System.out.println("profile " + options + " failed: " + e);
-        }
+                : "stop,file=" + prefix + "-" + spec.client() + "-" + ProcessHandle.current().pid()
+                        + ".collapsed,collapsed");
     }
 
     /** One unmeasured drain, verified like a measured one; its length in ns, consumer creation and close included. */
