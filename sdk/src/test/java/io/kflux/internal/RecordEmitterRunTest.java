@@ -192,8 +192,9 @@ class RecordEmitterRunTest {
     }
 
     private static MemoryRecordsBuilder builder(long baseOffset, int leaderEpoch) {
-        return MemoryRecords.builder(ByteBuffer.allocate(1024), org.apache.kafka.common.record.RecordBatch.MAGIC_VALUE_V2,
-                Compression.NONE, TimestampType.CREATE_TIME, baseOffset, -1L, 1L, (short) 0, 0, false, leaderEpoch);
+        return MemoryRecords.builder(ByteBuffer.allocate(1024),
+                org.apache.kafka.common.record.RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME,
+                baseOffset, -1L, 1L, (short) 0, 0, false, leaderEpoch);
     }
 
     /** What the log cleaner leaves of {@code records}: the batch keeps its last offset. */
