@@ -312,18 +312,8 @@ public final class ProcessingRunner {
         if (agent == null || prefix == null) {
             return null;
         }
-        String pid = Long.toString(ProcessHandle.current().pid());
-        return quarter -> {
-            String options = quarter == 1 ? "start,event=cpu,interval=1ms,threads" : "stop,file=" + file + ",collapsed";
-            try {
-                // quoted: jcmd's argument parser would otherwise cut the options at their first comma
-                Process jcmd = new ProcessBuilder("jcmd", pid, "JVMTI.agent_load", agent, '"' + options + '"')
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-                System.out.println("profile " + options + ": jcmd exit " + jcmd.waitFor());
-            } catch (java.io.IOException | InterruptedException e) {
-                System.out.println("profile " + options + " failed: " + e);
-            }
-        };
+        return quarter -> io.kflux.bench.runner.ProfilerAgent.command(agent,
+                quarter == 1 ? "start,event=cpu,interval=1ms,threads" : "stop,file=" + file + ",collapsed");
     }
 
     private static void awaitComplete(ProcessingTally tally) throws InterruptedException {

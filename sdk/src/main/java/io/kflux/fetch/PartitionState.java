@@ -126,6 +126,27 @@ public final class PartitionState {
         }
     }
 
+    /**
+     * Moves the position over a run of records taken from one wire batch at once ({@code receiveBatches()}: one move
+     * per run instead of one compare-and-set per record, issue #28), from {@code from} to {@code nextOffset}, unless
+     * the data turned stale since it was fetched under {@code seekEpoch}: a seek (also one back to {@code from}
+     * itself, which {@link #advance} cannot tell apart), a reset, a truncation or a revocation. Under the lock
+     * {@link #seek} holds, so that no seek lands between the check and the move.
+     *
+     * @param leaderEpoch the leader epoch of the run's wire batch, -1 unknown
+     * @return false when nothing moved: the run's records are stale and must not be emitted
+     */
+    public synchronized boolean advanceRun(long from, long nextOffset, int leaderEpoch, int seekEpoch) {
+        if (revoked || this.seekEpoch != seekEpoch || position != from) {
+            return false;
+        }
+        if (leaderEpoch >= 0) {
+            this.lastEmittedEpoch = leaderEpoch;
+        }
+        this.position = nextOffset;
+        return true;
+    }
+
     /** Positions the partition (seek, reset): buffered data of an older seek is dropped. */
     public void seek(long offset) {
         seek(offset, -1, FetchState.FETCHABLE);

@@ -44,6 +44,12 @@ final class BatchWalk {
      * a seek that lands while the record is built (deserializers run in between) is not undone.
      */
     private long chosenAt;
+    /**
+     * A run ({@link #startRun} to {@link #endRun}): the position it moves from, and the offset after its last record
+     * taken or passed over.
+     */
+    private long runFrom;
+    private long runNext;
 
     BatchWalk(boolean checkCrcs, RecordEmitter.Progress progress) {
         this.reader = new RecordsReader(checkCrcs);
@@ -156,6 +162,61 @@ final class BatchWalk {
         reportEpoch(ps, offset, epoch);
         progress.skipped(ps.topicPartition(), chosenAt, offset + 1);
         ps.advance(chosenAt, offset + 1, epoch); // false: a seek moved it, and the result is stale anyway
+    }
+
+    /**
+     * Starts a run over the rest of the cursor's wire batch, right after its record was {@link #emitted}: the records
+     * the run takes ({@link #nextInRun}, {@link #taken}, {@link #passedOverInRun}) move the position once, at
+     * {@link #endRun}. Within one wire batch the leader epoch is one and the offsets only grow, so nothing a step
+     * checks per record can change there but staleness and pause, which the caller checks.
+     */
+    void startRun() {
+        runFrom = cursor.offset() + 1;
+        runNext = runFrom;
+    }
+
+    /**
+     * Moves the cursor to the next record of its wire batch, for a run.
+     *
+     * @return false at the batch's end (the next {@link #step} goes on from there)
+     * @throws CorruptRecordException when the record cannot be read (the position then stays at the run's end)
+     */
+    boolean nextInRun(PartitionState ps) {
+        try {
+            return cursor.next();
+        } catch (CorruptRecordBatchException e) {
+            throw new CorruptRecordException(ps.topicPartition(), runNext, "corrupt record data in "
+                    + ps.topicPartition() + " at or after offset " + runNext + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The run takes the cursor's record: told as {@link #emitted} tells it, the position not moved yet. */
+    void taken(PartitionState ps) {
+        long offset = cursor.offset();
+        if (offset > runNext) {
+            progress.skipped(ps.topicPartition(), runNext, offset); // compacted away inside the batch
+        }
+        runNext = offset + 1;
+    }
+
+    /** The run passes the cursor's record over unemitted (the deserialization error handler skipped it). */
+    void passedOverInRun(PartitionState ps) {
+        long offset = cursor.offset();
+        progress.skipped(ps.topicPartition(), runNext, offset + 1);
+        runNext = offset + 1;
+    }
+
+    /**
+     * Ends the run: the position moves over what it took, unless the result turned stale (fetched under
+     * {@code seekEpoch}) since.
+     *
+     * @return false when nothing moved: the run's records must not be emitted
+     */
+    boolean endRun(PartitionState ps, int seekEpoch) {
+        if (runNext == runFrom) {
+            return true;
+        }
+        return ps.advanceRun(runFrom, runNext, batch.partitionLeaderEpoch(), seekEpoch);
     }
 
     /** For read_committed: true for an aborted data batch; tracks ABORT markers as they pass. */

@@ -246,7 +246,11 @@ class RecordEmitterBatchTest {
         assertThat(ps.position()).as("stays at the poison record").isEqualTo(3L);
     }
 
-    /** A seek while a batch is built: the records taken before it go out, nothing of the old result after it. */
+    /**
+     * A seek while a batch is built: the records the position moved over before it go out, nothing of the old result
+     * after it. Past the first record of a wire batch the position moves once per run (issue #28), so the records of
+     * the run the seek landed in (1 and 2 here) are stale with it.
+     */
     @Test
     void aSeekCutsTheBatch() {
         RecordEmitter<String, String> emitter = emitter(500);
@@ -255,8 +259,8 @@ class RecordEmitterBatchTest {
         emitter.offer(fetch(ps, 0, 6));
         emitter.request(5);
         runWorker();
-        assertThat(offsets()).as("v2 was built as the seek landed: stale, not emitted").containsExactly(
-                List.of(0L, 1L));
+        assertThat(offsets()).as("v2 was built as the seek landed: its run is stale, not emitted").containsExactly(
+                List.of(0L));
         assertThat(ps.position()).isEqualTo(100L);
     }
 }

@@ -124,7 +124,9 @@ public final class DrainHarness {
         long gcBefore = gcMillis();
         tally.created();
         long pauseNanos = tally.createdNanos - pauseAt;
+        profile(spec, true);
         drainer.drain(spec, tally);
+        profile(spec, false);
         long closeNanos = System.nanoTime() - tally.endNanos;
         BrokerView.Snapshot brokerAfter = brokers.read();
         brokers.close();
@@ -142,6 +144,26 @@ public final class DrainHarness {
                 jvmStartMillis(mainAt), System.nanoTime() - mainAt, loadAverage(),
                 brokerAfter.cpuNanos() - brokerBefore.cpuNanos(), brokerAfter.fetchCount() - brokerBefore.fetchCount(),
                 brokerAfter.bytesOut() - brokerBefore.bytesOut());
+    }
+
+    /**
+     * With {@code -Dkflux.bench.profileAgent=<libasyncProfiler.so> -Dkflux.bench.profileFile=<prefix>} among the
+     * contender's JVM flags (the suite's {@code --jvm-args}): an async-profiler profile of the measured drain only
+     * (lead-in included, warm-up not), loaded with {@code jcmd JVMTI.agent_load} as it starts and written as
+     * collapsed stacks per thread to {@code <prefix>-<client>-<pid>.collapsed} as it ends. The event is
+     * {@code -Dkflux.bench.profileEvent} ({@code cpu}, 1 ms, by default; {@code alloc} samples allocations).
+     */
+    private static void profile(Spec spec, boolean start) {
+        String agent = System.getProperty("kflux.bench.profileAgent");
+        String prefix = System.getProperty("kflux.bench.profileFile");
+        if (agent == null || prefix == null) {
+            return;
+        }
+        String event = System.getProperty("kflux.bench.profileEvent", "cpu");
+        ProfilerAgent.command(agent, start
+                ? "start,event=" + event + ("cpu".equals(event) ? ",interval=1ms" : "") + ",threads"
+                : "stop,file=" + prefix + "-" + spec.client() + "-" + ProcessHandle.current().pid()
+                        + ".collapsed,collapsed");
     }
 
     /** One unmeasured drain, verified like a measured one; its length in ns, consumer creation and close included. */

@@ -370,11 +370,29 @@ public final class RecordCursor {
 
     /** Reads a zigzag varint of at most 5 bytes that must end before {@code limit}. */
     private int readVarint(int limit) {
-        // most record fields fit one byte: read it without entering the loop
-        if (pos < limit && data[pos] >= 0) {
-            int raw = data[pos++];
-            return (raw >>> 1) ^ -(raw & 1);
+        // most record fields fit one or two bytes (a 100-byte record's length, value length and an offset delta
+        // below 8192 take two): read those without entering the loop
+        int p = pos;
+        if (p < limit) {
+            int b0 = data[p];
+            if (b0 >= 0) {
+                pos = p + 1;
+                return (b0 >>> 1) ^ -(b0 & 1);
+            }
+            if (p + 1 < limit) {
+                int b1 = data[p + 1];
+                if (b1 >= 0) {
+                    pos = p + 2;
+                    int raw = (b0 & 0x7F) | (b1 << 7);
+                    return (raw >>> 1) ^ -(raw & 1);
+                }
+            }
         }
+        return readLongVarint(limit);
+    }
+
+    /** {@link #readVarint} past its one- and two-byte forms, and every error. */
+    private int readLongVarint(int limit) {
         int raw = 0;
         for (int shift = 0; shift < 35; shift += 7) {
             if (pos >= limit) {
