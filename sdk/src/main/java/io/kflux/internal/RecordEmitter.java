@@ -631,10 +631,15 @@ final class RecordEmitter<K, V> implements Subscription {
 
     /** Rotation: the queued results join the rotation, and the next turn's result is taken. */
     private ResultRotation.Turn nextTurn() {
+        rotateQueued();
+        return rotation.next();
+    }
+
+    /** Rotation: the results the fetcher queued join the rotation, in the order they came. */
+    private void rotateQueued() {
         for (CompletedFetch cf; (cf = queue.poll()) != null; ) {
             rotation.add(cf);
         }
-        return rotation.next();
     }
 
     /**
@@ -647,9 +652,7 @@ final class RecordEmitter<K, V> implements Subscription {
                 || !rotation.isTaken(current)) {
             return;
         }
-        for (CompletedFetch cf; (cf = queue.poll()) != null; ) {
-            rotation.add(cf);
-        }
+        rotateQueued();
         if (!rotation.othersWaiting()) {
             return;
         }
