@@ -142,6 +142,31 @@ class ProgressMetadataTest {
     }
 
     @Test
+    void progressThatDoesNotFitKeepsTheLowestCompletedOffsetsForTheNextOwner() {
+        CommitManager first = new CommitManager(new OffsetCommitter(new NoGroup(), 100, 1000), Duration.ofSeconds(1));
+        first.keepProgress(true);
+        first.track(TP, 10);
+        // 3,000 scattered records completed above offset 10, which is still running: far more than 4,096 chars hold
+        for (long o = 11; o < 3_000_011; o += 1000) {
+            first.acknowledge(TP, o);
+        }
+        CommitOffset offset = first.uncommitted((Set<TopicPartition>) null).get(TP);
+        assertThat(offset.offset()).isEqualTo(10);
+        assertThat(offset.metadata().length()).isBetween(1, ProgressMetadata.MAX_CHARS);
+
+        CommitManager next = new CommitManager(new OffsetCommitter(new NoGroup(), 100, 1000), Duration.ofSeconds(1));
+        next.keepProgress(true);
+        next.rememberProgress(Map.of(TP, offset));
+        next.track(TP, 10);
+        long kept = java.util.stream.LongStream.iterate(11, o -> o < 3_000_011, o -> o + 1000)
+                .filter(o -> next.completedEarlier(TP, o)).count();
+        assertThat(kept).as("the lowest ~1,000 of the 3,000 are not processed again").isBetween(1000L, 1021L);
+        assertThat(next.completedEarlier(TP, 11)).isTrue();
+        assertThat(next.completedEarlier(TP, 2_999_011)).as("the highest did not fit").isFalse();
+        assertThat(next.completedEarlier(TP, 12)).as("never completed").isFalse();
+    }
+
+    @Test
     void underProcessTheCommitCarriesTheProgressAndTheNextOwnerRestoresIt() {
         CommitManager first = new CommitManager(new OffsetCommitter(new NoGroup(), 100, 1000), Duration.ofSeconds(1));
         first.keepProgress(true);
