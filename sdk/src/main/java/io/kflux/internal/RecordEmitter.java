@@ -603,6 +603,9 @@ final class RecordEmitter<K, V> implements Subscription {
                 current = null;
                 continue;
             }
+            if (rotation != null && ps.position() - turnStart >= rotation.sliceRecords() && gaveWay()) {
+                continue;
+            }
             switch (walk.step(ps)) {
                 case RECORD -> {
                     RecordCursor cursor = walk.cursor();
@@ -621,9 +624,6 @@ final class RecordEmitter<K, V> implements Subscription {
                     current = null;
                 }
                 case MOVED -> {
-                    if (rotation != null && walk.cursor() != null) {
-                        giveWayIfDue(); // at a new record batch: where a result may stop for now
-                    }
                 }
             }
         }
@@ -643,23 +643,27 @@ final class RecordEmitter<K, V> implements Subscription {
     }
 
     /**
-     * Rotation, at a record batch boundary of {@link #current}: once it emitted a slice since its turn began and
-     * another partition's result waits, it gives way, keeping its walk. Not while parked results of resumed partitions
-     * go first ({@link #resumed}): those are emitted whole, in order.
+     * Rotation, once {@link #current} emitted a slice since its turn began: it gives way if another partition's result
+     * waits, keeping its walk (between two records, possibly inside a record batch of the log); else a new slice
+     * begins. Not while parked results of resumed partitions go first ({@link #resumed}): those are emitted whole, in
+     * order.
+     *
+     * @return true when it gave way ({@link #current} is null)
      */
-    private void giveWayIfDue() {
-        if (current.partition().position() - turnStart < rotation.sliceRecords() || !resumed.isEmpty()
-                || !rotation.isTaken(current)) {
-            return;
+    private boolean gaveWay() {
+        if (!resumed.isEmpty() || !rotation.isTaken(current)) {
+            return false;
         }
         rotateQueued();
         if (!rotation.othersWaiting()) {
-            return;
+            turnStart = current.partition().position();
+            return false;
         }
         rotation.giveWay(current, walk);
         BatchWalk spare = spareWalks.poll();
         walk = spare != null ? spare : new BatchWalk(checkCrcs, progress);
         current = null;
+        return true;
     }
 
     /** Counts an emitted record for the metrics, reported per drain. */

@@ -9,7 +9,8 @@ import java.util.function.Consumer;
 
 /**
  * The order in which {@code process()}'s emitter takes fetched results: partitions take turns, and a result gives way
- * to another partition's waiting result once a slice of it was emitted (the emitter asks at a record batch boundary).
+ * to another partition's waiting result once a slice of it was emitted (between two records, inside a record batch of
+ * the log too: producers write batches of thousands of small records).
  * Without it, one partition's whole result (up to {@code max.partition.fetch.bytes}, thousands of small records) fills
  * the records {@code process()} holds, so its keys alone can run (issue #27).
  *
@@ -19,7 +20,8 @@ import java.util.function.Consumer;
  * {@code FetchPlanner.MAX_PENDING_FETCHES} results per partition, as bytes, under the consumer's buffered bytes bound.
  *
  * <p>Drain loop only (not thread-safe). {@code receive()} and the other calls have no rotation (the emitter's field
- * is null): their results go out one after another as before, at the cost of a null check per result and per batch.
+ * is null): their results go out one after another as before, at the cost of a null check per result and per record
+ * (as for tracing).
  */
 final class ResultRotation {
     /** A result waiting for its turn, with its walk where it stopped, or null when it has not started. */
