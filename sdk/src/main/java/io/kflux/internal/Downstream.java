@@ -22,7 +22,7 @@ record Downstream<K, V>(CoreSubscriber<? super ConsumerRecord<K, V>> records,
         return new Downstream<>(java.util.Objects.requireNonNull(records), null, 1, 0);
     }
 
-    /** Records, with partitions taking turns every {@code slice} records (at record batch boundaries). */
+    /** Records, with partitions taking turns every {@code slice} records ({@link ResultRotation}). */
     static <K, V> Downstream<K, V> inTurns(CoreSubscriber<? super ConsumerRecord<K, V>> records, int slice) {
         if (slice < 1) {
             throw new IllegalArgumentException("slice must be at least 1, was " + slice);
