@@ -33,11 +33,11 @@ class RecordEmitterRotationTest {
     private final List<String> skipped = new ArrayList<>();
     private final List<CompletedFetch> consumed = new ArrayList<>();
     private final List<CompletedFetch> refused = new ArrayList<>();
+    private final PartitionState a = partition("t", 0);
+    private final PartitionState b = partition("t", 1);
 
     @Test
     void partitionsTakeTurnsInSlices() {
-        PartitionState a = partition("t", 0);
-        PartitionState b = partition("t", 1);
         TestSubscriber<ConsumerRecord<String, String>> subscriber = withoutDemand();
         RecordEmitter<String, String> emitter = emitter(subscriber, 4);
         emitter.offer(fetch(a, 0, 3, 4));
@@ -62,8 +62,6 @@ class RecordEmitterRotationTest {
 
     @Test
     void aSliceMayEndInsideARecordBatchAndTheResultGoesOnFromThereInItsNextTurn() {
-        PartitionState a = partition("t", 0);
-        PartitionState b = partition("t", 1);
         TestSubscriber<ConsumerRecord<String, String>> subscriber = TestSubscriber.create();
         // producers write batches of thousands of small records: a slice of 3 ends inside these batches of 4
         RecordEmitter<String, String> emitter = emitter(subscriber, 3);
@@ -79,8 +77,6 @@ class RecordEmitterRotationTest {
 
     @Test
     void aResultThatGaveWayGoesBeforeANewerResultOfItsPartition() {
-        PartitionState a = partition("t", 0);
-        PartitionState b = partition("t", 1);
         TestSubscriber<ConsumerRecord<String, String>> subscriber = withoutDemand();
         RecordEmitter<String, String> emitter = emitter(subscriber, 4);
         emitter.offer(fetch(a, 0, 2, 4));
@@ -101,8 +97,6 @@ class RecordEmitterRotationTest {
 
     @Test
     void aResultWaitingForItsTurnWhosePartitionWasSeekedIsDroppedUnemitted() {
-        PartitionState a = partition("t", 0);
-        PartitionState b = partition("t", 1);
         TestSubscriber<ConsumerRecord<String, String>> subscriber = withoutDemand();
         RecordEmitter<String, String> emitter = emitter(subscriber, 4);
         CompletedFetch first = fetch(a, 0, 2, 4);
@@ -124,8 +118,6 @@ class RecordEmitterRotationTest {
 
     @Test
     void cancellingReleasesTheResultsWaitingForTheirTurn() {
-        PartitionState a = partition("t", 0);
-        PartitionState b = partition("t", 1);
         TestSubscriber<ConsumerRecord<String, String>> subscriber = withoutDemand();
         RecordEmitter<String, String> emitter = emitter(subscriber, 4);
         CompletedFetch first = fetch(a, 0, 2, 4);
@@ -146,8 +138,6 @@ class RecordEmitterRotationTest {
 
     @Test
     void receiveStillEmitsOneWholeResultAfterAnother() {
-        PartitionState a = partition("t", 0);
-        PartitionState b = partition("t", 1);
         TestSubscriber<ConsumerRecord<String, String>> subscriber = TestSubscriber.create();
         RecordEmitter<String, String> emitter = emitter(subscriber, 0);
         emitter.offer(fetch(a, 0, 2, 4));
