@@ -141,7 +141,8 @@ public final class AckTracker {
     /**
      * The acknowledged offsets above {@link #committable()}, relative to it, as {@code [start, end)} pairs in
      * increasing order (what {@link ProgressMetadata#encode} takes); skipped ranges are not included (they hold no
-     * record to process again). Null when there are more than {@code maxRuns} runs.
+     * record to process again). The lowest {@code maxRuns} when there are more (the committed offset reaches them
+     * first; any subset is right to keep, the next owner only processes more again).
      */
     public synchronized long[] completedRuns(int maxRuns) {
         if (chunks.isEmpty()) {
@@ -169,7 +170,7 @@ public final class AckTracker {
                     }
                     if (runStart >= 0) {
                         if (n / 2 == maxRuns) {
-                            return null;
+                            return java.util.Arrays.copyOf(runs, n);
                         }
                         if (n == runs.length) {
                             runs = java.util.Arrays.copyOf(runs, Math.min(2 * maxRuns, n * 2));
@@ -184,7 +185,7 @@ public final class AckTracker {
         }
         if (runStart >= 0) {
             if (n / 2 == maxRuns) {
-                return null;
+                return java.util.Arrays.copyOf(runs, n);
             }
             if (n == runs.length) {
                 runs = java.util.Arrays.copyOf(runs, n + 2);

@@ -275,19 +275,19 @@ public final class CommitManager {
 
     /**
      * The metadata for committing {@code tp} at {@code committable}: the offsets completed above it, {@code ""} when
-     * none are or they do not fit in {@link ProgressMetadata#MAX_CHARS} (said at DEBUG: the next owner then
-     * processes them again).
+     * none are; when they do not all fit in {@link ProgressMetadata#MAX_CHARS}, as many of the lowest as fit (said at
+     * DEBUG: the next owner processes the others again).
      */
     private String progress(TopicPartition tp, AckTracker t, long committable) {
-        long[] runs = t.completedRuns(ProgressMetadata.maxRuns());
-        java.util.Optional<String> encoded = runs == null ? java.util.Optional.empty() : ProgressMetadata.encode(runs);
-        if (encoded.isEmpty()) {
-            logContext.run(() -> log.debug("{}: the {} offset(s) completed above {} do not fit in the commit metadata"
-                    + " ({} chars at most): committed without them, its next owner processes them again", tp,
-                    t.acknowledgedAbove(), committable, ProgressMetadata.MAX_CHARS));
-            return "";
+        int maxRuns = ProgressMetadata.maxRuns();
+        long[] runs = t.completedRuns(maxRuns);
+        ProgressMetadata.Encoded encoded = ProgressMetadata.encode(runs);
+        if (!encoded.complete() || runs.length == 2 * maxRuns) {
+            logContext.run(() -> log.debug("{}: the {} offset(s) completed above {} do not all fit in the commit"
+                    + " metadata ({} chars at most): committed with the lowest that fit, its next owner processes the"
+                    + " others again", tp, t.acknowledgedAbove(), committable, ProgressMetadata.MAX_CHARS));
         }
-        return encoded.get();
+        return encoded.metadata();
     }
 
     /** Commits every acknowledged offset not yet committed (of {@code only}, when given). */

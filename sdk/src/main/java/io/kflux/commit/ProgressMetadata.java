@@ -2,7 +2,6 @@ package io.kflux.commit;
 
 import java.io.ByteArrayOutputStream;
 import java.util.Base64;
-import java.util.Optional;
 
 /**
  * The completed offsets above a committed offset, as the commit's metadata string (what {@code process()} writes so
@@ -21,8 +20,8 @@ import java.util.Optional;
  * (the application's, or another client's) and decodes to nothing; so does a malformed string.
  *
  * <p>The broker refuses metadata longer than {@code offset.metadata.max.bytes} (4,096 by default) with
- * OFFSET_METADATA_TOO_LARGE; {@link #encode} returns empty above {@link #MAX_CHARS} instead, and a broker set below that
- * default gets the commit again without the progress ({@code OffsetCommitter}).
+ * OFFSET_METADATA_TOO_LARGE; {@link #encode} keeps as much as fits in {@link #MAX_CHARS} instead (the lowest completed
+ * offsets), and a broker set below that default gets the commit again without the progress ({@code OffsetCommitter}).
  */
 public final class ProgressMetadata {
     /** Marks kflux progress, version 1. */
@@ -38,28 +37,43 @@ public final class ProgressMetadata {
 
     /**
      * The most runs worth collecting: each takes at least two bytes in the runs form, and the bitmap form of more
-     * runs than this spans more bits than fit either.
+     * runs than this spans more bits than fit either. More runs than this are cut to the lowest ones.
      */
     public static int maxRuns() {
         return MAX_BODY_BYTES / 2 + 1;
     }
 
     /**
+     * The metadata and how much of the progress it holds.
+     *
+     * @param metadata what to commit
+     * @param complete whether it holds every run it was given (false: the highest runs, or the tail of one, were cut
+     *                 to fit in {@link #MAX_CHARS}; the partition's next owner processes those records again)
+     */
+    public record Encoded(String metadata, boolean complete) {
+    }
+
+    /**
+     * Encodes as much of the progress as fits in {@link #MAX_CHARS}: all of it when it fits; else the form that keeps
+     * more completed offsets of the two cut to fit, the lowest runs (the runs form) or the offsets below a bound (the
+     * bitmap form). Any subset of the completed offsets is right to commit (the next owner only processes more again),
+     * and the lowest ones matter first: the committed offset reaches them first.
+     *
      * @param runs completed offsets relative to the committed offset, as {@code [start, end)} pairs in increasing
      *             order, not touching, every start at least 1 (the committed offset itself is not completed)
-     * @return the metadata, {@code ""} for no runs, empty when it would be longer than {@link #MAX_CHARS}
+     * @return the metadata ({@code ""} for no runs), at most {@link #MAX_CHARS} long
      * @throws IllegalArgumentException for runs not as described
      */
-    public static Optional<String> encode(long[] runs) {
+    public static Encoded encode(long[] runs) {
         if (runs.length % 2 != 0) {
             throw new IllegalArgumentException("runs come in [start, end) pairs, got " + runs.length + " numbers");
         }
         if (runs.length == 0) {
-            return Optional.of("");
+            return new Encoded("", true);
         }
-        ByteArrayOutputStream asRuns = new ByteArrayOutputStream();
-        asRuns.write(RUNS);
-        varint(asRuns, runs.length / 2);
+        ByteArrayOutputStream runBytes = new ByteArrayOutputStream();
+        int keptRuns = 0;
+        long keptByRuns = 0;
         long previousEnd = 0;
         for (int i = 0; i < runs.length; i += 2) {
             long start = runs[i];
@@ -68,30 +82,51 @@ public final class ProgressMetadata {
                 throw new IllegalArgumentException("run " + i / 2 + " [" + start + ", " + end + ") is empty, overlaps,"
                         + " touches the previous one or starts at the committed offset");
             }
-            varint(asRuns, start - previousEnd);
-            varint(asRuns, end - start);
+            int size = varintSize(start - previousEnd) + varintSize(end - start);
+            if (keptRuns == i / 2 && 1 + varintSize(keptRuns + 1) + runBytes.size() + size <= MAX_BODY_BYTES) {
+                varint(runBytes, start - previousEnd);
+                varint(runBytes, end - start);
+                keptRuns++;
+                keptByRuns += end - start;
+            } // else full: the later runs are still checked, not written
             previousEnd = end;
-            if (asRuns.size() > MAX_BODY_BYTES) {
-                break; // the runs form is too large already; the bitmap form decides
-            }
         }
-        byte[] body = asRuns.toByteArray();
-        long bits = runs[runs.length - 1];
+        long runsSize = 1 + varintSize(keptRuns) + runBytes.size();
+        long bits = Math.min(runs[runs.length - 1], bitmapCapacity());
+        long keptByBitmap = 0;
+        for (int i = 0; i < runs.length && runs[i] < bits; i += 2) {
+            keptByBitmap += Math.min(runs[i + 1], bits) - runs[i];
+        }
         long bitmapSize = 1 + varintSize(bits) + (bits + 7) / 8;
-        if (bitmapSize <= MAX_BODY_BYTES && (bitmapSize < body.length || body.length > MAX_BODY_BYTES)) {
-            ByteArrayOutputStream asBitmap = new ByteArrayOutputStream();
-            asBitmap.write(BITMAP);
-            varint(asBitmap, bits);
+        boolean complete;
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        if (keptByBitmap > keptByRuns || keptByBitmap == keptByRuns && bitmapSize < runsSize) {
+            body.write(BITMAP);
+            varint(body, bits);
             byte[] map = new byte[(int) ((bits + 7) / 8)];
-            for (int i = 0; i < runs.length; i += 2) {
-                for (long o = runs[i]; o < runs[i + 1]; o++) {
+            for (int i = 0; i < runs.length && runs[i] < bits; i += 2) {
+                for (long o = runs[i]; o < Math.min(runs[i + 1], bits); o++) {
                     map[(int) (o >>> 3)] |= (byte) (1 << (o & 7));
                 }
             }
-            asBitmap.write(map, 0, map.length);
-            body = asBitmap.toByteArray();
+            body.write(map, 0, map.length);
+            complete = bits == runs[runs.length - 1];
+        } else {
+            body.write(RUNS);
+            varint(body, keptRuns);
+            body.writeBytes(runBytes.toByteArray());
+            complete = keptRuns == runs.length / 2;
         }
-        return body.length > MAX_BODY_BYTES ? Optional.empty() : Optional.of(text(body));
+        return new Encoded(text(body.toByteArray()), complete);
+    }
+
+    /** The most bits a bitmap body within {@link #MAX_BODY_BYTES} holds. */
+    private static long bitmapCapacity() {
+        long bits = (MAX_BODY_BYTES - 1L - 2L) * 8; // less the form byte and a count of 2 bytes, then down to fit
+        while (1 + varintSize(bits) + (bits + 7) / 8 > MAX_BODY_BYTES) {
+            bits -= 8;
+        }
+        return bits;
     }
 
     private static int varintSize(long v) {

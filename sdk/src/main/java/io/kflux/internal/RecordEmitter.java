@@ -109,7 +109,15 @@ final class RecordEmitter<K, V> implements Subscription {
             AtomicLongFieldUpdater.newUpdater(RecordEmitter.class, "requested");
     private volatile long requested;
     private final AtomicInteger wip = new AtomicInteger();
-    private final BatchWalk walk;
+    private final boolean checkCrcs;
+    /** The walk through {@link #current}; swapped with a result's own when results take turns. */
+    private BatchWalk walk;
+    /** process(): partitions take turns ({@link ResultRotation}); null for every other call. */
+    private final ResultRotation rotation;
+    /** Walks not in use, for results taking turns (each such result keeps its own walk while it waits). */
+    private final java.util.ArrayDeque<BatchWalk> spareWalks = new java.util.ArrayDeque<>();
+    /** The position of {@link #current}'s partition when its turn began (rotation only). */
+    private long turnStart;
     private final List<CompletedFetch> parked = new ArrayList<>();
     /**
      * Parked results of resumed partitions, emitted before anything in {@link #queue}: a Fetch sent on resume may
@@ -156,7 +164,9 @@ final class RecordEmitter<K, V> implements Subscription {
         this.returns = returns;
         this.onTerminate = onTerminate;
         this.worker = worker;
+        this.checkCrcs = checkCrcs;
         this.walk = new BatchWalk(checkCrcs, progress);
+        this.rotation = downstream.slice() > 0 ? new ResultRotation(downstream.slice()) : null;
     }
 
     /** Observes each record's delivery, or null (tracing off: no cost but a null check). Set like {@link #metrics}. */
@@ -442,6 +452,9 @@ final class RecordEmitter<K, V> implements Subscription {
         for (CompletedFetch cf; (cf = queue.poll()) != null; ) {
             finish(cf);
         }
+        if (rotation != null) {
+            rotation.clear(this::finish);
+        }
     }
 
     private void unparkResumed() {
@@ -591,9 +604,22 @@ final class RecordEmitter<K, V> implements Subscription {
                 if (sameResult) {
                     return null;
                 }
-                CompletedFetch cf = resumed.isEmpty() ? queue.poll() : resumed.poll();
+                CompletedFetch cf;
+                BatchWalk stoppedAt = null;
+                if (!resumed.isEmpty()) {
+                    cf = resumed.poll();
+                } else if (rotation == null) {
+                    cf = queue.poll();
+                } else {
+                    ResultRotation.Turn turn = nextTurn();
+                    cf = turn == null ? null : turn.result();
+                    stoppedAt = turn == null ? null : turn.walk();
+                }
                 if (cf == null) {
                     return null;
+                }
+                if (stoppedAt != null) {
+                    spareWalks.add(stoppedAt); // used below if its turn goes on, else re-read from the start if parked
                 }
                 if (cf.isStale()) {
                     finish(cf);
@@ -612,6 +638,14 @@ final class RecordEmitter<K, V> implements Subscription {
                     continue;
                 }
                 current = cf;
+                turnStart = cf.partition().position();
+                if (stoppedAt != null) {
+                    // its turn goes on where it gave way: positioned already, nothing re-read
+                    spareWalks.remove(stoppedAt);
+                    spareWalks.add(walk);
+                    walk = stoppedAt;
+                    continue;
+                }
                 int positionEpoch = cf.partition().positionEpoch();
                 Integer tracked = trackedEpochs.put(cf.partition(), positionEpoch);
                 if (tracked == null || tracked != positionEpoch) {
@@ -630,6 +664,9 @@ final class RecordEmitter<K, V> implements Subscription {
                 // Re-reading it later from the start is cheap: records below the position are skipped.
                 parked.add(current);
                 current = null;
+                continue;
+            }
+            if (rotation != null && ps.position() - turnStart >= rotation.sliceRecords() && gaveWay()) {
                 continue;
             }
             switch (walk.step(ps)) {
@@ -653,6 +690,43 @@ final class RecordEmitter<K, V> implements Subscription {
                 }
             }
         }
+    }
+
+    /** Rotation: the queued results join the rotation, and the next turn's result is taken. */
+    private ResultRotation.Turn nextTurn() {
+        rotateQueued();
+        return rotation.next();
+    }
+
+    /** Rotation: the results the fetcher queued join the rotation, in the order they came. */
+    private void rotateQueued() {
+        for (CompletedFetch cf; (cf = queue.poll()) != null; ) {
+            rotation.add(cf);
+        }
+    }
+
+    /**
+     * Rotation, once {@link #current} emitted a slice since its turn began: it gives way if another partition's result
+     * waits, keeping its walk (between two records, possibly inside a record batch of the log); else a new slice
+     * begins. Not while parked results of resumed partitions go first ({@link #resumed}): those are emitted whole, in
+     * order.
+     *
+     * @return true when it gave way ({@link #current} is null)
+     */
+    private boolean gaveWay() {
+        if (!resumed.isEmpty() || !rotation.isTaken(current)) {
+            return false;
+        }
+        rotateQueued();
+        if (!rotation.othersWaiting()) {
+            turnStart = current.partition().position();
+            return false;
+        }
+        rotation.giveWay(current, walk);
+        BatchWalk spare = spareWalks.poll();
+        walk = spare != null ? spare : new BatchWalk(checkCrcs, progress);
+        current = null;
+        return true;
     }
 
     /** Counts an emitted record for the metrics, reported per drain. */

@@ -546,7 +546,7 @@ class OffsetCommitterTest {
 
     @Test
     void progressMetadataTheBrokerRefusesAsTooLargeIsLeftOutAndTheOffsetsAreCommitted() {
-        String progress = ProgressMetadata.encode(new long[] {1, 2, 3, 4}).orElseThrow();
+        String progress = ProgressMetadata.encode(new long[] {1, 2, 3, 4}).metadata();
         Map<TopicPartition, CommitOffset> offsets = new LinkedHashMap<>();
         offsets.put(P0, new CommitOffset(10, 3, progress));
         offsets.put(P1, new CommitOffset(20, 4, ""));

@@ -44,7 +44,7 @@ class ProgressMetadataTest {
     @Test
     void roundTripsOfBothFormsAndTheSmallerIsChosen() {
         long[] sparse = {1, 2, 1000, 1001, 50_000, 50_010};
-        String s = ProgressMetadata.encode(sparse).orElseThrow();
+        String s = ProgressMetadata.encode(sparse).metadata();
         assertThat(s).startsWith(ProgressMetadata.PREFIX).hasSizeLessThan(30);
         assertThat(ProgressMetadata.decode(s)).containsExactly(sparse);
 
@@ -54,11 +54,11 @@ class ProgressMetadataTest {
             alternate.add(o);
         }
         long[] dense = runs(alternate);
-        String d = ProgressMetadata.encode(dense).orElseThrow();
+        String d = ProgressMetadata.encode(dense).metadata();
         assertThat(d.length()).as("bitmap: 1000 bits in base64").isLessThan(ProgressMetadata.PREFIX.length() + 180);
         assertThat(ProgressMetadata.decode(d)).containsExactly(dense);
 
-        assertThat(ProgressMetadata.encode(new long[0])).contains("");
+        assertThat(ProgressMetadata.encode(new long[0]).metadata()).isEmpty();
         assertThat(ProgressMetadata.decode("")).isEmpty();
     }
 
@@ -73,25 +73,45 @@ class ProgressMetadataTest {
                 offsets.add(1 + (long) (random.nextDouble() * span));
             }
             long[] runs = runs(offsets);
-            String encoded = ProgressMetadata.encode(runs).orElseThrow();
+            String encoded = ProgressMetadata.encode(runs).metadata();
             assertThat(encoded.length()).isLessThanOrEqualTo(ProgressMetadata.MAX_CHARS);
             assertThat(ProgressMetadata.decode(encoded)).as("round %d", round).containsExactly(runs);
         }
     }
 
     @Test
-    void tooLargeForTheBrokersDefaultLimitIsEmpty() {
+    void tooLargeForTheBrokersDefaultLimitKeepsTheLowestOffsetsThatFit() {
         // 3,000 runs spread over 3 million offsets: neither runs (>= 2 bytes each) nor a bitmap fit in 4,096 chars
         TreeSet<Long> offsets = new TreeSet<>();
         for (long o = 1; o < 3_000_000; o += 1000) {
             offsets.add(o);
         }
-        assertThat(ProgressMetadata.encode(runs(offsets))).isEmpty();
-        // the largest that fit stay within the limit
+        ProgressMetadata.Encoded cut = ProgressMetadata.encode(runs(offsets));
+        assertThat(cut.complete()).isFalse();
+        assertThat(cut.metadata().length()).isLessThanOrEqualTo(ProgressMetadata.MAX_CHARS);
+        long[] kept = ProgressMetadata.decode(cut.metadata());
+        // the runs form of single offsets 1,000 apart: 3 bytes each (gap 2, length 1), about 1,000 of them
+        assertThat(kept.length / 2).isBetween(1000, 1021);
+        assertThat(kept).containsExactly(java.util.Arrays.copyOf(runs(offsets), kept.length));
+
+        // a dense prefix past the bitmap's capacity: the bitmap cut at its capacity keeps more than the runs form
+        TreeSet<Long> dense = new TreeSet<>();
+        for (long o = 1; o < 60_000; o += 2) {
+            dense.add(o);
+        }
+        ProgressMetadata.Encoded bitmap = ProgressMetadata.encode(runs(dense));
+        assertThat(bitmap.complete()).isFalse();
+        assertThat(bitmap.metadata().length()).isLessThanOrEqualTo(ProgressMetadata.MAX_CHARS);
+        long[] keptBits = ProgressMetadata.decode(bitmap.metadata());
+        assertThat(keptBits.length / 2).as("every other offset of about 24,000 bits").isBetween(12_000, 12_300);
+        assertThat(keptBits).containsExactly(java.util.Arrays.copyOf(runs(dense), keptBits.length));
+
+        // the largest that fit whole stay whole
         TreeSet<Long> fewer = new TreeSet<>(offsets.headSet(1_000_000L));
-        String fits = ProgressMetadata.encode(runs(fewer)).orElseThrow();
-        assertThat(fits.length()).isLessThanOrEqualTo(ProgressMetadata.MAX_CHARS);
-        assertThat(ProgressMetadata.decode(fits)).containsExactly(runs(fewer));
+        ProgressMetadata.Encoded fits = ProgressMetadata.encode(runs(fewer));
+        assertThat(fits.complete()).isTrue();
+        assertThat(fits.metadata().length()).isLessThanOrEqualTo(ProgressMetadata.MAX_CHARS);
+        assertThat(ProgressMetadata.decode(fits.metadata())).containsExactly(runs(fewer));
     }
 
     @Test
@@ -116,9 +136,34 @@ class ProgressMetadataTest {
         }
         assertThat(t.committable()).isEqualTo(102);
         assertThat(t.completedRuns(100)).containsExactly(1, 4, 4098, 4099, 8898, 8900);
-        assertThat(t.completedRuns(2)).as("more runs than asked for").isNull();
+        assertThat(t.completedRuns(2)).as("more runs than asked for: the lowest").containsExactly(1, 4, 4098, 4099);
         t.acknowledge(102);
         assertThat(t.completedRuns(100)).containsExactly(4094, 4095, 8894, 8896);
+    }
+
+    @Test
+    void progressThatDoesNotFitKeepsTheLowestCompletedOffsetsForTheNextOwner() {
+        CommitManager first = new CommitManager(new OffsetCommitter(new NoGroup(), 100, 1000), Duration.ofSeconds(1));
+        first.keepProgress(true);
+        first.track(TP, 10);
+        // 3,000 scattered records completed above offset 10, which is still running: far more than 4,096 chars hold
+        for (long o = 11; o < 3_000_011; o += 1000) {
+            first.acknowledge(TP, o);
+        }
+        CommitOffset offset = first.uncommitted((Set<TopicPartition>) null).get(TP);
+        assertThat(offset.offset()).isEqualTo(10);
+        assertThat(offset.metadata().length()).isBetween(1, ProgressMetadata.MAX_CHARS);
+
+        CommitManager next = new CommitManager(new OffsetCommitter(new NoGroup(), 100, 1000), Duration.ofSeconds(1));
+        next.keepProgress(true);
+        next.rememberProgress(Map.of(TP, offset));
+        next.track(TP, 10);
+        long kept = java.util.stream.LongStream.iterate(11, o -> o < 3_000_011, o -> o + 1000)
+                .filter(o -> next.completedEarlier(TP, o)).count();
+        assertThat(kept).as("the lowest ~1,000 of the 3,000 are not processed again").isBetween(1000L, 1021L);
+        assertThat(next.completedEarlier(TP, 11)).isTrue();
+        assertThat(next.completedEarlier(TP, 2_999_011)).as("the highest did not fit").isFalse();
+        assertThat(next.completedEarlier(TP, 12)).as("never completed").isFalse();
     }
 
     @Test
@@ -152,7 +197,7 @@ class ProgressMetadataTest {
     void plainReceiveCommitsKeepEmptyMetadataAndIgnoreProgress() {
         CommitManager commits = new CommitManager(new OffsetCommitter(new NoGroup(), 100, 1000), Duration.ofSeconds(1));
         commits.rememberProgress(Map.of(TP, new CommitOffset(10, -1, ProgressMetadata.encode(new long[] {1, 3})
-                .orElseThrow())));
+                .metadata())));
         commits.track(TP, 10);
         assertThat(commits.completedEarlier(TP, 11)).isFalse();
         commits.acknowledge(TP, 12);
@@ -167,7 +212,7 @@ class ProgressMetadataTest {
         CommitManager commits = new CommitManager(new OffsetCommitter(new NoGroup(), 100, 1000), Duration.ofSeconds(1));
         commits.keepProgress(true);
         commits.rememberProgress(Map.of(TP, new CommitOffset(10, -1, ProgressMetadata.encode(new long[] {1, 3})
-                .orElseThrow())));
+                .metadata())));
         commits.track(TP, 0); // a seek elsewhere in the listener, say
         assertThat(commits.completedEarlier(TP, 11)).isFalse();
     }

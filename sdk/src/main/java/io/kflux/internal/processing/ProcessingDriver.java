@@ -35,7 +35,9 @@ import reactor.core.publisher.Sinks;
 import reactor.util.retry.Retry;
 
 /**
- * {@code process()}: subscribes to the consumer's records like any subscriber of {@code receive()}, runs the handler
+ * {@code process()}: subscribes to the consumer's records like a subscriber of {@code receive()} (but with the
+ * partitions' fetched results in turns of {@link #resultSlice()} records, so the records held span several
+ * partitions), runs the handler
  * on the records the {@link Dispatcher} lets start, acknowledges each record when it is done, and emits a
  * {@link ProcessedRecord} for it. Also the consumer's {@link RevocationHook}.
  *
@@ -161,6 +163,16 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
                 "options"), Objects.requireNonNull(handler, "handler"),
                 Objects.requireNonNull(completedEarlier, "completedEarlier"), tracing, logContext,
                 d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge()));
+    }
+
+    /**
+     * How many records (offsets) of one partition's fetched result the consumer hands over before another partition's
+     * waiting result takes a turn: a sixteenth of the bound, so the records held come from up to 16 turns, and a
+     * partition with fewer keys than {@code maxInFlight} does not leave slots idle while other partitions' records
+     * wait as fetched bytes (issue #27: one whole 1 MiB result of one partition filled the bound).
+     */
+    public int resultSlice() {
+        return Math.max(1, bound / 16);
     }
 
     private IntSupplier inFlightGauge() {
