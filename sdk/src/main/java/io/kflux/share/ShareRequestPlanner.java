@@ -134,8 +134,12 @@ final class ShareRequestPlanner {
             return b.pending() ? openForAcknowledgements() : Plan.of(Kind.CLOSED_WITHOUT_SESSION);
         }
         long want = wanted(d);
+        long asked = Math.min(d.requested(), maxRecords) - d.buffered() - d.inFlightRecords();
+        // the confirmations awaited fetch ahead only by half of max.poll.records at least: a few of them (a work
+        // queue's 64 slots) sent a small ShareFetch as soon as the buffer was down to them, and the ACCEPTs riding
+        // on it waited for the records it read (the queue case lost a third of its records/s)
         boolean fetch = want > 0 && b.partitions()
-                && (want >= Math.max(1, maxRecords / 2) || !d.handingOut());
+                && (want >= Math.max(1, maxRecords / 2) || (!d.handingOut() && asked > 0));
         int records = (int) Math.max(1, Math.min(want, maxRecords));
         if (s == ShareSessionState.NONE) {
             if (fetch) {

@@ -29,17 +29,32 @@ class ShareRequestPlannerTest {
 
     /**
      * The explicit-accept benchmark's shape: {@code flatMap(r -> r.accept(), 1024)} has emitted its 1,024 records
-     * and asks for no more until their confirmations come; 300 acquired records are still buffered. Counting only
+     * and asks for no more until their confirmations come; 200 acquired records are still buffered. Counting only
      * what it asked for, no ShareFetch went until the buffer was empty and the subscriber waited for it; counting the
      * confirmations it awaits, the ShareFetch goes now with the acknowledgements, without waiting at the broker.
      */
     @Test
     void aSubscriberWaitingForConfirmationsGetsItsNextRecordsFetchedWithThem() {
-        Plan p = planner.plan(open(true, true), downstream(0, 300, 1024), false, NOW);
+        Plan p = planner.plan(open(true, true), downstream(0, 200, 1024), false, NOW);
 
         assertThat(p.kind()).isEqualTo(Kind.FETCH);
-        assertThat(p.maxRecords()).isEqualTo(MAX_RECORDS - 300);
+        assertThat(p.maxRecords()).isEqualTo(MAX_RECORDS - 200);
         assertThat(p.maxWaitMs()).isZero();
+    }
+
+    /**
+     * A work queue's 64 slots awaiting confirmation with records still buffered: no small ShareFetch ahead (the
+     * ACCEPTs would wait for the records it reads); they go by ShareAcknowledge. Once the subscriber asks for more
+     * than is buffered, the ShareFetch asks for its demand and the confirmations awaited.
+     */
+    @Test
+    void fewConfirmationsAwaitedDoNotFetchAheadButCountOnceAShareFetchGoes() {
+        assertThat(planner.plan(open(true, true), downstream(0, 10, 64), false, NOW).kind())
+                .isEqualTo(Kind.ACKNOWLEDGE);
+
+        Plan p = planner.plan(open(true, true), downstream(1, 0, 64), false, NOW);
+        assertThat(p.kind()).isEqualTo(Kind.FETCH);
+        assertThat(p.maxRecords()).isEqualTo(65);
     }
 
     @Test
