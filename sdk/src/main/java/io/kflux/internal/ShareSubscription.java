@@ -54,7 +54,7 @@ final class ShareSubscription<K, V> {
         AtomicReference<ShareEmitter<K, V>> emitterRef = new AtomicReference<>();
         AtomicReference<ShareGroupMember> memberRef = new AtomicReference<>();
         this.fetcher = new ShareFetcher(fetchConfig, resources.connections(), resources.metadata(), loop,
-                MonotonicScheduler.parallel(), () -> memberRef.get().memberId(), () -> emitterRef.get().wanted(), meters,
+                MonotonicScheduler.parallel(), () -> memberRef.get().memberId(), meters,
                 new ShareFetcher.Sink() {
                     @Override
                     public void onBatch(AcquiredBatch batch) {
@@ -70,16 +70,26 @@ final class ShareSubscription<K, V> {
                     public boolean handingOut() {
                         return emitterRef.get().handingOut();
                     }
+
+                    @Override
+                    public long requested() {
+                        return emitterRef.get().requested();
+                    }
+
+                    @Override
+                    public long buffered() {
+                        return emitterRef.get().buffered();
+                    }
                 });
         boolean explicit = options.acknowledgementMode() == ShareConsumerOptions.AcknowledgementMode.EXPLICIT;
         RecordBuilder<K, V> builder = new RecordBuilder<>(options.consumerOptions().keyDeserializer(),
                 options.consumerOptions().valueDeserializer(),
                 options.consumerOptions().deserializationErrorHandler(), null);
         this.emitter = new ShareEmitter<>(options.consumerOptions().emitScheduler().orElseGet(EmitScheduler::shared)
-                .createWorker(), builder, fetcher, explicit, maxRecords, sink,
+                .createWorker(), builder, fetcher, explicit, sink,
                 io.kflux.internal.metrics.RecordTracing.create(
                         options.consumerOptions().observationRegistry().orElse(null), settings.clientId(),
-                        settings.groupId()));
+                        settings.groupId()), settings.logContext());
         emitterRef.set(emitter);
         this.member = new ShareGroupMember(settings.groupId(), options.subscribedTopics(),
                 settings.config().clientRack(), new Backoff(settings.retryBackoffMs(), settings.retryBackoffMaxMs()),

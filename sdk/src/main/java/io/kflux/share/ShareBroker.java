@@ -41,6 +41,9 @@ final class ShareBroker {
     private final Map<SharePartition, List<Waiter>> pendingWaiters = new HashMap<>();
     /** The acknowledgements the request out carries; empty when none is out. */
     Drained inFlight = new Drained(Map.of(), Map.of(), false);
+    /** Waiters of the pending acknowledgements, and of those on the request out. */
+    private int pendingWaiterCount;
+    private int inFlightWaiterCount;
     /** The records the ShareFetch out may acquire (its {@code maxRecords}); 0 when none is out. */
     int inFlightRecords;
     /** A request is due again after this (ms of the fetcher's clock): after a failure, or a throttle. */
@@ -70,7 +73,25 @@ final class ShareBroker {
         }
         if (waiter != null) {
             pendingWaiters.computeIfAbsent(p, k -> new ArrayList<>()).add(waiter);
+            pendingWaiterCount++;
         }
+    }
+
+    /** Whether someone waits for one of the acknowledgements not sent yet. */
+    boolean hasPendingWaiters() {
+        return pendingWaiterCount > 0;
+    }
+
+    /** Acknowledgements someone waits for that this broker has not answered yet: pending, or on the request out. */
+    int waiting() {
+        return pendingWaiterCount + inFlightWaiterCount;
+    }
+
+    /** The request out was answered, or failed: its waiters are settled. */
+    void inFlightDone() {
+        inFlight = new Drained(Map.of(), Map.of(), false);
+        inFlightRecords = 0;
+        inFlightWaiterCount = 0;
     }
 
     boolean hasPending() {
@@ -91,8 +112,15 @@ final class ShareBroker {
         return false;
     }
 
-    /** Takes every pending acknowledgement for the next request. */
+    /** Takes every pending acknowledgement for the request about to go out (it is {@link #inFlight} then). */
     Drained drain() {
+        int waited = pendingWaiterCount;
+        Drained d = takePending();
+        inFlightWaiterCount = waited;
+        return d;
+    }
+
+    private Drained takePending() {
         Map<SharePartition, List<AcknowledgementBatch>> batches = new HashMap<>();
         boolean renew = false;
         for (Map.Entry<SharePartition, PartitionAcknowledgements> e : pending.entrySet()) {
@@ -102,12 +130,13 @@ final class ShareBroker {
         Map<SharePartition, List<Waiter>> waiters = new HashMap<>(pendingWaiters);
         pending.clear();
         pendingWaiters.clear();
+        pendingWaiterCount = 0;
         return new Drained(batches, waiters, renew);
     }
 
     /** Fails every acknowledgement not sent yet (the session they belong to is gone), in {@code out}'s next pass. */
     void failPending(KafkaFluxException error, AckCompletions out) {
-        fail(drain(), error, out);
+        fail(takePending(), error, out);
     }
 
     /** Fails every waiter of {@code d} with {@code error} in {@code out}'s next pass. */

@@ -28,7 +28,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,8 +38,9 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * The share consumer's fetch path (KIP-932): one {@link ShareSession} per partition leader, at most one request out
- * per broker, ShareFetch only while downstream wants records ({@code recordsWanted}, less what the requests out may
- * acquire), so what is acquired stays bounded by demand. Acknowledgements gathered while a broker's request is out
+ * per broker, ShareFetch only while downstream wants records (what it asked for and the acknowledgements it waits
+ * for, less what is buffered and what the requests out may acquire: {@link ShareRequestPlanner}), so what is
+ * acquired stays bounded by demand. Acknowledgements gathered while a broker's request is out
  * ride on its next ShareFetch, or go by ShareAcknowledge when no fetch is wanted (RENEW always by ShareAcknowledge
  * with {@code IsRenewAck}, KIP-1222): never one round trip per record. Each acknowledgement's {@link Mono} completes
  * when the broker confirmed its partition's acknowledgements, or fails with the partition's error
@@ -52,21 +52,17 @@ import reactor.core.scheduler.Scheduler;
  * consumer ({@link Sink#onFatalError}); other failures are retried after {@code retry.backoff.ms}, growing.
  * Loop-only state; public methods may be called from any thread.
  *
- * <p><b>Why one class past 500 lines.</b> It is the share path's one event loop: when to send, what each request
- * carries, what an answer settles and which acknowledgement waits for which answer all read and change the same
- * per-broker state ({@code ShareBroker}: session, request out, acknowledgements pending), on one thread. The
- * bookkeeping that does not need that state is out of it ({@code LockRenewals}, {@code PartitionAcknowledgements},
- * {@code AckCompletions}, {@code ShareSession}). Not done yet: the split the fetch path had (a pure planner with the
- * time passed in, an answer handler returning outcomes, I/O behind a seam); until then it is tested as a whole
+ * <p><b>Why one class past 500 lines.</b> It is the share path's one event loop: what each request carries, what an
+ * answer settles and which acknowledgement waits for which answer all read and change the same per-broker state
+ * ({@code ShareBroker}: session, request out, acknowledgements pending), on one thread. What does not need that state
+ * is out of it: when to send what ({@code ShareRequestPlanner}, pure, time passed in), the lock bookkeeping
+ * ({@code LockRenewals}), acknowledgement encoding ({@code PartitionAcknowledgements}), the waiters' completion
+ * ({@code AckCompletions}) and the session rules ({@code ShareSession}). Not done yet: the rest of the split the fetch
+ * path has (an answer handler returning outcomes, I/O behind a seam); until then the loop is tested as a whole
  * through the share consumer against real brokers, and its parts on their own.
  */
 public final class ShareFetcher {
     private static final Logger log = LoggerFactory.getLogger(ShareFetcher.class);
-    /**
-     * How long acknowledgements may wait for the ShareFetch that will carry them while the sink hands out records
-     * (ms): long enough for a batch to be handed out, far below an acquisition lock (30 s by default).
-     */
-    static final long ACK_HOLD_MS = 100;
 
     /** Where acquired records and fatal errors go; called on the loop. */
     public interface Sink {
@@ -84,6 +80,12 @@ public final class ShareFetcher {
         default boolean handingOut() {
             return false;
         }
+
+        /** Records the subscriber asked for and was not handed yet (Long.MAX_VALUE: unbounded). Any thread. */
+        long requested();
+
+        /** Records acquired and not handed out yet. Any thread. */
+        long buffered();
     }
 
     private final ShareFetchConfig config;
@@ -92,7 +94,7 @@ public final class ShareFetcher {
     private final Executor loop;
     private final Scheduler clock;
     private final Supplier<String> memberId;
-    private final LongSupplier recordsWanted;
+    private final ShareRequestPlanner planner;
     private final Sink sink;
     private final Backoff backoff;
     private final LockRenewals locks;
@@ -126,11 +128,10 @@ public final class ShareFetcher {
 
     /**
      * @param memberId      the share member's id, sent with every request
-     * @param recordsWanted how many more records downstream wants acquired (demand less what is buffered); any thread
      * @param metrics       where ShareFetch answers and acknowledgements are counted
      */
     public ShareFetcher(ShareFetchConfig config, NodeConnections connections, MetadataManager metadata,
-                        Executor loop, Scheduler clock, Supplier<String> memberId, LongSupplier recordsWanted,
+                        Executor loop, Scheduler clock, Supplier<String> memberId,
                         io.kflux.util.ClientMetrics metrics, Sink sink) {
         this.metrics = metrics;
         this.config = config;
@@ -139,7 +140,7 @@ public final class ShareFetcher {
         this.loop = loop;
         this.clock = clock;
         this.memberId = memberId;
-        this.recordsWanted = recordsWanted;
+        this.planner = new ShareRequestPlanner(config.maxRecords(), config.maxWaitMs());
         this.sink = sink;
         this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
         this.locks = new LockRenewals(connections.config().value("share.lock.renewal.max.ms", Long.class));
@@ -329,10 +330,7 @@ public final class ShareFetcher {
                 allClosed = false;
                 continue;
             }
-            send(b, byLeader.getOrDefault(b.nodeId, Set.of()), now);
-            if (b.hasPending() && b.session.state() == ShareSessionState.OPEN) { // held for a ShareFetch: not for ever
-                wakeAt = Math.min(wakeAt, b.pendingSinceMs + ACK_HOLD_MS);
-            }
+            wakeAt = Math.min(wakeAt, send(b, byLeader.getOrDefault(b.nodeId, Set.of()), now));
             allClosed &= b.session.state() == ShareSessionState.CLOSED;
         }
         if (state == ShareFetcherState.CLOSING && allClosed) {
@@ -371,76 +369,56 @@ public final class ShareFetcher {
         return map;
     }
 
-    private long inFlightRecords() {
-        long n = 0;
-        for (ShareBroker b : brokers.values()) {
-            n += b.inFlightRecords;
-        }
-        return n;
-    }
-
-    /** The next request to {@code b}, if one is due and none is out. */
-    private void send(ShareBroker b, Set<SharePartition> wanted, long now) {
-        ShareSessionState s = b.session.state();
-        if (s != ShareSessionState.NONE && s != ShareSessionState.OPEN) {
-            return; // a request is out (or the session closed): its answer plans again
-        }
-        if (state == ShareFetcherState.CLOSING) {
-            if (s == ShareSessionState.OPEN) {
+    /** The next request to {@code b}, if {@link ShareRequestPlanner} says one is due; returns when to plan again. */
+    private long send(ShareBroker b, Set<SharePartition> wanted, long now) {
+        ShareRequestPlanner.Plan p = planner.plan(new ShareRequestPlanner.Broker(b.session.state(), !wanted.isEmpty(),
+                b.hasPending(), b.hasPendingWaiters(), b.hasPendingRenew(), b.pendingSinceMs), downstream(),
+                state == ShareFetcherState.CLOSING, now);
+        switch (p.kind()) {
+            case NONE -> {
+            }
+            case CLOSED_WITHOUT_SESSION -> b.session.close(Set.of());
+            case OPEN -> openSession(b, wanted, p);
+            case OPEN_TO_ACKNOWLEDGE -> openSession(b, Set.of(), p);
+            case CLOSE -> {
                 ShareBroker.Drained d = b.drain();
                 b.inFlight = d;
-                ShareSession.Request r = b.session.close(d.batches().keySet()).orElseThrow();
-                exchange(b, acknowledgeRequest(r, d));
-            } else if (b.hasPending()) {
-                openSession(b, Set.of()); // acknowledgements only go within a session
-            } else {
-                b.session.close(Set.of());
+                exchange(b, acknowledgeRequest(b.session.close(d.batches().keySet()).orElseThrow(), d));
             }
-            return;
-        }
-        long want = Math.min(recordsWanted.getAsLong(), config.maxRecords()) - inFlightRecords();
-        // While the sink hands out earlier records (and wants more), fetch only once half of max.poll.records is
-        // free: a plan runs per burst of acknowledgements, mostly on the emitting thread, and fetched the few
-        // records each burst freed, one small ShareFetch after another. Fetching at half keeps a request out while
-        // the other half is handed out, so the broker is not left idle in between.
-        boolean fetch = want > 0 && !wanted.isEmpty()
-                && (want >= Math.max(1, config.maxRecords() / 2) || !sink.handingOut());
-        if (s == ShareSessionState.NONE) {
-            if (fetch || b.hasPending()) {
-                openSession(b, fetch ? wanted : Set.of());
+            case ACKNOWLEDGE -> {
+                ShareBroker.Drained d = b.drain();
+                b.inFlight = d;
+                exchange(b, acknowledgeRequest(b.session.acknowledge(d.batches().keySet()), d));
             }
-            return;
+            case FETCH -> {
+                ShareBroker.Drained d = b.drain();
+                b.inFlight = d;
+                b.inFlightRecords = p.maxRecords();
+                exchange(b, fetchRequest(b.session.fetch(wanted, d.batches().keySet()), d, p.maxRecords(),
+                        p.maxWaitMs()));
+            }
         }
-        // Acknowledgements ride on the next ShareFetch, as the official client's do. A ShareAcknowledge of their own
-        // goes only when no ShareFetch is coming: none is wanted now, and the sink is not handing out records after
-        // which it will want more (a ShareAcknowledge sent then took the broker's one request slot and made the
-        // ShareFetch wait for its answer: two round trips per batch instead of one). A subscriber slow to take the
-        // records it asked for holds them back for ACK_HOLD_MS at most, far below any acquisition lock.
-        boolean hold = sink.handingOut() && now - b.pendingSinceMs < ACK_HOLD_MS;
-        if (b.hasPendingRenew() || (!fetch && b.hasPending() && !hold)) {
-            ShareBroker.Drained d = b.drain();
-            b.inFlight = d;
-            exchange(b, acknowledgeRequest(b.session.acknowledge(d.batches().keySet()), d));
-        } else if (fetch) {
-            ShareBroker.Drained d = b.drain();
-            b.inFlight = d;
-            int maxRecords = (int) Math.min(want, config.maxRecords());
-            b.inFlightRecords = maxRecords;
-            ShareSession.Request r = b.session.fetch(wanted, d.batches().keySet());
-            // someone waits for these acknowledgements: the broker answers at once instead of holding the request
-            // for records (fetch.max.wait.ms) with their confirmations in it
-            exchange(b, fetchRequest(r, d, maxRecords, d.waiters().isEmpty() ? config.maxWaitMs() : 0));
-        }
+        return p.wakeAtMs();
     }
 
-    /** Opens a session; with nothing to fetch it asks for no records and does not wait. */
-    private void openSession(ShareBroker b, Set<SharePartition> wanted) {
-        long want = Math.min(recordsWanted.getAsLong(), config.maxRecords()) - inFlightRecords();
-        int maxRecords = wanted.isEmpty() ? 1 : (int) Math.max(1, Math.min(want, config.maxRecords()));
-        b.inFlightRecords = wanted.isEmpty() ? 0 : maxRecords;
+    /** Downstream as the planner sees it: demand, buffered records, confirmations awaited, records asked for. */
+    private ShareRequestPlanner.Downstream downstream() {
+        long confirming = 0;
+        long inFlight = 0;
+        for (ShareBroker b : brokers.values()) {
+            confirming += b.waiting();
+            inFlight += b.inFlightRecords;
+        }
+        return new ShareRequestPlanner.Downstream(sink.requested(), sink.buffered(), confirming, inFlight,
+                sink.handingOut());
+    }
+
+    /** Opens a session listing {@code wanted} (none: only to carry acknowledgements afterwards). */
+    private void openSession(ShareBroker b, Set<SharePartition> wanted, ShareRequestPlanner.Plan p) {
+        b.inFlightRecords = wanted.isEmpty() ? 0 : p.maxRecords();
         b.inFlight = new ShareBroker.Drained(Map.of(), Map.of(), false);
         ShareSession.Request r = b.session.fetch(wanted, Set.of());
-        exchange(b, fetchRequest(r, b.inFlight, maxRecords, wanted.isEmpty() ? 0 : config.maxWaitMs()));
+        exchange(b, fetchRequest(r, b.inFlight, p.maxRecords(), p.maxWaitMs()));
     }
 
     private ShareFetchRequest fetchRequest(ShareSession.Request r, ShareBroker.Drained d, int maxRecords, int maxWaitMs) {
@@ -507,8 +485,7 @@ public final class ShareFetcher {
 
     private void onAnswer(ShareBroker b, Object response) {
         ShareBroker.Drained d = b.inFlight;
-        b.inFlight = new ShareBroker.Drained(Map.of(), Map.of(), false);
-        b.inFlightRecords = 0;
+        b.inFlightDone();
         short top;
         String topMessage;
         int throttleMs;
@@ -701,8 +678,7 @@ public final class ShareFetcher {
 
     private void onFailure(ShareBroker b, Throwable e) {
         ShareBroker.Drained d = b.inFlight;
-        b.inFlight = new ShareBroker.Drained(Map.of(), Map.of(), false);
-        b.inFlightRecords = 0;
+        b.inFlightDone();
         if (d.renew()) {
             d.batches().forEach((sp, batches) -> locks.renewUnanswered(sp, LockRenewals.renewOffsets(batches)));
         }

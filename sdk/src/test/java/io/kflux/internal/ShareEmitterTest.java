@@ -30,13 +30,14 @@ class ShareEmitterTest {
         Flux.<ShareRecord<String, String>>create(sink::set).subscribe();
         ShareFetcher fetcher = new ShareFetcher(new ShareFetchConfig("g", 500, 1, 1 << 20, 500, 100, 1000),
                 new NodeConnections(ClientSettings.of(Map.of("bootstrap.servers", "127.0.0.1:9")).network()),
-                null, task -> { }, MonotonicScheduler.parallel(), () -> "m", () -> 0, io.kflux.util.ClientMetrics.NONE, null);
+                null, task -> { }, MonotonicScheduler.parallel(), () -> "m", io.kflux.util.ClientMetrics.NONE, null);
         ShareEmitter<String, String> emitter = new ShareEmitter<>(Schedulers.single().createWorker(),
-                new RecordBuilder<>(Deserializers.string(), Deserializers.string(), null, null), fetcher, true, 500,
-                sink.get(), null);
+                new RecordBuilder<>(Deserializers.string(), Deserializers.string(), null, null), fetcher, true,
+                sink.get(), null, io.kflux.util.LogContext.NONE);
         emitter.stop().block(Duration.ofSeconds(10));
 
         assertThatCode(() -> emitter.request(1)).doesNotThrowAnyException();
-        assertThat(emitter.wanted()).isEqualTo(1);
+        assertThat(emitter.requested()).isEqualTo(1);
+        assertThat(emitter.buffered()).isZero();
     }
 }

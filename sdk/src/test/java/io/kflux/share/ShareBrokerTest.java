@@ -48,6 +48,31 @@ class ShareBrokerTest {
                 .havingCause().isInstanceOf(KafkaProtocolException.class).withMessageContaining("lock expired");
     }
 
+    /**
+     * The planner counts the acknowledgements someone waits for until the broker answered them: pending, then on the
+     * request out, then none; those failed before going out never count as out.
+     */
+    @Test
+    void acknowledgementsAwaitedCountUntilTheRequestCarryingThemIsAnswered() {
+        ShareBroker b = new ShareBroker(1);
+        Mono.<Void>create(s -> b.add(P0, 0, AcknowledgeType.ACCEPT, new SinkWaiter(0, s))).subscribe();
+        Mono.<Void>create(s -> b.add(P0, 1, AcknowledgeType.ACCEPT, new SinkWaiter(1, s))).subscribe();
+        b.add(P0, 2, AcknowledgeType.RELEASE, null); // nobody waits
+        assertThat(b.hasPendingWaiters()).isTrue();
+        assertThat(b.waiting()).isEqualTo(2);
+
+        b.inFlight = b.drain();
+        Mono.<Void>create(s -> b.add(P1, 7, AcknowledgeType.ACCEPT, new SinkWaiter(7, s))).subscribe();
+        assertThat(b.waiting()).isEqualTo(3);
+        assertThat(b.hasPendingWaiters()).isTrue();
+
+        b.inFlightDone();
+        assertThat(b.waiting()).isEqualTo(1);
+        b.failPending(new io.kflux.KafkaFluxException("gone"), new AckCompletions());
+        assertThat(b.waiting()).isZero();
+        assertThat(b.hasPendingWaiters()).isFalse();
+    }
+
     @Test
     void aRenewMakesTheRequestARenewal() {
         ShareBroker b = new ShareBroker(1);
