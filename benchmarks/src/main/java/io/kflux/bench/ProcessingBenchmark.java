@@ -1,6 +1,7 @@
 package io.kflux.bench;
 
 import io.kflux.bench.runner.JvmCounters;
+import io.kflux.bench.runner.ThreadCensus;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -100,6 +101,8 @@ public final class ProcessingBenchmark {
                             r.get("peakThreads"), d(r, "windowNanos") / 1e9, r.get("meanRunning"),
                             r.get("meanPartitionsRunning"), r.get("meanHandlerUs"), r.get("maxHandlerUs"),
                             r.get("load"));
+                    System.out.printf("%-22s clean %d: threads at the window's end: %s%n", contender, round,
+                            ThreadCensus.summary(ThreadCensus.decode(r.get("threadCensus"))));
                 }
             }
             // kills at varied points of the topic, so that they fall at varied points of the commit interval
@@ -124,20 +127,28 @@ public final class ProcessingBenchmark {
         }
         System.out.println();
         System.out.println("| contender | records/s | ns CPU/record (of it JIT) | Java threads (end / peak) |"
-                + " handlers running (partitions) | handler time, us | processed again after kill -9: mean"
-                + " (min-max) |");
-        System.out.println("|---|---|---|---|---|---|---|");
+                + " of them the client's (not the JVM's or the benchmark's) | handlers running (partitions) |"
+                + " handler time, us | processed again after kill -9: mean (min-max) | the same in seconds of the"
+                + " contender's work (at its mean clean records/s) |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
         for (String contender : contenders) {
             List<Map<String, String>> rs = clean.getOrDefault(contender, List.of());
             List<long[]> ks = kills.getOrDefault(contender, List.of());
-            System.out.printf("| %s | %s | %s (%s) | %s | %s (%s) | %s | %s |%n", contender,
+            double perSec = rs.stream().mapToDouble(r -> d(r, "recordsPerSec")).average().orElse(Double.NaN);
+            System.out.printf("| %s | %s | %s (%s) | %s | %s | %s (%s) | %s | %s | %s |%n", contender,
                     range(rs, "recordsPerSec"), range(rs, "cpuNsPerRecord"), range(rs, "jitNsPerRecord"),
                     String.join(", ", rs.stream().map(r -> r.get("threads") + " / " + r.get("peakThreads")).toList()),
+                    String.join(", ", rs.stream().map(r -> String.valueOf(
+                            ThreadCensus.client(ThreadCensus.decode(r.get("threadCensus"))))).toList()),
                     range(rs, "meanRunning"), range(rs, "meanPartitionsRunning"), range(rs, "meanHandlerUs"),
                     ks.isEmpty() ? "" : String.format("%,.0f (%,d-%,d) of %d kills",
                             ks.stream().mapToLong(x -> x[1]).average().orElse(0),
                             ks.stream().mapToLong(x -> x[1]).min().orElse(0),
-                            ks.stream().mapToLong(x -> x[1]).max().orElse(0), ks.size()));
+                            ks.stream().mapToLong(x -> x[1]).max().orElse(0), ks.size()),
+                    ks.isEmpty() || rs.isEmpty() ? "" : String.format("%.2f (%.2f-%.2f)",
+                            ks.stream().mapToLong(x -> x[1]).average().orElse(0) / perSec,
+                            ks.stream().mapToLong(x -> x[1]).min().orElse(0) / perSec,
+                            ks.stream().mapToLong(x -> x[1]).max().orElse(0) / perSec));
         }
         System.out.printf("load average (1 min) at the clean runs' ends: %s%n", clean.values().stream()
                 .flatMap(List::stream).map(r -> r.get("load")).toList());

@@ -13,6 +13,7 @@ import io.kflux.Ordering;
 import io.kflux.ProcessingOptions;
 import io.kflux.bench.runner.DrainHarness;
 import io.kflux.bench.runner.JvmCounters;
+import io.kflux.bench.runner.ThreadCensus;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +42,7 @@ import reactor.core.publisher.Mono;
  * with {@code KEY} ordering, each record's handler taking {@code workMs}, until every record of the topic was
  * processed (counting the seed log of a killed JVM of the same contender), then prints one result line: records/s
  * and process CPU per record over the window ({@link ProcessingTally}), live Java threads at the end of the window
- * and the JVM's peak, records processed again within this JVM, the load average, JIT and GC CPU per record, and
+ * (their count, and by name: {@link ThreadCensus}) and the JVM's peak, records processed again within this JVM, the load average, JIT and GC CPU per record, and
  * {@link ProcessingProbe}'s handlers running at a time and handler time.
  *
  * <ul>
@@ -107,10 +108,12 @@ public final class ProcessingRunner {
         Map<String, Long> groups = JvmCounters.since(tally.cpuGroupsAtFirst, tally.cpuGroupsAtLast);
         System.out.println(DrainHarness.RESULT_PREFIX + String.format("recordsPerSec=%.1f cpuNsPerRecord=%.1f"
                         + " jitNsPerRecord=%.1f gcNsPerRecord=%.1f"
-                        + " threads=%d peakThreads=%d processed=%d processedAgain=%d windowNanos=%d load=%.2f %s",
+                        + " threads=%d peakThreads=%d threadCensus=%s processed=%d processedAgain=%d windowNanos=%d"
+                        + " load=%.2f %s",
                 own * 1e9 / window, (double) (tally.cpuAtLast - tally.cpuAtFirst) / own,
                 (double) groups.getOrDefault("jit", 0L) / own, (double) groups.getOrDefault("gc", 0L) / own,
-                tally.threadsAtLast, ManagementFactory.getThreadMXBean().getPeakThreadCount(), own,
+                tally.threadsAtLast, ManagementFactory.getThreadMXBean().getPeakThreadCount(),
+                ThreadCensus.encode(tally.threadCensusAtLast), own,
                 tally.processedAgain(), window, JvmCounters.loadAverage(), probe.result()));
         System.exit(0);
     }

@@ -1,6 +1,7 @@
 package io.kflux.bench;
 
 import io.kflux.bench.runner.JvmCounters;
+import io.kflux.bench.runner.ThreadCensus;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +40,8 @@ final class ProcessingTally {
     volatile long lastNanos;
     volatile long cpuAtLast;
     volatile int threadsAtLast;
+    /** The live threads by name at the last record ({@link ThreadCensus#byName()}). */
+    volatile Map<String, Long> threadCensusAtLast = Map.of();
     /** {@link JvmCounters#cpuByThreadGroup()} at the first and the last record: JIT and GC in the window. */
     volatile Map<String, Long> cpuGroupsAtFirst = Map.of();
     volatile Map<String, Long> cpuGroupsAtLast = Map.of();
@@ -107,6 +110,7 @@ final class ProcessingTally {
             cpuAtLast = JvmCounters.processCpuNanos();
             cpuGroupsAtLast = JvmCounters.cpuByThreadGroup();
             threadsAtLast = ManagementFactory.getThreadMXBean().getThreadCount();
+            threadCensusAtLast = ThreadCensus.byName();
             complete.countDown();
         }
     }

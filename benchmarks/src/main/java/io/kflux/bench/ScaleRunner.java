@@ -8,6 +8,7 @@ import io.kflux.TopicPartition;
 import io.kflux.bench.runner.BrokerView;
 import io.kflux.bench.runner.DrainHarness;
 import io.kflux.bench.runner.JvmCounters;
+import io.kflux.bench.runner.ThreadCensus;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,7 +103,7 @@ final class ScaleRunner {
             brokers.close();
             long threads = JvmCounters.osThreads();
             int javaThreads = ManagementFactory.getThreadMXBean().getThreadCount();
-            System.out.println("Java threads by name, digits dropped: " + threadsByName());
+            System.out.println("Java threads by name, digits dropped: " + ThreadCensus.byName());
             long sockets = JvmCounters.sockets();
             long rss = JvmCounters.rssBytes();
             long heap = JvmCounters.heapAfterGc();
@@ -134,13 +135,6 @@ final class ScaleRunner {
             e.printStackTrace();
             System.exit(1);
         }
-    }
-
-    /** Live threads counted by name with digits dropped ({@code kflux-emit-3} counts as {@code kflux-emit-}). */
-    private static Map<String, Long> threadsByName() {
-        return Thread.getAllStackTraces().keySet().stream().collect(java.util.stream.Collectors.groupingBy(
-                t -> t.getName().replaceAll("[0-9]+", ""), java.util.TreeMap::new,
-                java.util.stream.Collectors.counting()));
     }
 
     /**

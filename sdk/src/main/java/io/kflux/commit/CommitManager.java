@@ -70,6 +70,9 @@ public final class CommitManager {
         }
     }
 
+    /** process()'s commits ahead of the periodic one, every so many acknowledgements ({@link #commitAhead}). */
+    private volatile CommitPace pace = CommitPace.OFF;
+
     /** Partitions whose ignored acknowledgements were reported (see {@link #ignored}). */
     private final Set<TopicPartition> ignoredReported = ConcurrentHashMap.newKeySet();
 
@@ -218,7 +221,21 @@ public final class CommitManager {
                 commitAcknowledged(null).subscribe(v -> { }, e -> logContext.run(() ->
                         log.warn("batch commit after {} acknowledgements failed: {}", batchSize, e.toString())));
             }
+            CommitPace p = pace;
+            if (p.acknowledged(System::nanoTime)) {
+                commitAcknowledged(null).doFinally(s -> p.ended()).subscribe(v -> { }, e -> logContext.run(() ->
+                        log.warn("process()'s commit ahead of the periodic one failed: {}", e.toString())));
+            }
         }
+    }
+
+    /**
+     * process() with automatic commits: a commit of every partition also starts once {@code records}
+     * acknowledgements were counted since the last one started, at most one such commit at a time and none sooner
+     * than {@code floor} after the last one started ({@link CommitPace}); 0 turns it off (receive() and the others).
+     */
+    public void commitAhead(int records, Duration floor) {
+        pace = records > 0 ? new CommitPace(records, floor.toNanos(), System.nanoTime()) : CommitPace.OFF;
     }
 
     /**
@@ -293,6 +310,9 @@ public final class CommitManager {
     /** Commits every acknowledged offset not yet committed (of {@code only}, when given). */
     public Mono<Void> commitAcknowledged(Set<TopicPartition> only) {
         return enqueue(() -> {
+            if (only == null) {
+                pace.commitStarted(System.nanoTime());
+            }
             Map<TopicPartition, CommitOffset> offsets = uncommitted(only);
             return offsets.isEmpty() ? Mono.empty() : send(offsets);
         });

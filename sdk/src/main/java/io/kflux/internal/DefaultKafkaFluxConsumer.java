@@ -334,6 +334,9 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
         }
         if (commits != null) {
             commits.keepProgress(revocationHook != RevocationHook.NONE); // process() keeps progress in its commits
+            // and with automatic commits commits it every so many records too, so a crash re-does a bounded number
+            commits.commitAhead(settings.enableAutoCommit() ? revocationHook.commitAfterRecords() : 0,
+                    ProcessingOptions.MIN_COMMIT_SPACING);
         }
         actual.onSubscribe(session.emitter());
         if (options.subscriptionType() == ConsumerOptions.SubscriptionType.ASSIGNMENT) {

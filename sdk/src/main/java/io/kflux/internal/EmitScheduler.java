@@ -10,7 +10,7 @@ import reactor.core.scheduler.Scheduler;
  * one worker of it, pinned to one thread; threads are shared once there are more subscriptions than threads.
  *
  * <p><b>Why {@value #THREADS_PER_IO_LOOP} threads per I/O loop.</b> kflux's own work on these threads (decoding,
- * deserializing) is CPU work, and there are at least as many I/O loops as cores ({@link IoLoops#count()}), so one
+ * deserializing) is CPU work, and there are as many I/O loops as cores ({@link IoLoops#count()}), so one
  * thread per loop already keeps every core busy. The second covers subscribers that wait briefly in {@code onNext}
  * (a log appender, a contended lock): while one waits, another thread can use the core. More would add memory and
  * context switches, not throughput; a subscriber that really blocks needs a scheduler of its own (see

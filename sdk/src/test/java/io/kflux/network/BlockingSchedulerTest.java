@@ -29,6 +29,24 @@ class BlockingSchedulerTest {
                 .isEqualTo(BlockingScheduler.threadCap());
     }
 
+    /** An IP literal needs no lookup: it is parsed on the calling thread, and keeps its text as the host name. */
+    @Test
+    void ipLiteralsAreResolvedOnTheCallingThreadWithoutABlockingThread() {
+        for (String literal : List.of("127.0.0.1", "::1", "10.1.2.3")) {
+            String caller = Thread.currentThread().getName();
+            List<InetSocketAddress> resolved = AddressResolver.JDK.resolve(
+                            InetSocketAddress.createUnresolved(literal, 9092))
+                    .doOnNext(a -> assertThat(Thread.currentThread().getName()).isEqualTo(caller))
+                    .block(Duration.ofSeconds(10));
+            assertThat(resolved).singleElement().satisfies(a -> {
+                assertThat(a.isUnresolved()).isFalse();
+                assertThat(a.getPort()).isEqualTo(9092);
+                assertThat(a.getHostString()).isEqualTo(literal);
+                assertThat(a.getAddress().getHostAddress()).isIn(literal, "0:0:0:0:0:0:0:1");
+            });
+        }
+    }
+
     /** Three times as many blocking calls as the cap: they queue, and never run on more threads than the cap. */
     @Test
     void moreBlockingCallsThanTheCapQueueInsteadOfAddingThreads() throws InterruptedException {

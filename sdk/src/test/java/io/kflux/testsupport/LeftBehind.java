@@ -38,7 +38,7 @@ public final class LeftBehind {
      */
     public static int kfluxThreads() {
         assertThat(threads(io.kflux.network.IoLoops.THREAD_PREFIX)).as("kflux I/O threads")
-                .isLessThanOrEqualTo(reactor.netty.resources.LoopResources.DEFAULT_IO_WORKER_COUNT);
+                .isLessThanOrEqualTo(io.kflux.network.IoLoops.count());
         assertThat(emitThreads()).as("kflux emit threads").isLessThanOrEqualTo(io.kflux.internal.EmitScheduler.threadCap());
         assertThat(threads(io.kflux.network.BlockingScheduler.THREAD_PREFIX)).as("kflux blocking-call threads")
                 .isLessThanOrEqualTo(io.kflux.network.BlockingScheduler.threadCap());

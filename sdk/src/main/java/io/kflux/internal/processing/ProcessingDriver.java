@@ -323,6 +323,11 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     }
 
     @Override
+    public int commitAfterRecords() {
+        return options.commitAfterRecords();
+    }
+
+    @Override
     public void lost(Set<TopicPartition> partitions) {
         synchronized (this) {
             forget(dispatcher.drop(partitions::contains), JobState.DROPPED);

@@ -8,7 +8,8 @@ import reactor.core.publisher.Mono;
  * What the consumer's rebalance handling tells the subscription about partitions it gives up, after they stopped
  * being emitted and before their acknowledged offsets are committed, and what {@code close()} tells it before its
  * final commit. {@code process()} drops their records not started and lets those in flight finish, so their
- * acknowledgements are in that commit.
+ * acknowledgements are in that commit. Also what the subscription asks of the consumer's commits
+ * ({@link #commitAfterRecords()}).
  */
 public interface RevocationHook {
     /** A plain {@code receive()}: nothing to do. */
@@ -25,6 +26,11 @@ public interface RevocationHook {
         @Override
         public Mono<Void> closing() {
             return Mono.empty();
+        }
+
+        @Override
+        public int commitAfterRecords() {
+            return 0;
         }
     };
 
@@ -45,4 +51,10 @@ public interface RevocationHook {
      * @return completes when the work in flight is finished or given up (never errors)
      */
     Mono<Void> closing();
+
+    /**
+     * With automatic commits, acknowledgements after which a commit also starts ahead of the commit interval
+     * ({@code ProcessingOptions.commitAfterRecords}); 0 for none.
+     */
+    int commitAfterRecords();
 }

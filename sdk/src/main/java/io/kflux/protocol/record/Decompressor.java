@@ -44,12 +44,18 @@ final class Decompressor {
     private static final int LZ4_FRAME_MAGIC = 0x184D2204;
     private static final LZ4SafeDecompressor LZ4 = LZ4Factory.fastestInstance().safeDecompressor();
     private static final XXHash32 XXHASH = XXHashFactory.fastestInstance().hash32();
-    /** Frees zstd contexts (native memory); readers have no close, they are dropped with their emitter. */
-    private static final Cleaner CLEANER = Cleaner.create();
+    /**
+     * Frees zstd contexts (native memory); readers have no close, they are dropped with their emitter. A
+     * {@code Cleaner} runs a thread of its own, so it is created at the first zstd batch in the JVM (a holder class):
+     * a consumer of other codecs starts no such thread (issue #27's thread census found one in every JVM).
+     */
+    private static final class ZstdCleaner {
+        static final Cleaner CLEANER = Cleaner.create();
+    }
 
     private byte[] buffer = new byte[0];
     private byte[] input = new byte[0];
-    /** Created at the first zstd batch, freed by {@link #CLEANER} once this decompressor is unreachable. */
+    /** Created at the first zstd batch, freed by {@link ZstdCleaner} once this decompressor is unreachable. */
     private ZstdDecompressCtx zstd;
 
     /** @return the array the last {@link #decode} wrote into */
@@ -140,7 +146,7 @@ final class Decompressor {
         ZstdDecompressCtx ctx = zstd;
         if (ctx == null) {
             ZstdDecompressCtx created = new ZstdDecompressCtx();
-            CLEANER.register(this, created::close);
+            ZstdCleaner.CLEANER.register(this, created::close);
             zstd = ctx = created;
         }
         // compressed batches usually shrink 2-5x; start there
