@@ -166,7 +166,10 @@ public interface KafkaFluxConsumer<K, V> {
      * When the group revokes partitions, their records not started are dropped (the new owner processes them) and
      * the revocation waits for their records in flight, up to {@link ProcessingOptions#revokeTimeout(Duration)},
      * before it commits and gives them up. Cancelling the subscription cancels the handlers running (those records
-     * are not acknowledged). {@code close()} first lets the records in flight finish (within its budget and the
+     * are not acknowledged). A later subscription starts, with a group subscription, from the committed offsets; with
+     * a manual assignment it continues after the last record this one took (up to {@code maxInFlight + maxWaiting}
+     * ahead of its handlers), so seek to the committed offsets first to process those it did not finish.
+     * {@code close()} first lets the records in flight finish (within its budget and the
      * revoke timeout) and starts no other, then commits, then completes the stream; records not started are left to
      * the next reader.
      *

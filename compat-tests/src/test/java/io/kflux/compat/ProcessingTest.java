@@ -58,8 +58,8 @@ class ProcessingTest {
         SampleData.produce(kafka.bootstrapServers(), records);
     }
 
-    private static KafkaFluxConsumer<String, String> member(String protocol, EmbeddedKafkaCluster kafka, String topic,
-                                                            String group) {
+    static KafkaFluxConsumer<String, String> member(String protocol, EmbeddedKafkaCluster kafka, String topic,
+                                                    String group) {
         Map<String, Object> props = GroupKit.protocolProps(protocol, kafka.bootstrapServers(), group, "range",
                 "enable.auto.commit", false);
         if (protocol.equals("consumer")) {
@@ -69,7 +69,7 @@ class ProcessingTest {
                 .subscription(List.of(topic)));
     }
 
-    private static Map<TopicPartition, Long> committed(EmbeddedKafkaCluster kafka, String group) throws Exception {
+    static Map<TopicPartition, Long> committed(EmbeddedKafkaCluster kafka, String group) throws Exception {
         return kafka.admin().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().entrySet()
                 .stream().collect(Collectors.toMap(e -> new TopicPartition(e.getKey().topic(),
                         e.getKey().partition()), e -> e.getValue().offset()));

@@ -272,6 +272,15 @@ public final class ShareFetcher {
                     + " not sent"));
             return;
         }
+        ShareBroker b = brokers.get(a.nodeId);
+        ShareSessionState session = b == null ? ShareSessionState.NONE : b.session.state();
+        if (session == ShareSessionState.CLOSING || session == ShareSessionState.CLOSED) {
+            // nothing goes to a broker once its session's closing request went: kept pending, it waited for ever
+            pending.error(new KafkaFluxException("the share consumer is closing: acknowledgement " + a.type + " of "
+                    + a.tp + "@" + a.offset + " not sent, its share session with broker " + a.nodeId + " was closed"
+                    + " already (the broker hands the record to the group again)"));
+            return;
+        }
         if (!locks.isHeld(a.sp, a.offset, a.deliveryCount, now())) {
             log.debug("{}@{} (delivery {}) is no longer held; its {} is not sent", a.tp, a.offset, a.deliveryCount,
                     a.type);
@@ -287,7 +296,6 @@ public final class ShareFetcher {
         } else {
             locks.settled(a.sp, a.offset);
         }
-        ShareBroker b = brokers.get(a.nodeId);
         if (b == null) {
             b = new ShareBroker(a.nodeId);
             brokers.put(a.nodeId, b);

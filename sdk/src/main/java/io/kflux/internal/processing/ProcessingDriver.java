@@ -104,7 +104,10 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
         /** Written by each attempt, one at a time (retries are sequential). */
         volatile int attempts;
         volatile Disposable running;
-        /** Set by a revocation waiting for this job; completed when the job ends. */
+        /**
+         * Set by the first revocation or close() waiting for this job (later ones share it); completed when the job
+         * ends.
+         */
         Sinks.Empty<Void> ended;
 
         Job(ConsumerRecord<K, V> record) {
@@ -305,7 +308,11 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
             forget(dispatcher.drop(which), JobState.DROPPED);
             for (Job job : running) {
                 if (which.test(job.record.topicPartition())) {
-                    job.ended = Sinks.empty();
+                    // one signal per job, shared: close() during a revocation waits for the same jobs, and a second
+                    // sink replacing the first left the revocation waiting out its whole revoke timeout
+                    if (job.ended == null) {
+                        job.ended = Sinks.empty();
+                    }
                     waits.add(job.ended.asMono());
                     waited.add(job);
                 }

@@ -252,6 +252,34 @@ class ProcessingDriverTest {
         assertThat(out).extracting(p -> p.record().offset()).containsExactly(0L);
     }
 
+    /**
+     * close() while a revocation waits for the same record (session 18's new-user trial): both waits end when the
+     * record completes. The second wait used to replace the first one's signal, so the revocation waited out its
+     * whole revoke timeout (and close() with it) although the record was done.
+     */
+    @Test
+    void aRevocationAndACloseWaitingForTheSameRecordBothEndWhenItCompletes() {
+        Sinks.Many<ConsumerRecord<String, String>> source = Sinks.many().unicast().onBackpressureBuffer();
+        Sinks.Empty<Void> gate = Sinks.empty();
+        AtomicReference<ProcessingDriver<String, String>> driver = new AtomicReference<>();
+        List<ProcessedRecord<String, String>> out = new CopyOnWriteArrayList<>();
+        process(source.asFlux(), ProcessingOptions.<String, String>ordering(Ordering.PARTITION)
+                        .revokeTimeout(Duration.ofMinutes(10)), r -> gate.asMono(), driver).subscribe(out::add);
+        source.tryEmitNext(new ConsumerRecord<>("t", 0, 0, "k", "v"));
+        AtomicReference<String> revokeDone = new AtomicReference<>();
+        AtomicReference<String> closeDone = new AtomicReference<>();
+        driver.get().revoked(Set.of(new TopicPartition("t", 0)))
+                .subscribe(null, e -> revokeDone.set("error"), () -> revokeDone.set("done"));
+        driver.get().closing().subscribe(null, e -> closeDone.set("error"), () -> closeDone.set("done"));
+        assertThat(revokeDone.get()).isNull();
+        assertThat(closeDone.get()).isNull();
+        gate.tryEmitEmpty();
+        assertThat(closeDone.get()).isEqualTo("done");
+        assertThat(revokeDone.get()).as("the revocation's wait, after close() waited for the same record too")
+                .isEqualTo("done");
+        assertThat(out).extracting(p -> p.record().offset()).containsExactly(0L);
+    }
+
     @Test
     void revocationAbandonsRecordsStillInFlightAfterTheTimeout() {
         Sinks.Many<ConsumerRecord<String, String>> source = Sinks.many().unicast().onBackpressureBuffer();
