@@ -15,6 +15,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
+import io.kflux.bench.runner.BrokerView;
 import io.kflux.bench.runner.JvmCounters;
 import io.kflux.test.broker.EmbeddedKafkaCluster;
 
@@ -74,6 +75,8 @@ public final class ShareBenchmark {
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.builder()
                 .classpath(Files.readString(Path.of(file), StandardCharsets.UTF_8).trim()).start()) {
             String servers = kafka.bootstrapServers();
+            // the broker JVMs, for each contender's reading of their request times (BrokerView)
+            String childJvmArgs = opts.get("--child-jvm-args") + " -Dkflux.bench.brokerPids=" + BrokerView.childPids();
             fill(kafka, "share-warm", Integer.parseInt(opts.get("--warmup-records")));
             fill(kafka, "share-throughput", Integer.parseInt(opts.get("--records")));
             fill(kafka, "share-queue", Integer.parseInt(opts.get("--queue-records")));
@@ -91,20 +94,27 @@ public final class ShareBenchmark {
                 for (String c : cases) {
                     for (int k = 0; k < clients.size(); k++) {
                         String client = clients.get((k + round) % clients.size());
+                        if (c.equals("queue") && client.startsWith("kflux-c")) {
+                            continue; // the queue case's concurrency is the case's (--concurrency), not a variant's
+                        }
                         List<String> childArgs = List.of(client, c, servers, "r" + round,
                                 c.equals("queue") ? opts.get("--queue-records") : opts.get("--records"),
                                 opts.get("--warmup-records"), opts.get("--work-ms"), opts.get("--concurrency"));
-                        Map<String, String> r = fork(childArgs, opts.get("--child-jvm-args"));
+                        Map<String, String> r = fork(childArgs, childJvmArgs);
                         loads.add(Double.parseDouble(r.get("load")));
                         results.computeIfAbsent(c, x -> new LinkedHashMap<>()).computeIfAbsent(client,
                                 x -> new ArrayList<>()).add(r);
                         System.out.printf("round %d %-10s %-8s %,10.0f records/s  %,7.0f ns CPU/record  %3s threads"
                                         + " (peak %s, OS %s)  window %.1f s  set-up %.1f s  load %s  crc %s"
-                                        + "  ShareFetches %s (%.0f records each)%n", round, c,
+                                        + "  ShareFetches %s (%.0f records each)  ack p50/p99 %s/%s us (n %s)  poll p50/p99 %s/%s us"
+                                + "  broker ShareFetch %s x %s ms, ShareAcknowledge %s x %s ms%n", round, c,
                                 client, d(r, "recordsPerSec"), d(r, "cpuNsPerRecord"), r.get("threads"),
                                 r.get("peakThreads"), r.get("osThreads"), d(r, "windowNanos") / 1e9, d(r, "setupNanos") / 1e9,
                                 r.get("load"), r.get("crc"), r.get("fetches"),
-                                d(r, "fetchedRecords") / Math.max(1, d(r, "fetches")));
+                                d(r, "fetchedRecords") / Math.max(1, d(r, "fetches")), r.get("ackP50Us"),
+                                r.get("ackP99Us"), r.get("ackN"), r.get("pollP50Us"), r.get("pollP99Us"),
+                                r.get("brokerShareFetches"), r.get("brokerShareFetchMs"), r.get("brokerShareAcks"),
+                                r.get("brokerShareAckMs"));
                     }
                 }
             }
@@ -135,6 +145,9 @@ public final class ShareBenchmark {
             List<Map<String, String>> official = c.getValue().get("official");
             for (String client : clients) {
                 List<Map<String, String>> runs = c.getValue().get(client);
+                if (runs == null) {
+                    continue; // not run in this case
+                }
                 String ratios = "";
                 if (official != null && !client.equals("official")) {
                     ratios = " | " + interval(ratio(runs, official, "recordsPerSec"), "%.2f") + " | "

@@ -3,6 +3,7 @@ package io.kflux.bench;
 import io.kflux.Deserializers;
 import io.kflux.KafkaShareConsumer;
 import io.kflux.ShareConsumerOptions;
+import io.kflux.bench.runner.BrokerView;
 import io.kflux.bench.runner.JvmCounters;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -75,24 +76,61 @@ public final class ShareRunner {
         Tally tally = new Tally(records);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         threads.resetPeakThreadCount();
+        BrokerView broker = new BrokerView(BrokerView.pids(System.getProperty("kflux.bench.brokerPids")));
+        double[] fetchBefore = broker.totalTimeMs("ShareFetch");
+        double[] ackBefore = broker.totalTimeMs("ShareAcknowledge");
+        String agent = System.getProperty("kflux.bench.profileAgent");
+        String profile = System.getProperty("kflux.bench.profileFile");
+        boolean profiled = agent != null && profile != null;
+        if (profiled) { // the measured drain only (its set-up and close included), not the warm-up
+            io.kflux.bench.runner.ProfilerAgent.command(agent, "start,event=cpu,interval=1ms,threads");
+        }
         long created = System.nanoTime();
         drain(client, servers, topic, group, tally, queue ? workMs : 0, concurrency, queue);
+        if (profiled) {
+            io.kflux.bench.runner.ProfilerAgent.command(agent, "stop,file=" + profile + "-" + group + ".collapsed,collapsed");
+        }
+        // the brokers' side spans the drain (set-up and close included): ShareFetches and ShareAcknowledges of this JVM
+        double[] fetchAfter = broker.totalTimeMs("ShareFetch");
+        double[] ackAfter = broker.totalTimeMs("ShareAcknowledge");
+        broker.close();
         long window = tally.lastNanos - tally.firstNanos;
         long cpu = tally.cpuAtLast - tally.cpuAtFirst;
         tally.verify();
         System.out.println(RESULT + String.format("recordsPerSec=%.1f cpuNsPerRecord=%.1f threads=%d peakThreads=%d"
-                        + " osThreads=%d windowNanos=%d setupNanos=%d load=%.2f crc=%d fetches=%d fetchedRecords=%d",
+                        + " osThreads=%d windowNanos=%d setupNanos=%d load=%.2f crc=%d fetches=%d fetchedRecords=%d"
+                        + " %s %s brokerShareFetches=%.0f brokerShareFetchMs=%.2f brokerShareAcks=%.0f"
+                        + " brokerShareAckMs=%.2f",
                 records * 1e9 / window,
                 (double) cpu / records, tally.threadsAtLast, threads.getPeakThreadCount(), tally.osThreadsAtLast, window,
                 tally.firstNanos - created, JvmCounters.loadAverage(), tally.crcSum, tally.fetches.get(),
-                tally.fetchedRecords.get()));
+                tally.fetchedRecords.get(), tally.ackLatency.summary("ack"), tally.pollLatency.summary("poll"),
+                fetchAfter[0] - fetchBefore[0], meanMs(fetchBefore, fetchAfter), ackAfter[0] - ackBefore[0],
+                meanMs(ackBefore, ackAfter)));
         System.exit(0);
     }
 
+    /** The mean of the requests between two {@link BrokerView#totalTimeMs} readings, ms (-1: none). */
+    private static double meanMs(double[] before, double[] after) {
+        double n = after[0] - before[0];
+        return n == 0 ? -1 : (after[1] - before[1]) / n;
+    }
+
+    /**
+     * @param client {@code official}, {@code kflux} ({@code flatMap(.., 1024)} in the throughput case, the
+     *               {@code ACCEPT} property's form), {@code kflux-c<N>} ({@code flatMap(.., N)}; throughput case only)
+     *               or {@code kflux-each} (each ACCEPT subscribed on its own, holding no {@code flatMap} slot: in the
+     *               throughput case {@code r.accept().subscribe(..)} per record, in the queue case the slot held for
+     *               the work only)
+     */
     private static void drain(String client, String servers, String topic, String group, Tally tally, int workMs,
                               int concurrency, boolean queue) throws Exception {
-        if (client.equals("kflux")) {
-            drainKflux(servers, topic, group, tally, workMs, queue ? concurrency : KFLUX_THROUGHPUT_CONCURRENCY);
+        if (client.equals("kflux") || client.equals("kflux-each")) {
+            drainKflux(servers, topic, group, tally, workMs, queue ? concurrency : KFLUX_THROUGHPUT_CONCURRENCY,
+                    client.equals("kflux-each") ? "each" : ACCEPT);
+        } else if (client.startsWith("kflux-c") && !queue) {
+            drainKflux(servers, topic, group, tally, workMs, Integer.parseInt(client.substring("kflux-c".length())),
+                    "flatmap");
         } else if (client.equals("official")) {
             drainOfficial(servers, topic, group, tally, workMs, queue ? concurrency : 1);
         } else {
@@ -102,7 +140,7 @@ public final class ShareRunner {
 
     /** One consumer; each record's work is a timer (non-blocking), then its ACCEPT, {@code concurrency} at a time. */
     private static void drainKflux(String servers, String topic, String group, Tally tally, int workMs,
-                                   int concurrency) throws InterruptedException {
+                                   int concurrency, String accept) throws InterruptedException {
         io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         KafkaShareConsumer<byte[], byte[]> consumer = KafkaShareConsumer.create(ShareConsumerOptions.create(
@@ -118,7 +156,7 @@ public final class ShareRunner {
                     (long) meterTotal(meters, "kafka.consumer.share.fetch.manager.records.consumed.total"));
         };
         try {
-            drainKflux(consumer, tally, workMs, concurrency);
+            drainKflux(consumer, tally, workMs, concurrency, accept);
         } finally {
             tally.atEnd = null;
         }
@@ -131,21 +169,26 @@ public final class ShareRunner {
     }
 
     private static void drainKflux(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally, int workMs,
-                                   int concurrency) throws InterruptedException {
+                                   int concurrency, String accept) throws InterruptedException {
         Duration work = Duration.ofMillis(workMs);
-        if (workMs == 0 && !IMPLICIT && ACCEPT.equals("when")) {
+        if (workMs == 0 && !IMPLICIT && accept.equals("when")) {
             drainKfluxInBatches(consumer, tally);
             return;
         }
-        if (workMs == 0 && (IMPLICIT || ACCEPT.equals("each"))) {
+        if (workMs == 0 && (IMPLICIT || accept.equals("each"))) {
             drainKfluxWithoutFlatMap(consumer, tally);
+            return;
+        }
+        if (accept.equals("each")) {
+            drainKfluxWorkThenEach(consumer, tally, work, concurrency);
             return;
         }
         try {
             consumer.receive()
                     .flatMap(r -> {
                         tally.received(r.partition(), r.offset(), r.value());
-                        Mono<Void> done = workMs > 0 ? Mono.delay(work).then(r.accept()) : r.accept();
+                        Mono<Void> done = workMs > 0 ? Mono.delay(work).then(Mono.defer(() -> timed(r, tally)))
+                                : timed(r, tally);
                         return done.then(Mono.fromRunnable(() -> {
                             if (tally.processed() == tally.expected) {
                                 tally.end();
@@ -154,6 +197,52 @@ public final class ShareRunner {
                     }, concurrency)
                     .take(tally.expected)
                     .blockLast(TIMEOUT);
+        } finally {
+            consumer.close().block(TIMEOUT);
+        }
+    }
+
+    /**
+     * {@code r.accept()}, timed from its subscription (the acknowledgement handed to the consumer) to its completion
+     * for one record in {@value LatencySample#EVERY}.
+     */
+    private static Mono<Void> timed(io.kflux.ShareRecord<byte[], byte[]> r, Tally tally) {
+        if (!LatencySample.timed(r.offset())) {
+            return r.accept();
+        }
+        long taken = System.nanoTime();
+        return r.accept().doOnSuccess(v -> tally.ackLatency.add(System.nanoTime() - taken));
+    }
+
+    /** Subscribes {@code r.accept()} on its own, timed as {@link #timed}, counted by {@code confirmations}. */
+    private static void acceptOnItsOwn(io.kflux.ShareRecord<byte[], byte[]> r, Tally tally,
+                                       Confirmations confirmations) {
+        long taken = LatencySample.timed(r.offset()) ? System.nanoTime() : 0;
+        r.accept().subscribe(null, confirmations::fail, () -> {
+            if (taken != 0) {
+                tally.ackLatency.add(System.nanoTime() - taken);
+            }
+            confirmations.done(tally.processed());
+        });
+    }
+
+    /**
+     * The queue case with each slot held for the work only: {@code flatMap(r -> delay(work), concurrency)}, the
+     * record's ACCEPT subscribed on its own when the work is done (its confirmation is not waited for by the slot);
+     * the window ends at the last confirmation.
+     */
+    private static void drainKfluxWorkThenEach(KafkaShareConsumer<byte[], byte[]> consumer, Tally tally,
+                                               Duration work, int concurrency) throws InterruptedException {
+        Confirmations confirmations = new Confirmations(tally);
+        try {
+            consumer.receive()
+                    .flatMap(r -> {
+                        tally.received(r.partition(), r.offset(), r.value());
+                        return Mono.delay(work).doOnSuccess(x -> acceptOnItsOwn(r, tally, confirmations));
+                    }, concurrency)
+                    .take(tally.expected)
+                    .blockLast(TIMEOUT);
+            confirmations.await();
         } finally {
             consumer.close().block(TIMEOUT);
         }
@@ -175,7 +264,7 @@ public final class ShareRunner {
                             tally.processed();
                             return;
                         }
-                        r.accept().subscribe(null, confirmations::fail, () -> confirmations.done(tally.processed()));
+                        acceptOnItsOwn(r, tally, confirmations);
                     })
                     .take(tally.expected)
                     .blockLast(TIMEOUT);
@@ -266,7 +355,9 @@ public final class ShareRunner {
                                      new ByteArrayDeserializer())) {
                     consumer.subscribe(List.of(topic));
                     while (!stop.get()) {
+                        long polling = System.nanoTime();
                         ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(100));
+                        tally.pollLatency.add(System.nanoTime() - polling);
                         for (ConsumerRecord<byte[], byte[]> r : polled) {
                             tally.received(r.partition(), r.offset(), r.value());
                             if (workMs > 0) {
@@ -336,6 +427,9 @@ public final class ShareRunner {
         /** ShareFetch requests answered and the records they acquired (every consumer of the drain, whole drain). */
         final AtomicLong fetches = new AtomicLong();
         final AtomicLong fetchedRecords = new AtomicLong();
+        /** kflux: acknowledgement taken to its Mono completing (1 record in 16); official: each poll call. */
+        final LatencySample ackLatency = new LatencySample();
+        final LatencySample pollLatency = new LatencySample();
         /** Runs first in {@link #end()} when set (kflux: reads the consumer's meters before its close). */
         volatile Runnable atEnd;
         long crcSum;

@@ -217,6 +217,28 @@ public final class BrokerView implements AutoCloseable {
                 connections, evictions, fetchLocal);
     }
 
+    /**
+     * {@code {count, total ms}} of the requests of {@code request} (e.g. {@code ShareFetch}) the brokers answered so
+     * far, by {@code TotalTimeMs} (received to answer sent, the broker's view of a round trip): two readings give a
+     * window's mean. Zeros where the brokers have no such metric yet.
+     */
+    public double[] totalTimeMs(String request) throws IOException {
+        double[] out = new double[2];
+        try {
+            ObjectName n = new ObjectName("kafka.network:type=RequestMetrics,name=TotalTimeMs,request=" + request);
+            for (MBeanServerConnection s : servers) {
+                if (s.isRegistered(n)) {
+                    long count = ((Number) s.getAttribute(n, "Count")).longValue();
+                    out[0] += count;
+                    out[1] += count * ((Number) s.getAttribute(n, "Mean")).doubleValue();
+                }
+            }
+        } catch (javax.management.JMException e) {
+            throw new IOException("cannot read the brokers' request metrics", e);
+        }
+        return out;
+    }
+
     /** Adds {@code pid}'s threads' CPU (user + sys, 10 ms ticks from {@code /proc}) by name; nothing without it. */
     private static void threadCpu(long pid, Map<String, Long> byName) {
         try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks =
