@@ -59,7 +59,11 @@ public interface ShareRecord<K, V> {
      *         this member's, {@link UnsupportedVersionException} for RENEW to a broker without it,
      *         {@link IllegalStateException} when the record was acknowledged finally already or the consumer
      *         acknowledges implicitly, {@link KafkaFluxException} when it could not be sent (consumer closed, broker
-     *         unreachable: the record returns to the group when its lock expires)
+     *         unreachable: the record returns to the group when its lock expires). After a final acknowledgement
+     *         that failed with one of these {@code KafkaFluxException}s, every later one fails with the same cause
+     *         (a {@link KafkaProtocolException} with the same {@code errorName()}, else a {@code KafkaFluxException}
+     *         caused by it), not with {@code IllegalStateException}: the record is no longer this member's to
+     *         acknowledge, and the error says why
      */
     Mono<Void> acknowledge(AcknowledgeType type);
 

@@ -2,7 +2,9 @@ package io.kflux.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.kflux.AcknowledgeType;
 import io.kflux.CommitFailedException;
 import io.kflux.ConsumerOptions;
 import io.kflux.ConsumerRecord;
@@ -453,8 +455,17 @@ class UserTrialEdgeCasesTest {
             ShareRecord<String, String> back = seen.stream()
                     .filter(r -> r.value().equals("c") && r.deliveryCount() == 2).findFirst().orElseThrow();
             c.close().block(WAIT);
-            assertThatThrownBy(() -> back.accept().block(WAIT)).isInstanceOf(KafkaFluxException.class)
+            Throwable refused = catchThrowable(() -> back.accept().block(WAIT));
+            assertThat(refused).isInstanceOf(KafkaFluxException.class)
                     .satisfies(e -> System.out.println("accept after close: " + e));
+            // a final acknowledgement that failed: the next one says why (typed, caused by it), not "acknowledged
+            // already", so work.then(r.accept()).onErrorResume(e -> r.release()) ends with the real cause
+            for (AcknowledgeType again : List.of(AcknowledgeType.RELEASE, AcknowledgeType.RENEW)) {
+                assertThatThrownBy(() -> back.acknowledge(again).block(WAIT))
+                        .isInstanceOf(KafkaFluxException.class)
+                        .hasMessageContaining(again + " of ").hasMessageContaining("ACCEPT failed")
+                        .extracting(Throwable::getCause).isSameAs(refused);
+            }
         } finally {
             sub.dispose();
             c.close().block(WAIT);

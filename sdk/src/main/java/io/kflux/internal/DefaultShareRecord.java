@@ -3,6 +3,8 @@ package io.kflux.internal;
 import io.kflux.AcknowledgeType;
 import io.kflux.ConsumerRecord;
 import io.kflux.Headers;
+import io.kflux.KafkaFluxException;
+import io.kflux.KafkaProtocolException;
 import io.kflux.ShareRecord;
 import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
@@ -27,6 +29,8 @@ final class DefaultShareRecord<K, V> implements ShareRecord<K, V>, ShareFetcher.
     private final boolean explicit;
     /** The final acknowledgement taken (ACCEPT, RELEASE, REJECT), null while none is. */
     private volatile AcknowledgeType acknowledged;
+    /** Why that final acknowledgement failed (refused by the broker, or not sent); null while it did not. */
+    private volatile RuntimeException refusal;
 
     DefaultShareRecord(ConsumerRecord<K, V> record, short deliveryCount, int nodeId, SharePartition sharePartition,
                        ShareFetcher fetcher, boolean explicit) {
@@ -55,13 +59,38 @@ final class DefaultShareRecord<K, V> implements ShareRecord<K, V>, ShareFetcher.
                     + " is accepted once the next record is requested; set it to explicit to acknowledge records");
         }
         if (type != AcknowledgeType.RENEW && !ACKNOWLEDGED.compareAndSet(this, null, type)) {
-            return new IllegalStateException(this + " was acknowledged already (" + acknowledged + ")");
+            return refusal != null ? afterRefusal(type)
+                    : new IllegalStateException(this + " was acknowledged already (" + acknowledged + ")");
         }
         if (type == AcknowledgeType.RENEW && acknowledged != null) {
-            return new IllegalStateException(this + " was acknowledged already (" + acknowledged
-                    + "): nothing to renew");
+            return refusal != null ? afterRefusal(type) : new IllegalStateException(this
+                    + " was acknowledged already (" + acknowledged + "): nothing to renew");
         }
         return null;
+    }
+
+    @Override
+    public void refused(AcknowledgeType type, RuntimeException error) {
+        if (acknowledged == type) {
+            refusal = error;
+        }
+    }
+
+    /**
+     * A later acknowledgement of a record whose final one failed: the same cause, typed as it was, so that
+     * {@code work.then(r.accept()).onErrorResume(e -> r.release())} ends with why the ACCEPT failed (the lock had
+     * expired, the consumer is closing) rather than "acknowledged already". A fresh exception each time: a shared
+     * instance would collect every subscriber's suppressed {@code block()} traces.
+     */
+    private RuntimeException afterRefusal(AcknowledgeType type) {
+        RuntimeException cause = refusal;
+        String message = type + " of " + this + " not sent: its " + acknowledged + " failed, so the record is no longer"
+                + " this member's to acknowledge (" + cause.getMessage() + ")";
+        if (cause instanceof KafkaProtocolException protocol) {
+            return new KafkaProtocolException(protocol.errorCode(), protocol.errorName(), protocol.isRetriable(),
+                    message, cause);
+        }
+        return new KafkaFluxException(message, cause);
     }
 
     /** The record as the record builder made it (what tracing observes). */

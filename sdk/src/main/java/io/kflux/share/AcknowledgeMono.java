@@ -91,6 +91,9 @@ final class AcknowledgeMono extends Mono<Void> {
         @Override
         @SuppressWarnings("unchecked")
         public void error(RuntimeException e) {
+            if (ack.gate != null && ack.type != null && ack.type != AcknowledgeType.RENEW) {
+                ack.gate.refused(ack.type, e);
+            }
             CoreSubscriber<? super Void> a = ACTUAL.getAndSet(this, null);
             if (a != null) {
                 a.onError(e);

@@ -185,10 +185,15 @@ public final class ShareFetcher {
      * Decides, at each subscription to an acknowledgement's {@link Mono}, whether it may go (the record's own rules:
      * the acknowledgement mode, one final acknowledgement per record).
      */
-    @FunctionalInterface
     public interface AckGate {
         /** @return null when {@code type} may be sent now (and is taken), else the error its subscriber gets */
         RuntimeException admit(AcknowledgeType type);
+
+        /**
+         * The final acknowledgement {@code type} that {@link #admit} took failed with {@code error} (refused by the
+         * broker, or not sent): later ones report that cause instead of "acknowledged already".
+         */
+        void refused(AcknowledgeType type, RuntimeException error);
     }
 
     /**
