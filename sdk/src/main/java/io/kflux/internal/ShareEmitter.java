@@ -189,6 +189,7 @@ final class ShareEmitter<K, V> {
 
     private void drain() {
         int missed = 1;
+        boolean held = fetcher.burstStarted();
         try {
             while (true) {
                 // a cancelled subscriber gets nothing more: in implicit mode a record sent into the void would count
@@ -208,6 +209,10 @@ final class ShareEmitter<K, V> {
         } catch (RuntimeException e) {
             move(ShareEmitterState.EMITTING, ShareEmitterState.FAILED);
             sink.error(e); // RecordDeserializationException, corrupt batches: the stream ends with them
+        } finally {
+            if (held) {
+                fetcher.burstEnded();
+            }
         }
         fetcher.wake();
     }

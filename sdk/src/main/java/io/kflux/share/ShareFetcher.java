@@ -108,6 +108,8 @@ public final class ShareFetcher {
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger incomingWip =
             new java.util.concurrent.atomic.AtomicInteger();
+    /** While the emitter hands out a burst, hand-overs wait for its end: one take and one plan per burst. */
+    private final BurstHold burst = new BurstHold();
     /** Where broker answers complete the acknowledgements' waiters, one pass per answer. */
     private final AckCompletions completions = new AckCompletions();
     /** A {@link #wake} plan is queued on the loop and has not started yet. */
@@ -227,13 +229,37 @@ public final class ShareFetcher {
     }
 
     /**
-     * Queues an acknowledgement for the loop. Order with the loop's other tasks holds: a task posted after this call
-     * runs after the acknowledgement was taken (the taking task was posted earlier, or is running and takes it).
+     * Queues an acknowledgement for the loop. Outside an emitter's burst, order with the loop's other tasks holds: a
+     * task posted after this call runs after the acknowledgement was taken (the taking task was posted earlier, or is
+     * running and takes it). During a burst it is taken at the burst's end, or by {@link #close} if that comes first.
      */
     void handOver(AcknowledgeMono.Pending a) {
         incoming.add(a);
+        if (!burst.holds()) {
+            takeIncomingSoon();
+        }
+    }
+
+    private void takeIncomingSoon() {
         if (incomingWip.getAndIncrement() == 0) {
             loop.execute(this::takeIncoming);
+        }
+    }
+
+    /**
+     * The emitter starts handing out a burst of records: acknowledgements handed over until {@link #burstEnded} wait
+     * and are then taken together (see {@link BurstHold}).
+     *
+     * @return whether this burst holds them; only then call {@link #burstEnded} (false while another burst does)
+     */
+    public boolean burstStarted() {
+        return burst.hold();
+    }
+
+    /** The burst {@link #burstStarted} returned true for ended: what was handed over meanwhile is taken now. */
+    public void burstEnded() {
+        if (burst.release()) {
+            takeIncomingSoon();
         }
     }
 
@@ -241,18 +267,23 @@ public final class ShareFetcher {
     private void takeIncoming() {
         int missed = 1;
         do {
-            AcknowledgeMono.Pending a;
-            while ((a = incoming.poll()) != null) {
-                try {
-                    add(a);
-                } catch (RuntimeException e) { // one bad acknowledgement must not stall the ones behind it
-                    log.error("acknowledgement of {}@{} failed", a.ack.tp, a.ack.offset, e);
-                    a.error(e);
-                }
-            }
+            takeWaiting();
             missed = incomingWip.addAndGet(-missed);
         } while (missed != 0);
         plan();
+    }
+
+    /** On the loop: the queued acknowledgements into their brokers' pending ones. */
+    private void takeWaiting() {
+        AcknowledgeMono.Pending a;
+        while ((a = incoming.poll()) != null) {
+            try {
+                add(a);
+            } catch (RuntimeException e) { // one bad acknowledgement must not stall the ones behind it
+                log.error("acknowledgement of {}@{} failed", a.ack.tp, a.ack.offset, e);
+                a.error(e);
+            }
+        }
     }
 
     /**
@@ -263,6 +294,9 @@ public final class ShareFetcher {
     public Mono<Void> close() {
         loop.execute(() -> {
             if (state == ShareFetcherState.RUNNING) {
+                // acknowledgements handed over before close() (a burst may still hold them) go with the closing
+                // requests, as they did when every hand-over was taken at once
+                takeWaiting();
                 state = io.kflux.util.StateTransitions.check(this, state, ShareFetcherState.CLOSING);
                 plan();
             }
