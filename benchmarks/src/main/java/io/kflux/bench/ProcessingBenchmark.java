@@ -210,16 +210,7 @@ public final class ProcessingBenchmark {
                 kafka.bootstrapServers(), TOPIC, "processing-" + contender + "-" + run, opts.get("--records"),
                 opts.get("--keys"), opts.get("--work-ms"), opts.get("--concurrency"), opts.get("--commit-ms"), log,
                 seed), opts.get("--child-jvm-args"));
-        if (contender.equals(BASE)) {
-            // kflux as built elsewhere (e.g. the commit before a change), its classes before this classpath's sdk
-            String base = System.getProperty("kflux.bench.baseClasses");
-            if (base == null) {
-                throw new IllegalArgumentException(BASE + " needs -Dkflux.bench.baseClasses=<an sdk's classes dir>");
-            }
-            int cp = command.indexOf("-cp") + 1;
-            command.set(cp, base + java.io.File.pathSeparator + command.get(cp));
-        }
-        return command;
+        return ShareBenchmark.withBaseClasses(command, contender);
     }
 
     /** Record i has key {@code key-<i % keys>}; the default partitioner spreads the keys over the 8 partitions. */

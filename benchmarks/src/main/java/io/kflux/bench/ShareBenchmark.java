@@ -236,7 +236,30 @@ public final class ShareBenchmark {
 
     private static Map<String, String> fork(List<String> childArgs, String childJvmArgs)
             throws IOException, InterruptedException {
-        return ForkedJvm.run(javaCommand(ShareRunner.class, childArgs, childJvmArgs), childArgs.get(0));
+        return ForkedJvm.run(withBaseClasses(javaCommand(ShareRunner.class, childArgs, childJvmArgs),
+                childArgs.get(0)), childArgs.get(0));
+    }
+
+    /** The suffix of a contender that runs kflux as built elsewhere: see {@link #withBaseClasses}. */
+    static final String BASE_SUFFIX = "-base";
+
+    /**
+     * A contender named {@code <name>-base} runs with the sdk classes of {@code -Dkflux.bench.baseClasses} (e.g. the
+     * commit before a change, compiled in a worktree) first on its classpath, so a change is measured before and after
+     * in one run; other contenders' commands are returned as they are.
+     */
+    static List<String> withBaseClasses(List<String> command, String contender) {
+        if (!contender.endsWith(BASE_SUFFIX)) {
+            return command;
+        }
+        String base = System.getProperty("kflux.bench.baseClasses");
+        if (base == null) {
+            throw new IllegalArgumentException(contender + " needs -Dkflux.bench.baseClasses=<an sdk's classes dir>");
+        }
+        List<String> withBase = new ArrayList<>(command);
+        int cp = withBase.indexOf("-cp") + 1;
+        withBase.set(cp, base + java.io.File.pathSeparator + withBase.get(cp));
+        return withBase;
     }
 
     /** A contender JVM on this JVM's classpath and logging configuration: 1 GB heap, G1. */

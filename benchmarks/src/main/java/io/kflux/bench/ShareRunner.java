@@ -123,8 +123,11 @@ public final class ShareRunner {
      *               throughput case {@code r.accept().subscribe(..)} per record, in the queue case the slot held for
      *               the work only)
      */
-    private static void drain(String client, String servers, String topic, String group, Tally tally, int workMs,
+    private static void drain(String contender, String servers, String topic, String group, Tally tally, int workMs,
                               int concurrency, boolean queue) throws Exception {
+        // <name>-base: the same contender on other sdk classes (ShareBenchmark.withBaseClasses)
+        String client = contender.endsWith(ShareBenchmark.BASE_SUFFIX)
+                ? contender.substring(0, contender.length() - ShareBenchmark.BASE_SUFFIX.length()) : contender;
         if (client.equals("kflux") || client.equals("kflux-each")) {
             drainKflux(servers, topic, group, tally, workMs, queue ? concurrency : KFLUX_THROUGHPUT_CONCURRENCY,
                     client.equals("kflux-each") ? "each" : ACCEPT);
