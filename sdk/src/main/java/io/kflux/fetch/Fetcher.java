@@ -323,11 +323,20 @@ public final class Fetcher {
             listener.onRequest(FetchRequestBuilder.describe(node.id(), sessionRequest));
         }
         nodes.sent(node.id());
+        if (log.isTraceEnabled()) {
+            log.trace("Fetch to {}: session {} epoch {}, {} of {} partitions listed ({}), {} forgotten, maxWaitMs {}",
+                    node, sessionRequest.sessionId(), sessionRequest.epoch(), sessionRequest.toSend().size(),
+                    targets.size(), byPartition.keySet(), sessionRequest.toForget().size(), request.maxWaitMs());
+        }
         long sentAt = System.nanoTime(); // a latency measured for the metrics, not a decision: the precise clock
         io.fetch(node, request)
                 .map(answer -> {
                     FetchResponse r = answer.response();
                     metrics.fetchCompleted(System.nanoTime() - sentAt, r.throttleTimeMs());
+                    if (log.isTraceEnabled()) {
+                        log.trace("Fetch to {} for {} answered in {} us", node, byPartition.keySet(),
+                                (System.nanoTime() - sentAt) / 1000);
+                    }
                     // KIP-219: from Fetch v8 the broker answers at once and expects the client to hold back
                     if (answer.version() >= 8 && r.throttleTimeMs() > 0) {
                         loop.execute(() -> throttle(node.id(), r.throttleTimeMs()));
