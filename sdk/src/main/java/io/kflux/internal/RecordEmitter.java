@@ -664,6 +664,9 @@ final class RecordEmitter<K, V> implements Subscription {
                     AckHandle acks = progress.positioned(cf.partition().topicPartition(), cf.partition().position(),
                             cf.partition().lastEmittedEpoch());
                     tracked = new Positioned(positionEpoch, acks == null ? ackHandle : acks);
+                    // revoked partitions' states never come back (an assignment gets a new one): their entries, and
+                    // the assignments their handles hold, would otherwise pile up over a long session's rebalances
+                    trackedEpochs.keySet().removeIf(PartitionState::isRevoked);
                     trackedEpochs.put(cf.partition(), tracked);
                 }
                 builder.attach(tracked.acks());
