@@ -241,8 +241,11 @@ public final class ConsumerRecord<K, V> {
      * partition is revoked and on {@code close()} (whatever {@code enable.auto.commit} says) commit only such
      * positions. Cost: O(1) amortized, in any order.
      *
-     * <p>Non-blocking, callable from any thread, idempotent. Acknowledging after the partition was revoked is
-     * ignored (another member owns it now). Does nothing for a record not created by a consumer.
+     * <p>Non-blocking, callable from any thread, idempotent. An acknowledgement belongs to the assignment the record
+     * was emitted under: it still counts while that assignment's revocation runs (the commit kflux makes before the
+     * partition goes carries it), and is ignored once the partition was revoked or lost, also when the partition was
+     * assigned to this consumer again since (that new assignment emits the record again; the stale acknowledgement
+     * does not move its commits). Does nothing for a record not created by a consumer.
      */
     public void acknowledge() {
         if (ackHandle != null) {
@@ -258,9 +261,16 @@ public final class ConsumerRecord<K, V> {
      * last record below the committed offset (KIP-320). Lazy: nothing happens until the returned {@code Mono} is
      * subscribed.
      *
+     * <p>Once the revocation of the record's assignment has started ({@link KafkaFluxConsumer#assignment()} no longer
+     * lists the partition), or after it ended (also when the partition was assigned to this consumer again since),
+     * the call sends nothing: it completes at once when a commit already covered this record, and fails at once with
+     * {@link CommitFailedException} otherwise. Its acknowledgement still counts while the revocation runs, so the
+     * commit kflux makes before the partition goes may carry the record although this call failed.
+     *
      * @return completes when the group coordinator accepted the commit (at once when a commit made before the
      *         partition was revoked already covered this record); errors with {@link CommitFailedException}
-     *         (the group rebalanced and the partition moved before this record's offset was committed),
+     *         (the group rebalanced and the partition moved before this record's offset was committed: the
+     *         revocation of the record's assignment had started or ended when the call was subscribed),
      *         {@link FencedInstanceIdException},
      *         {@link TimeoutException} (after {@code default.api.timeout.ms}), {@link KafkaProtocolException}
      *         (non-retriable broker error; {@link GroupAuthorizationException} when the ACLs refuse the group),

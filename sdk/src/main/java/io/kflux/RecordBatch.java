@@ -84,7 +84,9 @@ public final class RecordBatch<K, V> {
 
     /**
      * Acknowledges every record of the batch ({@link ConsumerRecord#acknowledge()} each: O(1) amortized per record).
-     * Non-blocking, callable from any thread, idempotent; ignored after the partition was revoked.
+     * Non-blocking, callable from any thread, idempotent. Counts for the assignment the batch was emitted under:
+     * also while its revocation runs, and ignored once the partition was revoked or lost, even when the partition was
+     * assigned to this consumer again since (the new assignment emits these records again).
      */
     public void acknowledge() {
         for (ConsumerRecord<K, V> r : records) {
@@ -95,7 +97,12 @@ public final class RecordBatch<K, V> {
     /**
      * Acknowledges every record, then commits the partition's committable position: past the batch's last record
      * ({@code last offset + 1}) when every earlier record of the partition was acknowledged too, less otherwise (as
-     * {@link ConsumerRecord#commit()}). Lazy: nothing happens until the returned {@code Mono} is subscribed.
+     * {@link ConsumerRecord#commit()}). Lazy: nothing happens until the returned {@code Mono} is subscribed. Once the
+     * revocation of the batch's assignment has started ({@link KafkaFluxConsumer#assignment()} no longer lists the
+     * partition) or ended (also when the partition was assigned to this consumer again since), nothing is sent: the
+     * commit completes at once when an earlier commit covered the batch, else fails at once with
+     * {@link CommitFailedException} (the acknowledgement still counts while the revocation runs, see
+     * {@link #acknowledge()}).
      *
      * @return completes when the group coordinator accepted the commit; errors as {@link ConsumerRecord#commit()}
      *         does ({@link CommitFailedException}, {@link FencedInstanceIdException}, {@link TimeoutException},

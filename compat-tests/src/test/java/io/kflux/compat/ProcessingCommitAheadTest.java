@@ -35,8 +35,11 @@ import reactor.core.publisher.Mono;
  * protocols and a manual assignment with a {@code group.id}; the commits are read with the Admin client while the
  * consumer still runs (no revocation or close commit in between).
  */
+// share heartbeats at 500 ms as well: a share member gets its first assignment one heartbeat after joining, 5 s
+// at the broker's default; the same specification as ShareConsumerTest's, so the classes share one broker
 @KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
-        "group.consumer.min.heartbeat.interval.ms=500"})
+        "group.consumer.min.heartbeat.interval.ms=500", "group.share.heartbeat.interval.ms=500",
+        "group.share.min.heartbeat.interval.ms=500"})
 class ProcessingCommitAheadTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final int PARTITIONS = 3;

@@ -13,6 +13,7 @@ import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.compat.support.SecuredKafka;
+import io.kflux.compat.support.SharedSecuredKafka;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -24,8 +25,8 @@ import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.config.Configurator;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 
@@ -34,22 +35,17 @@ import reactor.core.Disposable;
  * that runs for several session lifetimes re-authenticates on its connections, never reconnects, and reads the
  * log exactly (every offset once).
  */
+@ExtendWith(SharedSecuredKafka.class)
 class ReauthenticationTest {
     private static final String TOPIC = SecuredKafka.ALLOWED + "reauth";
     private static SecuredKafka kafka;
 
     @BeforeAll
-    static void start() {
-        kafka = SecuredKafka.start();
+    static void start(SecuredKafka shared) {
+        kafka = shared; // the run's one secured broker: SharedSecuredKafka stops it at the end
         kafka.cluster().createTopic(TOPIC, 3, 1);
     }
 
-    @AfterAll
-    static void stop() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
 
     @Test
     void severalSessionLifetimesPassWithoutReconnectingLosingOrDuplicating() throws Exception {

@@ -245,6 +245,97 @@ class ReceiveBatchesTest {
         }
     }
 
+    /**
+     * Issue #28: a batch whose partition's revocation has started (assignment() no longer lists it) cannot be
+     * committed, deterministically inside that window: the subscription ends, the group revokes the partition, and
+     * the application's {@code onPartitionsRevoked} is held open (after kflux's own commit before revoking, before
+     * the partition's tracking is dropped: where the commit used to go through). The batch's {@code commit()} then
+     * fails at once with {@code CommitFailedException}, and nothing of it is committed, during or after.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"classic", "consumer"})
+    void aBatchCommittedOnceItsRevocationStartedFailsAtOnce(String protocol, KafkaTestCluster kafka) throws Exception {
+        String topic = "batches-revoking-" + protocol;
+        String group = "batches-revoking-group-" + protocol;
+        TopicPartition tp = written(kafka, protocol, topic, 1, 30).get(0);
+        java.util.concurrent.CountDownLatch revoking = new java.util.concurrent.CountDownLatch(1);
+        reactor.core.publisher.Sinks.Empty<Void> release = reactor.core.publisher.Sinks.empty();
+        ConsumerOptions<String, String> options = ConsumerOptions.create(Kflux.props(kafka.bootstrapServers(),
+                        "group.id", group, "group.protocol", protocol, "enable.auto.commit", false),
+                Deserializers.string(), Deserializers.string()).subscription(List.of(topic))
+                .rebalanceListener(new io.kflux.RebalanceListener() {
+                    @Override
+                    public Mono<Void> onPartitionsRevoked(java.util.Collection<TopicPartition> partitions,
+                                                          io.kflux.RebalanceContext ctx) {
+                        revoking.countDown();
+                        return release.asMono();
+                    }
+                });
+        KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(options);
+        try {
+            // take(1) ends the subscription: the member leaves, and its partition is revoked
+            RecordBatch<String, String> batch = consumer.receiveBatches().take(1).blockLast(WAIT);
+            assertThat(batch).isNotNull();
+            assertThat(revoking.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("onPartitionsRevoked called").isTrue();
+            assertThat(consumer.assignment()).doesNotContain(tp);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> batch.commit().block(WAIT))
+                    .isInstanceOf(io.kflux.CommitFailedException.class);
+        } finally {
+            release.tryEmitEmpty();
+            consumer.close().block(WAIT); // waits for the subscription's end, its revocation included
+        }
+        assertThat(kafka.committedOffsets(group)).as("nothing of the refused batch committed, nor by close()")
+                .doesNotContainKey(tp);
+    }
+
+    /**
+     * Issue #28: a batch of an earlier assignment, acknowledged after its partition was revoked and assigned to the
+     * same consumer again, is ignored: it neither moves the new assignment's commits (the new assignment emits those
+     * records again) nor commits itself ({@code CommitFailedException}). The new assignment's own batch then commits
+     * as usual, so the absence above is not a commit path that commits nothing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"classic", "consumer"})
+    void aStaleBatchOfAnEarlierAssignmentOfTheSamePartitionIsIgnored(String protocol, KafkaTestCluster kafka)
+            throws Exception {
+        String topic = "batches-stale-" + protocol;
+        String group = "batches-stale-group-" + protocol;
+        TopicPartition tp = written(kafka, protocol, topic, 1, 30).get(0);
+        KafkaFluxConsumer<String, String> consumer = KafkaFluxConsumer.create(ConsumerOptions.create(
+                Kflux.props(kafka.bootstrapServers(), "group.id", group, "group.protocol", protocol,
+                        "enable.auto.commit", false, "max.poll.records", 10),
+                Deserializers.string(), Deserializers.string()).subscription(List.of(topic)));
+        Queue<RecordBatch<String, String>> fresh = new ConcurrentLinkedQueue<>();
+        Disposable second = null;
+        try {
+            RecordBatch<String, String> stale = consumer.receiveBatches().take(1).blockLast(WAIT);
+            assertThat(stale).isNotNull();
+            // the second subscription starts once the first one's revocation ended; its batches are a new assignment
+            second = consumer.receiveBatches().subscribe(fresh::add);
+            GroupKit.await("a batch of the new assignment", WAIT, () -> !fresh.isEmpty());
+            RecordBatch<String, String> first = fresh.peek();
+            assertThat(first.records().get(0).offset()).as("the new assignment starts where nothing was committed")
+                    .isZero();
+
+            stale.acknowledge();
+            consumer.commit().block(WAIT);
+            assertThat(kafka.committedOffsets(group)).as("the stale acknowledgement moved nothing")
+                    .doesNotContainKey(tp);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> stale.commit().block(WAIT))
+                    .isInstanceOf(io.kflux.CommitFailedException.class);
+            assertThat(kafka.committedOffsets(group)).doesNotContainKey(tp);
+
+            first.commit().block(WAIT);
+            long last = first.records().get(first.records().size() - 1).offset();
+            assertThat(kafka.committedOffsets(group)).containsEntry(tp, last + 1);
+        } finally {
+            if (second != null) {
+                second.dispose();
+            }
+            consumer.close().block(WAIT);
+        }
+    }
+
     private static int distinct(Queue<ConsumerRecord<String, String>> first,
                                 Queue<ConsumerRecord<String, String>> second) {
         java.util.Set<String> keys = new java.util.HashSet<>();

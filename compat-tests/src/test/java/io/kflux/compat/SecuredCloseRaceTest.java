@@ -10,6 +10,7 @@ import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.SecuredKafka;
+import io.kflux.compat.support.SharedSecuredKafka;
 import io.kflux.compat.support.TestCertificates;
 import io.kflux.testsupport.NettyLeaks;
 import io.kflux.testsupport.ParanoidLeakDetection;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,6 +39,7 @@ import reactor.core.Disposable;
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 @ExtendWith(ParanoidLeakDetection.class)
+@ExtendWith(SharedSecuredKafka.class)
 class SecuredCloseRaceTest {
     private static final String TOPIC = SecuredKafka.ALLOWED + "race";
     private static final int ROUNDS = 16;
@@ -46,17 +47,11 @@ class SecuredCloseRaceTest {
     private static SecuredKafka kafka;
 
     @BeforeAll
-    static void start() {
-        kafka = SecuredKafka.start();
+    static void start(SecuredKafka shared) {
+        kafka = shared; // the run's one secured broker: SharedSecuredKafka stops it at the end
         kafka.cluster().createTopic(TOPIC, 2, 1);
     }
 
-    @AfterAll
-    static void stop() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
 
     /** SCRAM-SHA-256 over TLS on the SASL_SSL listener; mutual TLS (a client key store) on the SSL one. */
     private static Map<String, Object> props(String listener) {

@@ -18,6 +18,7 @@ import io.kflux.TopicAuthorizationException;
 import io.kflux.TopicPartition;
 import io.kflux.compat.support.LogCapture;
 import io.kflux.compat.support.SecuredKafka;
+import io.kflux.compat.support.SharedSecuredKafka;
 import io.kflux.compat.support.TestCertificates;
 import io.kflux.test.broker.SampleData;
 import java.time.Duration;
@@ -32,6 +33,7 @@ import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -40,6 +42,7 @@ import reactor.core.publisher.Mono;
  * client certificate and ACL denials each end kflux with its typed error within {@code default.api.timeout.ms};
  * the official consumer fails on the same properties. No secret appears in a log line, a message or toString().
  */
+@ExtendWith(SharedSecuredKafka.class)
 class SecurityErrorTest {
     private static final long API_TIMEOUT_MS = 10_000;
     private static final List<String> SECRETS = List.of(ALICE_PASSWORD, SCRAM256_PASSWORD, TestCertificates.PASSWORD,
@@ -48,8 +51,8 @@ class SecurityErrorTest {
     private static LogCapture logs;
 
     @BeforeAll
-    static void start() {
-        kafka = SecuredKafka.start();
+    static void start(SecuredKafka shared) {
+        kafka = shared; // the run's one secured broker: SharedSecuredKafka stops it at the end
         kafka.cluster().createTopic(SecuredKafka.ALLOWED + "errors", 2, 1);
         kafka.cluster().createTopic("denied-topic", 2, 1);
         SampleData.produce(kafka.cluster().bootstrapServers(), SecuredKafka.ALLOWED + "errors", 10);
@@ -66,9 +69,6 @@ class SecurityErrorTest {
                     .doesNotContain(secret)));
             logs.close();
             Configurator.setLevel("io.kflux", Level.INFO);
-        }
-        if (kafka != null) {
-            kafka.close();
         }
     }
 

@@ -18,6 +18,7 @@ import io.kflux.TopicAuthorizationException;
 import io.kflux.compat.support.BrokerVersion;
 import io.kflux.OAuthBearerToken;
 import io.kflux.compat.support.SecuredKafka;
+import io.kflux.compat.support.SharedSecuredKafka;
 import io.kflux.compat.support.TestCertificates;
 import io.kflux.compat.support.TokenEndpoint;
 import io.kflux.test.broker.SampleData;
@@ -38,9 +39,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -53,21 +54,16 @@ import reactor.test.StepVerifier;
  * exactly, with a group, committing each record; the official KafkaConsumer with the same properties reads the
  * same records. See {@link SecuredKafka} for the broker.
  */
+@ExtendWith(SharedSecuredKafka.class)
 class SecurityTest {
     private static final int RECORDS = 60;
     private static SecuredKafka kafka;
 
     @BeforeAll
-    static void start() {
-        kafka = SecuredKafka.start();
+    static void start(SecuredKafka shared) {
+        kafka = shared; // the run's one secured broker: SharedSecuredKafka stops it at the end
     }
 
-    @AfterAll
-    static void stop() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
 
     /** Case name and its properties (built once the broker runs). */
     static Stream<Arguments> cases() {

@@ -45,7 +45,12 @@ import reactor.core.publisher.Mono;
  * record's delivery is observed (tracing).
  */
 @Tag("smoke")
-@KafkaTest(nodes = 1)
+// a share member gets its first assignment one heartbeat after joining: 500 ms rather than the broker's default 5 s
+// (the consumer group settings only make this the specification UserTrialEdgeCasesTest and ProcessingCommitAheadTest
+// use, so the three share one broker)
+@KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
+        "group.consumer.min.heartbeat.interval.ms=500", "group.share.heartbeat.interval.ms=500",
+        "group.share.min.heartbeat.interval.ms=500"})
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ShareConsumerTest {
     static final Duration WAIT = Duration.ofSeconds(90);

@@ -55,8 +55,11 @@ import reactor.core.publisher.Sinks;
  * consumer's acknowledgements taken twice, in implicit mode, after close and concurrently with close; where a group
  * consumer stands before its assignment.
  */
+// share heartbeats at 500 ms as well: a share member gets its first assignment one heartbeat after joining, 5 s
+// at the broker's default; the same specification as ShareConsumerTest's, so the classes share one broker
 @KafkaTest(nodes = 1, brokerProperties = {"group.consumer.heartbeat.interval.ms=500",
-        "group.consumer.min.heartbeat.interval.ms=500"})
+        "group.consumer.min.heartbeat.interval.ms=500", "group.share.heartbeat.interval.ms=500",
+        "group.share.min.heartbeat.interval.ms=500"})
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class UserTrialEdgeCasesTest {
     private static final Duration WAIT = Duration.ofSeconds(60);

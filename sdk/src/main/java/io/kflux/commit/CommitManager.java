@@ -21,6 +21,11 @@ import reactor.core.publisher.Mono;
  * Acknowledgement tracking and commits for one consumer. Commits run one after another, in the
  * order they were asked for, so an older commit can never overwrite a newer one; each computes
  * what to commit when its turn comes, so it carries the latest acknowledgements.
+ *
+ * <p>Also the owner of each partition's assignment as commits see it ({@link PartitionAssignment}): records carry
+ * theirs, and whether a record may still be committed is decided here alone. Past 500 lines because the
+ * acknowledgement tracking, the progress kept for process() and the commit chain share the per-partition state
+ * (trackers, assignments, what was committed) and change it together.
  */
 public final class CommitManager {
     private static final Logger log = LoggerFactory.getLogger(CommitManager.class);
@@ -28,6 +33,13 @@ public final class CommitManager {
     private final OffsetCommitter committer;
     private final Duration timeout;
     private final Map<TopicPartition, AckTracker> trackers = new ConcurrentHashMap<>();
+    /**
+     * The current assignment of each tracked partition: the identity records carry, and the one place that knows
+     * whether a revocation started ({@link AssignmentState}). Changed together with {@link #trackers} under the
+     * partition's entry here ({@code compute}), so the two never disagree about which assignment is current.
+     */
+    private final Map<TopicPartition, PartitionAssignment> assignments = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong assignmentCount = new java.util.concurrent.atomic.AtomicLong();
     private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
     private final Object chainLock = new Object();
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
@@ -104,15 +116,18 @@ public final class CommitManager {
     }
 
     /** Starts (or restarts, after a seek) tracking {@code tp} from {@code position}. */
-    public void track(TopicPartition tp, long position) {
-        track(tp, position, -1);
+    public PartitionAssignment track(TopicPartition tp, long position) {
+        return track(tp, position, -1);
     }
 
     /**
      * Starts (or restarts) tracking {@code tp} from {@code position}; {@code epoch} is the leader epoch of the
      * record before it (-1 unknown), committed with {@code position} while nothing past it is acknowledged.
+     *
+     * @return the assignment the records emitted from {@code position} belong to: a new one when {@code tp} was not
+     *         tracked (assigned, or assigned again after a revocation), else the current one (a seek, a truncation)
      */
-    public void track(TopicPartition tp, long position, int epoch) {
+    public PartitionAssignment track(TopicPartition tp, long position, int epoch) {
         AckTracker tracker = new AckTracker(position, epoch);
         CommitOffset fetched = fetchedProgress.remove(tp);
         restored.remove(tp);
@@ -129,8 +144,32 @@ public final class CommitManager {
                         + " owner (commit metadata): they are not processed again", tp, position, count(runs)));
             }
         }
-        trackers.put(tp, tracker);
+        PartitionAssignment assignment = assignments.compute(tp, (k, current) -> {
+            trackers.put(tp, tracker);
+            if (current == null) {
+                return new PartitionAssignment(tp, assignmentCount.incrementAndGet(), tracker);
+            }
+            current.tracker(tracker);
+            return current;
+        });
         ignoredReported.remove(tp);
+        return assignment;
+    }
+
+    /**
+     * The revocation of {@code partitions} starts: from now on a record's own commit ({@link #commitRecord}) fails at
+     * once unless a commit already covered it, while acknowledgements still count until {@link #untrack} (the commit
+     * made before the revocation completes carries them). Must be called before anything else can see the
+     * revocation (the consumer's assignment view), so that whoever sees the partition gone sees this too.
+     */
+    public void revoking(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            // under the entry, as untrack ends it: an assignment that ended is never told its revocation started
+            assignments.computeIfPresent(tp, (k, a) -> {
+                a.revoking();
+                return a;
+            });
+        }
     }
 
     private long[] decodeProgress(TopicPartition tp, CommitOffset fetched) {
@@ -206,15 +245,38 @@ public final class CommitManager {
      * before the revocation from one that can no longer be committed.
      */
     public void untrack(Collection<TopicPartition> partitions) {
-        partitions.forEach(trackers::remove);
-        partitions.forEach(restored::remove);
+        for (TopicPartition tp : partitions) {
+            assignments.computeIfPresent(tp, (k, a) -> {
+                a.end();
+                trackers.remove(tp);
+                return null;
+            });
+            trackers.remove(tp);
+            restored.remove(tp);
+        }
     }
 
+    /** Acknowledges {@code offset} of {@code tp}'s current assignment (a record's own goes through its assignment). */
     public void acknowledge(TopicPartition tp, long offset) {
-        AckTracker t = trackers.get(tp);
-        if (t == null) {
-            ignored(tp, offset, "the partition is not assigned to this consumer any more (revoked or lost; its new"
-                    + " owner reads the record again)");
+        PartitionAssignment a = assignments.get(tp);
+        if (a == null) {
+            ignored(tp, offset, NOT_ASSIGNED);
+        } else {
+            acknowledge(a, offset);
+        }
+    }
+
+    /**
+     * Acknowledges the record at {@code offset} emitted under {@code assignment}: counted while the assignment is
+     * current (also during its revocation), ignored once it ended, even when the partition was assigned to this
+     * consumer again meanwhile (the record belongs to the earlier assignment; the new one emits it again).
+     */
+    public void acknowledge(PartitionAssignment assignment, long offset) {
+        TopicPartition tp = assignment.topicPartition();
+        AckTracker t = assignment.tracker();
+        if (assignment.state() == AssignmentState.ENDED) {
+            // even if it ended just after this check, t is a tracker nothing commits any more
+            ignored(tp, offset, NOT_ASSIGNED);
         } else {
             t.acknowledge(offset);
             if (batchSize > 0 && acknowledgedSinceBatch.incrementAndGet() % batchSize == 0) {
@@ -319,22 +381,40 @@ public final class CommitManager {
     }
 
     /**
-     * {@code ConsumerRecord.commit()}: acknowledges the record, then commits the partition's acknowledged prefix.
-     * A record of a partition no longer tracked (revoked or lost) succeeds only when a commit already covered it
-     * (the commit before revocation); otherwise it fails with {@link CommitFailedException}, rather than
-     * completing as if its offset had been committed.
+     * {@code ConsumerRecord.commit()} of the record at {@code offset} emitted under {@code assignment}: acknowledges
+     * it ({@link #acknowledge(PartitionAssignment, long)}), then, while the assignment is ACTIVE, commits the
+     * partition's acknowledged prefix. Once its revocation started, or after it ended (also when the partition was
+     * assigned to this consumer again since), the call sends nothing: it succeeds only when a commit already covered
+     * the record, else fails at once with {@link CommitFailedException}, rather than completing as if its offset had
+     * been committed by it.
      */
-    public Mono<Void> commitRecord(TopicPartition tp, long offset) {
+    public Mono<Void> commitRecord(PartitionAssignment assignment, long offset) {
         return Mono.defer(() -> {
-            AckTracker t = trackers.get(tp);
-            if (t == null) {
-                return alreadyCommitted(tp, offset, "the partition is no longer assigned to this consumer (revoked or"
-                        + " lost before the record was acknowledged); its new owner reads it again");
-            }
-            t.acknowledge(offset);
-            return commitAcknowledged(Set.of(tp));
+            TopicPartition tp = assignment.topicPartition();
+            acknowledge(assignment, offset);
+            // read after the acknowledgement: a revocation that started before it was counted is seen here
+            return switch (assignment.state()) {
+                case ACTIVE -> commitAcknowledged(Set.of(tp));
+                case REVOKING -> alreadyCommitted(tp, offset, "the partition's revocation started before the record"
+                        + " was committed (assignment() no longer lists it); its acknowledgement counts for the commit"
+                        + " made before the partition goes, which this call cannot wait for");
+                case ENDED -> alreadyCommitted(tp, offset, "the partition is no longer assigned to this consumer under"
+                        + " the assignment the record came from (revoked or lost before the record was acknowledged);"
+                        + " its new owner, or a new assignment of it, reads it again");
+            };
         });
     }
+
+    /** {@code ConsumerRecord.commit()} of a record whose assignment is unknown: its partition's current one. */
+    public Mono<Void> commitRecord(TopicPartition tp, long offset) {
+        return Mono.defer(() -> {
+            PartitionAssignment a = assignments.get(tp);
+            return a != null ? commitRecord(a, offset) : alreadyCommitted(tp, offset, NOT_ASSIGNED);
+        });
+    }
+
+    private static final String NOT_ASSIGNED = "the partition is not assigned to this consumer any more (revoked or"
+            + " lost; its new owner reads the record again)";
 
     /**
      * {@code ConsumerRecord.commit()} after the consumer was closed: nothing is sent any more. It succeeds when a

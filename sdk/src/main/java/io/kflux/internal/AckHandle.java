@@ -5,8 +5,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * The consumer side of {@link io.kflux.ConsumerRecord#acknowledge()} and {@link io.kflux.ConsumerRecord#commit()}.
- * Not API: implemented by the consumer's commit layer, one instance per consumer (records only hold a
- * reference, so the per-record cost is one field).
+ * Not API: implemented by the consumer's commit layer, one instance per assignment of a partition (records only
+ * hold a reference, so the per-record cost is one field), so an acknowledgement reaches the assignment its record
+ * was emitted under.
  *
  * <p>Offsets passed here are the offset <em>of the record</em>; the committable position derived from it is
  * {@code offset + 1} (the next offset to read), once every earlier emitted record of the partition has been

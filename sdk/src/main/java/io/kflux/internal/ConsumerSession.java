@@ -114,11 +114,11 @@ final class ConsumerSession<K, V> implements FetchSink {
             }
         };
         CommitManager commits = consumer.commits();
-        AckHandle ackHandle = new CommitAckHandle(consumer);
+        AckHandle ackHandle = new CommitAckHandle(consumer, null);
         RecordEmitter.Progress progress = commits == null ? RecordEmitter.Progress.NONE : new RecordEmitter.Progress() {
             @Override
-            public void positioned(TopicPartition tp, long position, int epoch) {
-                commits.track(tp, position, epoch);
+            public AckHandle positioned(TopicPartition tp, long position, int epoch) {
+                return new CommitAckHandle(consumer, commits.track(tp, position, epoch));
             }
 
             @Override

@@ -480,9 +480,10 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
      * flight then), it succeeds when close() committed the record's offset, else fails with CommitFailedException:
      * the pipelines of the guide handle that error, an IllegalStateException would end them.
      */
-    Mono<Void> commitRecord(TopicPartition tp, long offset) {
+    Mono<Void> commitRecord(io.kflux.commit.PartitionAssignment assignment, TopicPartition tp, long offset) {
         return Mono.defer(() -> closed && commits != null ? commits.commitRecordAfterClose(tp, offset)
-                : withCommits(commits -> commits.commitRecord(tp, offset)));
+                : withCommits(commits -> assignment == null ? commits.commitRecord(tp, offset)
+                        : commits.commitRecord(assignment, offset)));
     }
 
     /** A commit asked for after close(): typed as the commit failure it is, not as a misuse. */

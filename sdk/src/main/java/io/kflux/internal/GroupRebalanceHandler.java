@@ -123,8 +123,11 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
         // The commit is not conditional on enable.auto.commit (it was, as in the official client): acknowledging
         // is the application's statement that a record is processed, so committing it before the partition moves
         // only spares duplicates, and a failure here is logged and never ends receive().
-        // process(): records not started are dropped, those in flight finish (bounded), so the commit below has them
-        return stopFetching(partitions)
+        // process(): records not started are dropped, those in flight finish (bounded), so the commit below has them.
+        // The commit manager hears of the revocation before the assignment view drops the partitions: whoever sees
+        // them gone from assignment() then sees a record's own commit() refused too (issue #28).
+        return Mono.fromRunnable(() -> commits.revoking(partitions))
+                .then(stopFetching(partitions))
                 .then(Mono.defer(() -> session.revocationHook().revoked(partitions)))
                 .then(commits.commitAcknowledged(partitions).onErrorResume(e -> {
                     session.logContext().run(() -> log.warn("commit before revoking {} failed: {}", partitions,

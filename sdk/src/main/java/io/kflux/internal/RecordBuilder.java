@@ -25,7 +25,8 @@ final class RecordBuilder<K, V> {
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
     private final DeserializationErrorHandler deserializationErrorHandler;
-    private final AckHandle ackHandle;
+    /** The handle of the records built now: their assignment's ({@link #attach}), set per fetched result. */
+    private AckHandle ackHandle;
     /** The key deserializer's work read straight from the batch's array, or null: {@link #direct}. */
     private final Direct<K> directKey;
     private final Direct<V> directValue;
@@ -41,6 +42,11 @@ final class RecordBuilder<K, V> {
         this.ackHandle = ackHandle;
         this.directKey = direct(keyDeserializer);
         this.directValue = direct(valueDeserializer);
+    }
+
+    /** Records built from now on carry {@code acks}: the handle of the assignment the next result belongs to. */
+    void attach(AckHandle acks) {
+        this.ackHandle = acks;
     }
 
     /** A built-in deserializer's result computed from {@code [offset, offset+length)} of the batch's array. */
@@ -66,7 +72,7 @@ final class RecordBuilder<K, V> {
     }
 
     /**
-     * The record at {@code cursor}, attached to the consumer's {@link AckHandle}.
+     * The record at {@code cursor}, attached to the {@link AckHandle} last {@link #attach attached}.
      *
      * @param timestampType the timestamp type of the cursor's batch
      * @param leaderEpoch   the partition leader epoch of the cursor's batch, -1 unknown

@@ -53,7 +53,8 @@ final class RecordEmitter<K, V> implements Subscription {
     /** Told, on the emitter's worker, where tracking of acknowledgements starts and which offsets hold nothing to emit. */
     interface Progress {
         Progress NONE = new Progress() {
-            @Override public void positioned(TopicPartition tp, long position, int epoch) {
+            @Override public AckHandle positioned(TopicPartition tp, long position, int epoch) {
+                return null;
             }
 
             @Override public void skipped(TopicPartition tp, long from, long to) {
@@ -66,8 +67,10 @@ final class RecordEmitter<K, V> implements Subscription {
         /**
          * Emission of {@code tp} (re)starts at {@code position} (first data after an assignment, seek or reset);
          * {@code epoch} is the leader epoch of the record before it, -1 unknown.
+         *
+         * @return the handle the records emitted from there carry (their assignment's), or null for the emitter's own
          */
-        void positioned(TopicPartition tp, long position, int epoch);
+        AckHandle positioned(TopicPartition tp, long position, int epoch);
 
         /** From {@code offset} on, emitted or passed-over batches of {@code tp} carry leader epoch {@code epoch}. */
         void leaderEpoch(TopicPartition tp, long offset, int epoch);
@@ -127,7 +130,13 @@ final class RecordEmitter<K, V> implements Subscription {
     private final java.util.ArrayDeque<CompletedFetch> resumed = new java.util.ArrayDeque<>();
     private final Runnable drainLoop;
     private final Progress progress;
-    private final java.util.Map<PartitionState, Integer> trackedEpochs = new java.util.IdentityHashMap<>();
+    /** Per assigned partition: the position epoch emission was last positioned at, and its records' handle. */
+    private final java.util.Map<PartitionState, Positioned> trackedEpochs = new java.util.IdentityHashMap<>();
+    /** The emitter's own handle: for records whose positioning gave none ({@link Progress#NONE}). */
+    private final AckHandle ackHandle;
+
+    private record Positioned(int epoch, AckHandle acks) {
+    }
 
     private volatile boolean cancelled;
     private volatile Throwable error;
@@ -156,6 +165,7 @@ final class RecordEmitter<K, V> implements Subscription {
                   Scheduler.Worker worker, Progress progress, io.kflux.util.LogContext logContext) {
         this.drainLoop = logContext.wrap(this::drainLoop); // the handler's and the subscriber's log lines too
         this.progress = progress;
+        this.ackHandle = ackHandle;
         this.actual = downstream.records();
         this.batches = downstream.batches();
         this.downstream = downstream.subscriber();
@@ -644,14 +654,22 @@ final class RecordEmitter<K, V> implements Subscription {
                     spareWalks.remove(stoppedAt);
                     spareWalks.add(walk);
                     walk = stoppedAt;
+                    Positioned p = trackedEpochs.get(cf.partition());
+                    builder.attach(p == null ? ackHandle : p.acks());
                     continue;
                 }
                 int positionEpoch = cf.partition().positionEpoch();
-                Integer tracked = trackedEpochs.put(cf.partition(), positionEpoch);
-                if (tracked == null || tracked != positionEpoch) {
-                    progress.positioned(cf.partition().topicPartition(), cf.partition().position(),
+                Positioned tracked = trackedEpochs.get(cf.partition());
+                if (tracked == null || tracked.epoch() != positionEpoch) {
+                    AckHandle acks = progress.positioned(cf.partition().topicPartition(), cf.partition().position(),
                             cf.partition().lastEmittedEpoch());
+                    tracked = new Positioned(positionEpoch, acks == null ? ackHandle : acks);
+                    // revoked partitions' states never come back (an assignment gets a new one): their entries, and
+                    // the assignments their handles hold, would otherwise pile up over a long session's rebalances
+                    trackedEpochs.keySet().removeIf(PartitionState::isRevoked);
+                    trackedEpochs.put(cf.partition(), tracked);
                 }
+                builder.attach(tracked.acks());
                 walk.start(cf);
             }
             PartitionState ps = current.partition();

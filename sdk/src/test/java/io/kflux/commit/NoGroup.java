@@ -2,8 +2,8 @@ package io.kflux.commit;
 
 import io.kflux.TopicPartition;
 
-/** A group context for commit tests that send nothing. */
-final class NoGroup implements GroupContext {
+/** A group context for commit tests that send nothing (a subclass may answer {@link #exchange}). */
+class NoGroup implements GroupContext {
     @Override
     public String groupId() {
         return "g";
@@ -42,5 +42,21 @@ final class NoGroup implements GroupContext {
     @Override
     public boolean groupManaged() {
         return false;
+    }
+
+    /**
+     * The OffsetCommit answer a broker gives at the version {@code commit} goes out with (topics by id from v10 on),
+     * each partition answered with {@code answer}'s error.
+     */
+    static io.kflux.protocol.message.OffsetCommitResponse answer(io.kflux.protocol.message.OffsetCommitRequest commit,
+            java.util.function.Function<TopicPartition, io.kflux.protocol.Errors> answer) {
+        boolean byId = commit.maxVersion() >= io.kflux.protocol.message.OffsetCommitRequest.FIRST_TOPIC_ID_VERSION;
+        return new io.kflux.protocol.message.OffsetCommitResponse(0, commit.topics().stream()
+                .map(t -> new io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponseTopic(
+                        byId ? "" : t.name(), byId ? t.topicId() : io.kflux.protocol.Types.ZERO_UUID,
+                        t.partitions().stream().map(p -> new io.kflux.protocol.message.OffsetCommitResponse
+                                .OffsetCommitResponsePartition(p.partitionIndex(),
+                                answer.apply(new TopicPartition(t.name(), p.partitionIndex())).code())).toList()))
+                .toList());
     }
 }

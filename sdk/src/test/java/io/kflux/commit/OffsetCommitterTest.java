@@ -8,13 +8,9 @@ import io.kflux.TopicPartition;
 import io.kflux.network.BrokerConnection;
 import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.Errors;
-import io.kflux.protocol.Types;
 import io.kflux.protocol.message.OffsetCommitRequest;
 import io.kflux.protocol.message.OffsetCommitRequest.OffsetCommitRequestPartition;
 import io.kflux.protocol.message.OffsetCommitRequest.OffsetCommitRequestTopic;
-import io.kflux.protocol.message.OffsetCommitResponse;
-import io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponsePartition;
-import io.kflux.protocol.message.OffsetCommitResponse.OffsetCommitResponseTopic;
 import io.kflux.protocol.message.OffsetFetchRequest;
 import io.kflux.protocol.message.OffsetFetchRequest.OffsetFetchRequestTopics;
 import io.kflux.protocol.message.OffsetFetchResponse;
@@ -131,14 +127,7 @@ class OffsetCommitterTest {
                 sent.add(commit);
                 sentAtMs.add(time.now(java.util.concurrent.TimeUnit.MILLISECONDS));
                 Function<TopicPartition, Errors> answer = n < answers.size() ? answers.get(n) : tp -> Errors.NONE;
-                // as a broker would answer at the version the request goes out with: by id from v10 on
-                boolean byId = commit.maxVersion() >= OffsetCommitRequest.FIRST_TOPIC_ID_VERSION;
-                List<OffsetCommitResponseTopic> topics = new ArrayList<>();
-                commit.topics().forEach(t -> topics.add(new OffsetCommitResponseTopic(byId ? "" : t.name(),
-                        byId ? t.topicId() : Types.ZERO_UUID,
-                        t.partitions().stream().map(p -> new OffsetCommitResponsePartition(p.partitionIndex(),
-                                answer.apply(new TopicPartition(t.name(), p.partitionIndex())).code())).toList())));
-                return (R) new OffsetCommitResponse(0, topics);
+                return (R) NoGroup.answer(commit, answer);
             });
         }
 

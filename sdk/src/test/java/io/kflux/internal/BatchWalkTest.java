@@ -37,7 +37,8 @@ class BatchWalkTest {
     private final List<long[]> epochs = new ArrayList<>();
     private final RecordEmitter.Progress progress = new RecordEmitter.Progress() {
         @Override
-        public void positioned(TopicPartition tp, long position, int epoch) {
+        public AckHandle positioned(TopicPartition tp, long position, int epoch) {
+            return null;
         }
 
         @Override

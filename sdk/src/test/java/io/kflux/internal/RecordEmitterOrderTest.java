@@ -57,7 +57,8 @@ class RecordEmitterOrderTest {
         };
         RecordEmitter.Progress progress = new RecordEmitter.Progress() {
             @Override
-            public void positioned(TopicPartition tp, long position, int epoch) {
+            public AckHandle positioned(TopicPartition tp, long position, int epoch) {
+                return null;
             }
 
             @Override

@@ -174,7 +174,8 @@ class RecordEmitterRotationTest {
                                                   int slice) {
         RecordEmitter.Progress progress = new RecordEmitter.Progress() {
             @Override
-            public void positioned(TopicPartition tp, long position, int epoch) {
+            public AckHandle positioned(TopicPartition tp, long position, int epoch) {
+                return null;
             }
 
             @Override

@@ -46,8 +46,9 @@ class RecordEmitterRunTest {
 
     private final RecordEmitter.Progress progress = new RecordEmitter.Progress() {
         @Override
-        public void positioned(TopicPartition tp, long position, int epoch) {
+        public AckHandle positioned(TopicPartition tp, long position, int epoch) {
             events.add("positioned " + position + " epoch " + epoch);
+            return null;
         }
 
         @Override

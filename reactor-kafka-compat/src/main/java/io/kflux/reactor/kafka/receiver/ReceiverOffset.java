@@ -31,7 +31,8 @@ public interface ReceiverOffset {
      * Marks the record processed. Acknowledged offsets are committed every
      * {@link ReceiverOptions#commitInterval(java.time.Duration)}, after every
      * {@link ReceiverOptions#commitBatchSize(int)} acknowledgements, when partitions are revoked and when the
-     * receiving flux terminates. Repeated calls count once.
+     * receiving flux terminates. Repeated calls count once. Ignored once the record's partition was revoked or lost,
+     * also when it was assigned to this consumer again since (as {@link io.kflux.ConsumerRecord#acknowledge()}).
      */
     void acknowledge();
 
