@@ -1,5 +1,6 @@
 package io.kflux.internal.processing;
 
+import io.kflux.network.IoLoops;
 import io.kflux.ConsumerRecord;
 import io.kflux.ProcessedRecord;
 import io.kflux.ProcessedRecord.Outcome;
@@ -323,7 +324,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
             return Mono.empty();
         }
         Duration timeout = options.revokeTimeout();
-        return Mono.when(waits).timeout(timeout).onErrorResume(TimeoutException.class, e -> {
+        return Mono.when(waits).timeout(timeout, IoLoops.timers()).onErrorResume(TimeoutException.class, e -> {
             abandon(waited, timeout);
             return Mono.empty();
         });
