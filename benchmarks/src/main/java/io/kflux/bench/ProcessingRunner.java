@@ -50,7 +50,8 @@ import reactor.core.publisher.Mono;
  *       {@link #HANDLER_TIMER}, as for Parallel Consumer);
  *       auto commit every {@code commitMs} (completed records above the committed offset ride in its metadata).</li>
  *   <li>{@code parallel-consumer}: Confluent Parallel Consumer 0.5.3.3's reactor module ({@code ReactorProcessor}),
- *       {@code ProcessingOrder.KEY}, {@code maxConcurrency(concurrency)}, the handler {@code Mono.delay(work)};
+ *       {@code ProcessingOrder.KEY}, {@code maxConcurrency(concurrency)}, the handler {@code Mono.delay(work)} (on
+ *       {@link #HANDLER_TIMER});
  *       periodic asynchronous commits every {@code commitMs} (its own completed-offset encoding in the metadata).</li>
  *   <li>{@code parallel-consumer-core}: the same options on its core module ({@code ParallelStreamProcessor.poll}),
  *       the mode it was written for: its pool of {@code concurrency} threads, each record's handler sleeping

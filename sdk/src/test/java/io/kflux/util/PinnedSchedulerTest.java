@@ -22,8 +22,7 @@ class PinnedSchedulerTest {
     /** A worker's tasks run in order, one at a time, all on one thread, whatever the other workers do. */
     @Test
     void aWorkersTasksRunInOrderOnOneThread() throws InterruptedException {
-        PinnedScheduler scheduler = new PinnedScheduler("pinned-order", 2, 60);
-        try {
+        using(new PinnedScheduler("pinned-order", 2, 60), scheduler -> {
             Scheduler.Worker worker = scheduler.createWorker();
             List<Integer> ran = new CopyOnWriteArrayList<>();
             Set<Thread> threads = ConcurrentHashMap.newKeySet();
@@ -43,9 +42,7 @@ class PinnedSchedulerTest {
                 assertThat(t.isDaemon()).isTrue();
             });
             worker.dispose();
-        } finally {
-            scheduler.dispose();
-        }
+        });
     }
 
     /**
@@ -54,8 +51,7 @@ class PinnedSchedulerTest {
      */
     @Test
     void workersSpreadOverTheCapAndNeverBeyond() throws InterruptedException {
-        PinnedScheduler scheduler = new PinnedScheduler("pinned-spread", 3, 60);
-        try {
+        using(new PinnedScheduler("pinned-spread", 3, 60), scheduler -> {
             Set<Thread> threads = ConcurrentHashMap.newKeySet();
             List<Scheduler.Worker> workers = new ArrayList<>();
             for (int round = 0; round < 3; round++) {
@@ -72,16 +68,13 @@ class PinnedSchedulerTest {
             }
             assertThat(threads).hasSize(3);
             workers.forEach(Scheduler.Worker::dispose);
-        } finally {
-            scheduler.dispose();
-        }
+        });
     }
 
     /** A thread without work ends after the time to live, by its executor: no other thread watches it. */
     @Test
     void idleThreadsEndAfterTheTimeToLive() throws InterruptedException {
-        PinnedScheduler scheduler = new PinnedScheduler("pinned-ttl", 1, 1);
-        try {
+        using(new PinnedScheduler("pinned-ttl", 1, 1), scheduler -> {
             Set<Thread> threads = ConcurrentHashMap.newKeySet();
             Scheduler.Worker worker = scheduler.createWorker();
             runOn(worker, threads);
@@ -93,9 +86,7 @@ class PinnedSchedulerTest {
             runOn(worker, threads); // the same worker goes on, on a new thread
             assertThat(threads).hasSize(2);
             worker.dispose();
-        } finally {
-            scheduler.dispose();
-        }
+        });
     }
 
     /** A disposed worker runs nothing queued; a disposed scheduler refuses work, as Reactor's do. */
@@ -125,21 +116,30 @@ class PinnedSchedulerTest {
         assertThat(scheduler.isDisposed()).isTrue();
         assertThatThrownBy(scheduler::createWorker).isInstanceOf(RejectedExecutionException.class);
         assertThatThrownBy(() -> scheduler.schedule(() -> { })).isInstanceOf(RejectedExecutionException.class);
-        assertThatThrownBy(() -> scheduler.createWorker()).isInstanceOf(RejectedExecutionException.class);
     }
 
     /** Delayed work is refused: kflux's timers are on its I/O loops. */
     @Test
-    void delayedWorkIsRefused() {
-        PinnedScheduler scheduler = new PinnedScheduler("pinned-delay", 1, 60);
-        try {
+    void delayedWorkIsRefused() throws InterruptedException {
+        using(new PinnedScheduler("pinned-delay", 1, 60), scheduler -> {
             assertThatThrownBy(() -> scheduler.schedule(() -> { }, 1, TimeUnit.SECONDS))
                     .isInstanceOf(RejectedExecutionException.class);
             assertThatThrownBy(() -> scheduler.createWorker().schedule(() -> { }, 1, TimeUnit.SECONDS))
                     .isInstanceOf(RejectedExecutionException.class);
+        });
+    }
+
+    /** Runs {@code test} with {@code scheduler}, then disposes it. */
+    private static void using(PinnedScheduler scheduler, SchedulerTest test) throws InterruptedException {
+        try {
+            test.run(scheduler);
         } finally {
             scheduler.dispose();
         }
+    }
+
+    private interface SchedulerTest {
+        void run(PinnedScheduler scheduler) throws InterruptedException;
     }
 
     private static void runOn(Scheduler.Worker worker, Set<Thread> threads) throws InterruptedException {
