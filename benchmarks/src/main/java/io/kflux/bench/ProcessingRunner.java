@@ -46,10 +46,12 @@ import reactor.core.publisher.Mono;
  * {@link ProcessingProbe}'s handlers running at a time and handler time.
  *
  * <ul>
- *   <li>{@code kflux}: {@code process(KEY, maxInFlight concurrency)}, the handler {@code Mono.delay(work)};
+ *   <li>{@code kflux}: {@code process(KEY, maxInFlight concurrency)}, the handler {@code Mono.delay(work)} (on
+ *       {@link #HANDLER_TIMER}, as for Parallel Consumer);
  *       auto commit every {@code commitMs} (completed records above the committed offset ride in its metadata).</li>
  *   <li>{@code parallel-consumer}: Confluent Parallel Consumer 0.5.3.3's reactor module ({@code ReactorProcessor}),
- *       {@code ProcessingOrder.KEY}, {@code maxConcurrency(concurrency)}, the handler {@code Mono.delay(work)};
+ *       {@code ProcessingOrder.KEY}, {@code maxConcurrency(concurrency)}, the handler {@code Mono.delay(work)} (on
+ *       {@link #HANDLER_TIMER});
  *       periodic asynchronous commits every {@code commitMs} (its own completed-offset encoding in the metadata).</li>
  *   <li>{@code parallel-consumer-core}: the same options on its core module ({@code ParallelStreamProcessor.poll}),
  *       the mode it was written for: its pool of {@code concurrency} threads, each record's handler sleeping
@@ -118,6 +120,15 @@ public final class ProcessingRunner {
         System.exit(0);
     }
 
+    /**
+     * The non-blocking handlers' 5 ms timer, the benchmark's own (one thread, {@code bench-delay}, counted as the
+     * benchmark's by {@link ThreadCensus}) and the same for every contender that uses one: with Reactor's default,
+     * {@code Mono.delay} would start Reactor's global {@code parallel} scheduler (one thread per core) in the
+     * contender's JVM, and the census would count the benchmark's timer as the client's.
+     */
+    static final reactor.core.scheduler.Scheduler HANDLER_TIMER =
+            reactor.core.scheduler.Schedulers.newSingle(ThreadCensus.HANDLER_TIMER_NAME, true);
+
     /** The key's number: keys are {@code key-<n>} ({@link ProcessingBenchmark#key}). */
     private static int key(String key) {
         return Integer.parseInt(key, 4, key.length(), 10);
@@ -133,7 +144,7 @@ public final class ProcessingRunner {
                 ProcessingOptions.<String, byte[]>ordering(Ordering.KEY).maxInFlight(concurrency),
                 r -> {
                     long start = probe.started(r.partition());
-                    return Mono.delay(work).doOnNext(x -> {
+                    return Mono.delay(work, HANDLER_TIMER).doOnNext(x -> {
                         probe.ended(r.partition(), start);
                         tally.processed(key(r.key()), r.partition(), r.offset());
                     });
@@ -165,7 +176,7 @@ public final class ProcessingRunner {
         processor.react(context -> {
             ConsumerRecord<String, byte[]> r = context.getSingleConsumerRecord();
             long start = probe.started(r.partition());
-            return Mono.delay(work).doOnNext(x -> {
+            return Mono.delay(work, HANDLER_TIMER).doOnNext(x -> {
                 probe.ended(r.partition(), start);
                 tally.processed(key(r.key()), r.partition(), r.offset());
             });

@@ -483,7 +483,7 @@ public final class CommitManager {
 
     /** Commits acknowledged offsets every {@code interval}; failures are logged, never fatal. */
     public Disposable startAutoCommit(Duration interval) {
-        return Flux.interval(interval, interval)
+        return Flux.interval(interval, interval, committer.timer())
                 .onBackpressureDrop()
                 .concatMap(t -> commitAcknowledged(null).onErrorResume(e -> {
                     logContext.run(() -> log.warn("auto commit failed: {}", e.toString()));
@@ -504,7 +504,7 @@ public final class CommitManager {
     public Disposable startHeldBackWatch(Duration threshold) {
         long thresholdNanos = threshold.toNanos();
         Duration every = Duration.ofMillis(Math.max(100, Math.min(5_000, threshold.toMillis() / 4)));
-        return Flux.interval(every, every)
+        return Flux.interval(every, every, committer.timer())
                 .onBackpressureDrop()
                 .subscribe(t -> logContext.run(() -> checkHeldBack(thresholdNanos, System.nanoTime())));
     }

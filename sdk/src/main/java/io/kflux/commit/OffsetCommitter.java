@@ -1,5 +1,7 @@
 package io.kflux.commit;
 
+import reactor.core.scheduler.Scheduler;
+import io.kflux.network.IoLoops;
 import io.kflux.util.ClientMetrics;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.CommitFailedException;
@@ -62,6 +64,8 @@ public final class OffsetCommitter {
 
     private final GroupContext group;
     private final Backoff backoff;
+    /** Timeouts and retry waits: kflux's timers, virtual time in tests. */
+    private final Scheduler timer;
     /** Whether the WARN about refused progress metadata was written (once per consumer). */
     private volatile boolean refusedProgressLogged;
 
@@ -71,8 +75,18 @@ public final class OffsetCommitter {
     }
 
     public OffsetCommitter(GroupContext group, long retryBackoffMs, long retryBackoffMaxMs) {
+        this(group, retryBackoffMs, retryBackoffMaxMs, IoLoops.timers());
+    }
+
+    OffsetCommitter(GroupContext group, long retryBackoffMs, long retryBackoffMaxMs, Scheduler timer) {
         this.group = group;
         this.backoff = new Backoff(retryBackoffMs, Math.max(retryBackoffMs, retryBackoffMaxMs));
+        this.timer = timer;
+    }
+
+    /** The clock of commit timeouts, retry waits and the commit manager's intervals. */
+    Scheduler timer() {
+        return timer;
     }
 
     /** Retried internally: the coordinator moved, is loading, or a topic id it was sent is stale. */
@@ -170,7 +184,7 @@ public final class OffsetCommitter {
         // checks only the generation, not ownership, so sending them would overwrite the new owner's commits.
         Mono<Void> attempt = Mono.defer(() -> commitOwned(offsets, current));
         return attempt.timeout(timeout, Mono.error(() -> new TimeoutException("offset commit for " + offsets.keySet()
-                + " did not complete within " + timeout.toMillis() + " ms")));
+                + " did not complete within " + timeout.toMillis() + " ms")), timer);
     }
 
     /**
@@ -182,7 +196,7 @@ public final class OffsetCommitter {
     private Mono<Void> attempt(Map<TopicPartition, CommitOffset> offsets, Predicate<TopicPartition> current) {
         AtomicBoolean freshIds = new AtomicBoolean();
         return Mono.defer(() -> commitOnce(offsets, freshIds.get(), current))
-                .retryWhen(backoff.retry(e -> retriable(e, freshIds)))
+                .retryWhen(backoff.retry(e -> retriable(e, freshIds), timer))
                 .onErrorResume(RebalanceInProgress.class,
                         e -> group.awaitStable().then(Mono.defer(() -> commitOwned(offsets, current))))
                 .onErrorResume(MetadataTooLarge.class, e -> withoutRefusedProgress(offsets, e, current));
@@ -340,9 +354,9 @@ public final class OffsetCommitter {
         }
         AtomicBoolean freshIds = new AtomicBoolean();
         return Mono.defer(() -> fetchOnce(partitions, freshIds.get()))
-                .retryWhen(backoff.retry(e -> retriable(e, freshIds)))
+                .retryWhen(backoff.retry(e -> retriable(e, freshIds), timer))
                 .timeout(timeout, Mono.error(() -> new TimeoutException("reading committed offsets of " + partitions
-                        + " did not complete within " + timeout.toMillis() + " ms")));
+                        + " did not complete within " + timeout.toMillis() + " ms")), timer);
     }
 
     /** As {@link #commitOnce}: topics named both ways, ids from metadata, v9 at most while an id is unknown. */

@@ -14,7 +14,7 @@ import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.FetchResponse.PartitionData;
 import io.kflux.protocol.message.FetchResponse;
 import io.kflux.util.ClientMetrics;
-import io.kflux.util.MonotonicScheduler;
+import io.kflux.network.IoLoops;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -124,7 +124,7 @@ public final class Fetcher {
     public Fetcher(FetchConfig config, NodeConnections connections, MetadataManager metadata, OffsetLookup offsets,
                    OffsetResetStrategy resetStrategy, long resetDurationMs, Executor loop, FetchSink sink) {
         this(config, new NetworkFetchIo(connections, metadata, offsets), resetStrategy, resetDurationMs, loop, sink,
-                MonotonicScheduler.parallel());
+                IoLoops.timers());
     }
 
     /** With the network and metadata behind {@code io}, and {@code scheduler} as clock and timer (tests). */

@@ -1,5 +1,6 @@
 package io.kflux.fetch;
 
+import io.kflux.network.IoLoops;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.KafkaProtocolException;
 import io.kflux.TopicPartition;
@@ -76,12 +77,13 @@ public final class OffsetLookup {
                     }
                     int failures = (int) Math.min(Integer.MAX_VALUE, signal.totalRetries() + 1);
                     // a value, not just completion: an empty companion would end the lookup empty instead of retrying
-                    return Mono.delay(Duration.ofMillis(backoff.delayMs(failures)))
+                    return Mono.delay(Duration.ofMillis(backoff.delayMs(failures)), IoLoops.timers())
                             .then(metadata.refresh().then().onErrorResume(e -> Mono.empty()))
                             .thenReturn(failures);
                 })))
                 .timeout(timeout, Mono.error(() -> new io.kflux.TimeoutException(
-                        "ListOffsets for " + timestamps.keySet() + " did not complete within " + timeout.toMillis() + " ms")));
+                        "ListOffsets for " + timestamps.keySet() + " did not complete within " + timeout.toMillis() + " ms")),
+                        IoLoops.timers());
     }
 
     private Mono<Map<TopicPartition, ListedOffset>> listOnce(Map<TopicPartition, Long> timestamps) {

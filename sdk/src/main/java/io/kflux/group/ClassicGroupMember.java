@@ -10,7 +10,7 @@ import io.kflux.group.assignor.Assignors;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.Errors;
-import io.kflux.util.MonotonicScheduler;
+import io.kflux.network.IoLoops;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
@@ -107,7 +107,7 @@ public final class ClassicGroupMember extends AbstractGroupMember<MemberState> {
      */
     public ClassicGroupMember(GroupConfig config, NodeConnections connections, MetadataManager metadata,
                               CoordinatorManager coordinators, Executor loop, GroupListener listener) {
-        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, MonotonicScheduler.parallel());
+        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, IoLoops.timers());
     }
 
     ClassicGroupMember(GroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,

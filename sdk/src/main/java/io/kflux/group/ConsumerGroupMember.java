@@ -17,7 +17,7 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatRequest;
 import io.kflux.protocol.message.ConsumerGroupHeartbeatResponse;
 import io.kflux.util.Backoff;
-import io.kflux.util.MonotonicScheduler;
+import io.kflux.network.IoLoops;
 import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.Collection;
@@ -108,7 +108,7 @@ public final class ConsumerGroupMember extends AbstractGroupMember<ConsumerMembe
      */
     public ConsumerGroupMember(ConsumerGroupConfig config, NodeConnections connections, MetadataManager metadata,
                                CoordinatorManager coordinators, Executor loop, GroupListener listener) {
-        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, MonotonicScheduler.parallel());
+        this(config, new NetworkGroupIo(connections, metadata), coordinators, loop, listener, IoLoops.timers());
     }
 
     ConsumerGroupMember(ConsumerGroupConfig config, GroupIo io, CoordinatorManager coordinators, Executor loop,

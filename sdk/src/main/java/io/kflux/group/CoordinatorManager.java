@@ -11,7 +11,7 @@ import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.FindCoordinatorResponse;
 import io.kflux.util.Backoff;
 import io.kflux.util.LogContext;
-import io.kflux.util.MonotonicScheduler;
+import io.kflux.network.IoLoops;
 import io.kflux.util.SerialExecutor;
 import io.kflux.util.SharedAttempt;
 import io.kflux.util.StateTransitions;
@@ -80,7 +80,7 @@ public final class CoordinatorManager {
      */
     public static CoordinatorManager create(String groupId, NodeConnections connections, MetadataManager metadata,
                                             long retryBackoffMs, long retryBackoffMaxMs, LogContext logContext) {
-        return new CoordinatorManager(groupId, new NetworkGroupIo(connections, metadata), MonotonicScheduler.parallel(),
+        return new CoordinatorManager(groupId, new NetworkGroupIo(connections, metadata), IoLoops.timers(),
                 retryBackoffMs, retryBackoffMaxMs, logContext);
     }
 

@@ -8,7 +8,7 @@ import io.kflux.metadata.SubscriptionWatch;
 import io.kflux.network.NodeConnections;
 import io.kflux.protocol.message.ShareGroupHeartbeatRequest;
 import io.kflux.util.Backoff;
-import io.kflux.util.MonotonicScheduler;
+import io.kflux.network.IoLoops;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -82,7 +82,7 @@ public final class ShareGroupMember {
                             NodeConnections connections, MetadataManager metadata, CoordinatorManager coordinators,
                             Executor loop, long requestTimeoutMs, long sessionTimeoutMs, Listener listener) {
         this(groupId, topics, rackId, backoff, new NetworkGroupIo(connections, metadata), coordinators, loop,
-                MonotonicScheduler.parallel(), requestTimeoutMs, sessionTimeoutMs, listener);
+                IoLoops.timers(), requestTimeoutMs, sessionTimeoutMs, listener);
     }
 
     ShareGroupMember(String groupId, List<String> topics, String rackId, Backoff backoff, GroupIo io,

@@ -1,5 +1,6 @@
 package io.kflux.internal;
 
+import io.kflux.network.IoLoops;
 import io.kflux.TopicPartition;
 import io.kflux.commit.GroupContext;
 import io.kflux.commit.MemberIdentity;
@@ -90,7 +91,7 @@ final class ConsumerGroupContext implements GroupContext {
             return Mono.empty();
         }
         // The member's state changes on the consumer's loop; polling it keeps this layer free of callbacks.
-        return Flux.interval(STABLE_POLL).filter(t -> m.isStable() || member != m).next().then();
+        return Flux.interval(STABLE_POLL, IoLoops.timers()).filter(t -> m.isStable() || member != m).next().then();
     }
 
     @Override

@@ -24,7 +24,7 @@ import io.kflux.internal.metrics.ConsumerMetrics;
 import io.kflux.metadata.Cluster;
 import io.kflux.telemetry.TelemetryClient;
 import io.kflux.telemetry.TelemetryPayload;
-import io.kflux.util.MonotonicScheduler;
+import io.kflux.network.IoLoops;
 import io.kflux.util.SerialExecutor;
 import java.time.Duration;
 import java.util.Collection;
@@ -287,7 +287,8 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         watchHeldBackCommits();
         long maxPollNanos = Duration.ofMillis(c.maxPollIntervalMs()).toNanos();
-        pollIntervalLoop = Flux.interval(Duration.ofMillis(Math.min(1000, Math.max(10, c.maxPollIntervalMs() / 10))))
+        pollIntervalLoop = Flux.interval(Duration.ofMillis(Math.min(1000, Math.max(10, c.maxPollIntervalMs() / 10))),
+                        IoLoops.timers())
                 .onBackpressureDrop()
                 .subscribe(t -> loop.execute(() -> checkPollInterval(maxPollNanos)));
         metadataRefreshLoop = resources.metadata().refreshEvery(Duration.ofMillis(settings.metadataMaxAgeMs()))
@@ -327,9 +328,10 @@ final class ConsumerSession<K, V> implements FetchSink {
         Mono.defer(() -> resources.metadata().refresh())
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(settings.reconnectBackoffMs()))
                         .maxBackoff(Duration.ofMillis(Math.max(settings.reconnectBackoffMs(), settings.reconnectBackoffMaxMs())))
+                        .scheduler(IoLoops.timers())
                         .doBeforeRetry(s -> log.debug("bootstrap metadata failed ({}), retrying", s.failure().toString())))
                 .timeout(timeout, Mono.error(() -> new TimeoutException("no broker of bootstrap.servers "
-                        + io.kflux.util.HostPort.of(settings.bootstrapServers()) + " answered within default.api.timeout.ms (" + timeout.toMillis() + " ms)")))
+                        + io.kflux.util.HostPort.of(settings.bootstrapServers()) + " answered within default.api.timeout.ms (" + timeout.toMillis() + " ms)")), IoLoops.timers())
                 .flatMap(cluster -> committedOffsets(partitions).map(committed -> {
                     loop.execute(() -> assign(partitions, cluster, committed));
                     return cluster;
@@ -358,7 +360,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         }
         boolean readCommitted = settings.fetch().isolationLevel() == 1;
         Duration timeout = Duration.ofMillis(settings.requestTimeoutMs());
-        pausedLagLoop = Flux.interval(Duration.ofMillis(PAUSED_LAG_INTERVAL_MS))
+        pausedLagLoop = Flux.interval(Duration.ofMillis(PAUSED_LAG_INTERVAL_MS), IoLoops.timers())
                 .onBackpressureDrop()
                 .concatMap(t -> Mono.<Map<TopicPartition, PartitionState>>create(sink -> loop.execute(() -> {
                     Map<TopicPartition, PartitionState> paused = new LinkedHashMap<>();
@@ -458,7 +460,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         if (m == null) {
             return Mono.empty();
         }
-        return m.leave(reason).timeout(Duration.ofMillis(settings.requestTimeoutMs()), Mono.empty())
+        return m.leave(reason).timeout(Duration.ofMillis(settings.requestTimeoutMs()), Mono.empty(), IoLoops.timers())
                 .onErrorResume(e -> {
                     logContext.run(() -> log.debug("LeaveGroup failed: {}", e.toString()));
                     return Mono.empty();
@@ -550,7 +552,7 @@ final class ConsumerSession<K, V> implements FetchSink {
         labels.put("group_instance_id", settings.config().groupInstanceId().orElse(null));
         labels.put("client_rack", settings.config().clientRack());
         return new TelemetryClient(resources.metadata(), metrics::telemetryPoints,
-                new TelemetryPayload(labels, System.currentTimeMillis() * 1_000_000L), MonotonicScheduler.parallel(),
+                new TelemetryPayload(labels, System.currentTimeMillis() * 1_000_000L), IoLoops.timers(),
                 instanceId, settings.logContext());
     }
 

@@ -1,5 +1,6 @@
 package io.kflux.internal;
 
+import io.kflux.network.IoLoops;
 import io.kflux.ConsumerOptions;
 import io.kflux.ConfigException;
 import io.kflux.ConsumerRecord;
@@ -767,12 +768,13 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             // The position is decided on the consumer's loop (OffsetFetch, ListOffsets); polling it keeps the
             // fetch layer free of callbacks, as ConsumerGroupContext.awaitStable does.
             Duration timeout = Duration.ofMillis(settings.defaultApiTimeoutMs());
-            return Flux.interval(POSITION_POLL)
+            return Flux.interval(POSITION_POLL, IoLoops.timers())
                     .map(t -> positionNow(tp))
                     .filter(p -> p >= 0)
                     .next()
                     .timeout(timeout, Mono.error(() -> new io.kflux.TimeoutException("the position of " + tp
-                            + " was not known within default.api.timeout.ms (" + timeout.toMillis() + " ms)")));
+                            + " was not known within default.api.timeout.ms (" + timeout.toMillis() + " ms)")),
+                            IoLoops.timers());
         });
     }
 
@@ -872,7 +874,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             ConsumerSession<K, V> running = active.get();
             long start = System.nanoTime();
             Mono<Void> finishing = running == null || running.isStopping() || closed ? Mono.empty()
-                    : running.revocationHook().closing().timeout(timeout, Mono.empty());
+                    : running.revocationHook().closing().timeout(timeout, Mono.empty(), IoLoops.timers());
             return finishing.then(Mono.defer(() -> {
                 Duration left = timeout.minusNanos(System.nanoTime() - start);
                 return closeNow(left.isNegative() ? Duration.ZERO : left);
@@ -893,7 +895,7 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
                 Mono<Void> stopped = session == null ? Mono.empty() : Mono.fromFuture(session.whenStopped());
                 stop = stopped.then(finalCommit()).then(Mono.defer(this::releaseResources));
             }
-            return stop.timeout(timeout, Mono.empty()).then(Mono.<Void>fromRunnable(this::closeDeserializers))
+            return stop.timeout(timeout, Mono.empty(), IoLoops.timers()).then(Mono.<Void>fromRunnable(this::closeDeserializers))
                     // before close() completes: whoever waited on it finds the meters gone
                     .doOnTerminate(metrics::close)
                     .doOnCancel(metrics::close);

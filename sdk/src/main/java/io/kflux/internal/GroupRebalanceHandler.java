@@ -1,5 +1,6 @@
 package io.kflux.internal;
 
+import io.kflux.network.IoLoops;
 import io.kflux.OffsetAndMetadata;
 import io.kflux.RebalanceContext;
 import io.kflux.RebalanceListener;
@@ -218,7 +219,7 @@ final class GroupRebalanceHandler<K, V> implements GroupListener {
                             .doOnSubscribe(sub -> subscribedAt[0] = System.nanoTime())
                             .doFinally(signal -> session.consumer().metrics().listenerCalled(callback,
                                     callNanos + System.nanoTime() - subscribedAt[0]))
-                            .timeout(listenerTimeout);
+                            .timeout(listenerTimeout, IoLoops.timers());
                 })
                 .onErrorResume(e -> {
                     session.logContext().run(() -> log.error("RebalanceListener.{} failed; the rebalance goes on",

@@ -9,7 +9,7 @@ import io.kflux.share.ShareFetchConfig;
 import io.kflux.share.ShareFetcher;
 import io.kflux.util.Backoff;
 import io.kflux.util.ClientMetrics;
-import io.kflux.util.MonotonicScheduler;
+import io.kflux.network.IoLoops;
 import io.kflux.util.SerialExecutor;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,7 +54,7 @@ final class ShareSubscription<K, V> {
         AtomicReference<ShareEmitter<K, V>> emitterRef = new AtomicReference<>();
         AtomicReference<ShareGroupMember> memberRef = new AtomicReference<>();
         this.fetcher = new ShareFetcher(fetchConfig, resources.connections(), resources.metadata(), loop,
-                MonotonicScheduler.parallel(), () -> memberRef.get().memberId(), meters,
+                IoLoops.timers(), () -> memberRef.get().memberId(), meters,
                 new ShareFetcher.Sink() {
                     @Override
                     public void onBatch(AcquiredBatch batch) {
@@ -133,7 +133,7 @@ final class ShareSubscription<K, V> {
         Mono<Void> s = Mono.defer(() -> emitter.stop()
                         .then(fetcher.close())
                         .then(member.leave())
-                        .timeout(timeout)
+                        .timeout(timeout, IoLoops.timers())
                         .onErrorResume(e -> {
                             log.warn("share consumer close did not finish within {}: {}", timeout, e.toString());
                             return Mono.empty();

@@ -1,5 +1,6 @@
 package io.kflux.metadata;
 
+import io.kflux.network.IoLoops;
 import io.kflux.network.BrokerConnection;
 import io.kflux.network.MisroutedConnectionException;
 import io.kflux.network.NodeConnections;
@@ -98,7 +99,7 @@ public final class MetadataManager {
      * @return each periodic snapshot
      */
     public Flux<Cluster> refreshEvery(Duration maxAge) {
-        return Flux.interval(maxAge)
+        return Flux.interval(maxAge, IoLoops.timers())
                 .onBackpressureDrop()
                 .concatMap(t -> refresh().onErrorResume(e -> {
                     log.debug("periodic metadata refresh failed: {}", e.toString());

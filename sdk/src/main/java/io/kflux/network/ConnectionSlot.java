@@ -73,7 +73,7 @@ final class ConnectionSlot {
         }
         Mono<BrokerConnection> connect = Mono.defer(() -> connector.apply(priorFailures));
         if (delayNanos > 0) {
-            connect = Mono.delay(Duration.ofNanos(delayNanos)).then(connect);
+            connect = Mono.delay(Duration.ofNanos(delayNanos), IoLoops.timers()).then(connect);
         }
         return connect.doOnError(e -> onFailed()).flatMap(c -> onConnected(key, c));
     }

@@ -46,7 +46,7 @@ import reactor.netty.resources.LoopResources;
  * ({@code socket.connection.setup.timeout.ms} .. {@code .max.ms}, KIP-601). A connection idle for
  * {@code connections.max.idle.ms} is closed and reopened on next use without backoff.
  *
- * <p>Thread-safe. All connections run on the JVM-wide {@link IoLoops}.
+ * <p>Thread-safe. All connections run on one loop of the JVM-wide {@link IoLoops}, this manager's {@link IoLoops#home()}.
  */
 public final class NodeConnections {
     private final NetworkOptions options;
@@ -89,7 +89,7 @@ public final class NodeConnections {
      * @param options the settings of every connection this manager opens
      */
     public NodeConnections(NetworkOptions options) {
-        this(options, IoLoops.shared(), LogContext.NONE);
+        this(options, IoLoops.home(), LogContext.NONE);
     }
 
     /**
@@ -97,7 +97,7 @@ public final class NodeConnections {
      * @param logContext whose connections these are, for the failed-connection WARNs
      */
     public NodeConnections(NetworkOptions options, LogContext logContext) {
-        this(options, IoLoops.shared(), logContext);
+        this(options, IoLoops.home(), logContext);
     }
 
     NodeConnections(NetworkOptions options, LoopResources loops) {
@@ -118,7 +118,7 @@ public final class NodeConnections {
      * @param metrics    where every connection reports its life and traffic
      */
     public NodeConnections(NetworkOptions options, LogContext logContext, ClientMetrics metrics) {
-        this(options, IoLoops.shared(), logContext, metrics, AddressResolver.JDK);
+        this(options, IoLoops.home(), logContext, metrics, AddressResolver.JDK);
     }
 
     NodeConnections(NetworkOptions options, LoopResources loops, LogContext logContext, ClientMetrics metrics) {

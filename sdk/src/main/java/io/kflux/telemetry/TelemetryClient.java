@@ -1,5 +1,6 @@
 package io.kflux.telemetry;
 
+import io.kflux.network.IoLoops;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.network.BrokerConnection;
 import io.kflux.protocol.ApiKey;
@@ -83,7 +84,7 @@ public final class TelemetryClient {
                 ended();
             }
         });
-        return terminated.asMono().timeout(timeout, Mono.empty()).onErrorResume(e -> Mono.empty());
+        return terminated.asMono().timeout(timeout, Mono.empty(), IoLoops.timers()).onErrorResume(e -> Mono.empty());
     }
 
     /** The state now (tests, logs); any thread reads a recent value. */

@@ -39,11 +39,14 @@ public final class Backoff {
     /**
      * A Reactor retry that waits {@link #delayMs} between attempts, for errors {@code retriable}
      * accepts; others end the sequence at once. Callers bound the total time with {@code timeout}.
+     *
+     * @param timer where the waits run (kflux's timers, or virtual time in tests)
      */
-    public reactor.util.retry.Retry retry(java.util.function.Predicate<Throwable> retriable) {
+    public reactor.util.retry.Retry retry(java.util.function.Predicate<Throwable> retriable,
+                                          reactor.core.scheduler.Scheduler timer) {
         return reactor.util.retry.Retry.from(signals -> signals.concatMap(signal -> retriable.test(signal.failure())
                 ? reactor.core.publisher.Mono.delay(java.time.Duration.ofMillis(delayMs((int) Math.min(Integer.MAX_VALUE,
-                        signal.totalRetries() + 1))))
+                        signal.totalRetries() + 1))), timer)
                 : reactor.core.publisher.Mono.error(signal.failure())));
     }
 }

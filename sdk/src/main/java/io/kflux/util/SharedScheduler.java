@@ -3,13 +3,13 @@ package io.kflux.util;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
- * A JVM-wide scheduler that kflux owns: bounded-elastic with a fixed thread cap, daemon threads named
+ * A JVM-wide scheduler that kflux owns: a {@link PinnedScheduler} with a fixed thread cap (each worker pinned to one
+ * thread, as with Reactor's bounded-elastic scheduler, but with no evictor thread: issue #27), daemon threads named
  * {@code prefix-N} that end after {@value #TTL_SECONDS} s unused, and an unbounded task queue (a refused task would
  * leave kflux work without a thread; what kflux queues is bounded by its consumers and connections). Created on first
- * use. It is not Reactor's cached {@code boundedElastic}, so {@code Schedulers.shutdownNow()} leaves it alone; should
+ * use. It is not one of Reactor's cached schedulers, so {@code Schedulers.shutdownNow()} leaves it alone; should
  * it be disposed all the same, the next {@link #get()} makes a new one.
  *
  * <p>kflux's threads beyond its I/O loops come only from instances of this class, each capped at a small multiple of
@@ -35,7 +35,7 @@ public final class SharedScheduler {
 
     /** A new scheduler as {@link #get()} makes it (tests). */
     public Scheduler create() {
-        return Schedulers.newBoundedElastic(threadCap.getAsInt(), Integer.MAX_VALUE, threadPrefix, TTL_SECONDS, true);
+        return new PinnedScheduler(threadPrefix, threadCap.getAsInt(), TTL_SECONDS);
     }
 
     /** The shared scheduler, created on first use and again if it was disposed. Never dispose it. */

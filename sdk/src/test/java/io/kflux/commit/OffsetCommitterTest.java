@@ -60,7 +60,7 @@ class OffsetCommitterTest {
     void setUp() {
         time = VirtualTimeScheduler.getOrSet();
         group = new ScriptedGroup();
-        committer = new OffsetCommitter(group, BACKOFF_MS, BACKOFF_MAX_MS);
+        committer = new OffsetCommitter(group, BACKOFF_MS, BACKOFF_MAX_MS, time);
     }
 
     @AfterEach

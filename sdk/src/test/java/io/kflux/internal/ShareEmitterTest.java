@@ -8,7 +8,7 @@ import io.kflux.ShareRecord;
 import io.kflux.network.NodeConnections;
 import io.kflux.share.ShareFetchConfig;
 import io.kflux.share.ShareFetcher;
-import io.kflux.util.MonotonicScheduler;
+import io.kflux.network.IoLoops;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -30,7 +30,7 @@ class ShareEmitterTest {
         Flux.<ShareRecord<String, String>>create(sink::set).subscribe();
         ShareFetcher fetcher = new ShareFetcher(new ShareFetchConfig("g", 500, 1, 1 << 20, 500, 100, 1000),
                 new NodeConnections(ClientSettings.of(Map.of("bootstrap.servers", "127.0.0.1:9")).network()),
-                null, task -> { }, MonotonicScheduler.parallel(), () -> "m", io.kflux.util.ClientMetrics.NONE, null);
+                null, task -> { }, IoLoops.timers(), () -> "m", io.kflux.util.ClientMetrics.NONE, null);
         ShareEmitter<String, String> emitter = new ShareEmitter<>(Schedulers.single().createWorker(),
                 new RecordBuilder<>(Deserializers.string(), Deserializers.string(), null, null), fetcher, true,
                 sink.get(), null, io.kflux.util.LogContext.NONE);

@@ -20,8 +20,14 @@ public final class ThreadCensus {
     private static final Set<String> JVM = Set.of("Reference Handler", "Finalizer", "Signal Dispatcher",
             "Common-Cleaner", "Notification Thread", "Attach Listener", "process reaper", "DestroyJavaVM",
             "Service Thread", "Monitor Deflation Thread", "Sweeper thread");
-    /** The benchmark runners' own: the main thread, the processing probe's sampler, the profiler's trigger. */
-    private static final Set<String> BENCHMARK = Set.of("main", "probe-sampler", "tally-quarter");
+    /** The name of the processing handlers' timer thread (digits dropped: {@code bench-delay-1} is counted so). */
+    public static final String HANDLER_TIMER_NAME = "bench-delay";
+    /**
+     * The benchmark runners' own: the main thread, the processing probe's sampler, the profiler's trigger, the
+     * processing handlers' timer.
+     */
+    private static final Set<String> BENCHMARK = Set.of("main", "probe-sampler", "tally-quarter",
+            HANDLER_TIMER_NAME + "-");
 
     private ThreadCensus() {
     }

@@ -4,6 +4,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.kflux.ProcessingOptions;
 import java.time.Duration;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
@@ -18,16 +19,19 @@ final class HandlerGuard {
 
     private final CircuitBreaker breaker;
     private final RateLimiter limiter;
+    /** The breaker's polls and the limiter's waits. */
+    private final Scheduler timer;
 
-    private HandlerGuard(CircuitBreaker breaker, RateLimiter limiter) {
+    private HandlerGuard(CircuitBreaker breaker, RateLimiter limiter, Scheduler timer) {
         this.breaker = breaker;
         this.limiter = limiter;
+        this.timer = timer;
     }
 
-    /** A guard for the options' breaker and limiter (at least one of them is set). */
-    static HandlerGuard of(ProcessingOptions<?, ?> options) {
+    /** A guard for the options' breaker and limiter (at least one of them is set), waiting on {@code timer}. */
+    static HandlerGuard of(ProcessingOptions<?, ?> options, Scheduler timer) {
         return new HandlerGuard((CircuitBreaker) options.circuitBreaker().orElse(null),
-                (RateLimiter) options.rateLimiter().orElse(null));
+                (RateLimiter) options.rateLimiter().orElse(null), timer);
     }
 
     /** The refusal of a permission; only ever retried here, never seen outside. */
@@ -83,7 +87,7 @@ final class HandlerGuard {
     /** Completes once the breaker gave a permission, asking every {@link #POLL}. */
     private Mono<Void> breakerPermit() {
         return Mono.<Void>defer(() -> breaker.tryAcquirePermission() ? Mono.empty() : Mono.error(REFUSED))
-                .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, POLL).filter(Refused.class::isInstance));
+                .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, POLL).scheduler(timer).filter(Refused.class::isInstance));
     }
 
     /** Completes when the limiter's permission is due; beyond its timeout, asks again a refresh period later. */
@@ -97,9 +101,9 @@ final class HandlerGuard {
                 return Mono.empty();
             }
             if (nanos > 0) {
-                return Mono.delay(Duration.ofNanos(nanos)).then();
+                return Mono.delay(Duration.ofNanos(nanos), timer).then();
             }
-            return Mono.delay(limiter.getRateLimiterConfig().getLimitRefreshPeriod()).then(ratePermit());
+            return Mono.delay(limiter.getRateLimiterConfig().getLimitRefreshPeriod(), timer).then(ratePermit());
         });
     }
 }

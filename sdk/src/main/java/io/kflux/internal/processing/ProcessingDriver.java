@@ -1,5 +1,6 @@
 package io.kflux.internal.processing;
 
+import io.kflux.network.IoLoops;
 import io.kflux.ConsumerRecord;
 import io.kflux.ProcessedRecord;
 import io.kflux.ProcessedRecord.Outcome;
@@ -26,6 +27,7 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -73,6 +75,8 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     private final Dispatcher<Job> dispatcher;
     /** The circuit breaker and rate limiter around the handler, or null (neither configured). */
     private final HandlerGuard guard;
+    /** Retry backoffs, the guard's waits and the revocation's bound: kflux's timers, virtual time in tests. */
+    private final Scheduler timer;
     private final int bound;
     /**
      * The least the driver asks the consumer for once records are held, a quarter of the bound: a request per record
@@ -131,8 +135,10 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     private ProcessingDriver(CoreSubscriber<? super ProcessedRecord<K, V>> actual, ProcessingOptions<K, V> options,
                              Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
                              BiPredicate<TopicPartition, Long> completedEarlier, RecordTracing tracing,
-                             LogContext logContext, Function<ProcessingDriver<K, V>, ProcessingMeters> meters) {
+                             LogContext logContext, Function<ProcessingDriver<K, V>, ProcessingMeters> meters,
+                             Scheduler timer) {
         this.actual = actual;
+        this.timer = timer;
         this.options = options;
         this.handler = handler;
         this.completedEarlier = completedEarlier;
@@ -142,7 +148,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
                 j -> j.record.key());
         // HandlerGuard (and with it resilience4j) is loaded only when configured: kflux runs without resilience4j
         this.guard = options.circuitBreaker().isPresent() || options.rateLimiter().isPresent()
-                ? HandlerGuard.of(options) : null;
+                ? HandlerGuard.of(options, timer) : null;
         this.bound = Math.addExact(options.maxInFlight(), options.maxWaiting());
         this.minRequest = Math.max(1, bound / 4);
         this.meters = meters.apply(this);
@@ -162,10 +168,21 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
                                                        BiPredicate<TopicPartition, Long> completedEarlier,
                                                        RecordTracing tracing, Object meterRegistry, String clientId,
                                                        LogContext logContext) {
+        return create(actual, options, handler, completedEarlier, tracing, meterRegistry, clientId, logContext,
+                IoLoops.timers());
+    }
+
+    /** As {@link #create}, with the timer of retry backoffs, breaker polls and rate-limit waits (tests). */
+    static <K, V> ProcessingDriver<K, V> create(CoreSubscriber<? super ProcessedRecord<K, V>> actual,
+                                                ProcessingOptions<K, V> options,
+                                                Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
+                                                BiPredicate<TopicPartition, Long> completedEarlier,
+                                                RecordTracing tracing, Object meterRegistry, String clientId,
+                                                LogContext logContext, Scheduler timer) {
         return new ProcessingDriver<>(Objects.requireNonNull(actual, "actual"), Objects.requireNonNull(options,
                 "options"), Objects.requireNonNull(handler, "handler"),
                 Objects.requireNonNull(completedEarlier, "completedEarlier"), tracing, logContext,
-                d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge()));
+                d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge()), timer);
     }
 
     /**
@@ -323,7 +340,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
             return Mono.empty();
         }
         Duration timeout = options.revokeTimeout();
-        return Mono.when(waits).timeout(timeout).onErrorResume(TimeoutException.class, e -> {
+        return Mono.when(waits).timeout(timeout, timer).onErrorResume(TimeoutException.class, e -> {
             abandon(waited, timeout);
             return Mono.empty();
         });
@@ -415,6 +432,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
         if (options.retries() > 0) {
             attempt = attempt.retryWhen(Retry.backoff(options.retries(), options.firstBackoff())
                     .maxBackoff(options.maxBackoff())
+                    .scheduler(timer)
                     .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
         }
         if (observed != null) {

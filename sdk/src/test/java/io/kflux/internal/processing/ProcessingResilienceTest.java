@@ -30,6 +30,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
+import reactor.core.scheduler.Schedulers;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -55,8 +56,9 @@ class ProcessingResilienceTest {
         return new Flux<>() {
             @Override
             public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
+                // Reactor's parallel() is the virtual time a test installed, else real time
                 source.subscribe(ProcessingDriver.create(actual, options, handler, (tp, o) -> false, null, null,
-                        "test", LogContext.NONE));
+                        "test", LogContext.NONE, Schedulers.parallel()));
             }
         };
     }

@@ -43,8 +43,8 @@ class ProcessingTracingTest {
                             threads.add(Thread.currentThread().getName());
                             return Mono.deferContextual(ctx -> {
                                 inContext.add(ctx.getOrDefault("micrometer.observation", "absent"));
-                                // the failure is signalled from a timer thread: a retry then starts on a Reactor
-                                // thread whoever runs it (Reactor's retryWhen lets the thread still inside the
+                                // the failure is signalled from a timer thread: a retry then starts on a timer
+                                // thread (the backoff's, kflux's) whoever runs it (Reactor's retryWhen lets the thread still inside the
                                 // previous attempt run the next one, which was this test's main thread under load)
                                 return current.size() < 3
                                         ? Mono.delay(Duration.ofMillis(1)).then(Mono.error(new IllegalStateException("try again")))
@@ -57,7 +57,8 @@ class ProcessingTracingTest {
         assertThat(out).singleElement().satisfies(p -> assertThat(p.attempts()).isEqualTo(3));
         assertThat(current).hasSize(3).doesNotContainNull();
         assertThat(current).as("one observation across the retries").containsOnly(current.get(0));
-        assertThat(threads.subList(1, 3)).as("retries start on Reactor's timer threads").allMatch(t -> t.startsWith("parallel-"));
+        assertThat(threads.subList(1, 3)).as("retries start on kflux's timer threads, the I/O loops")
+                .allMatch(t -> t.startsWith(io.kflux.network.IoLoops.THREAD_PREFIX));
         assertThat(inContext).as("in the handler publisher's Reactor context").containsOnly(current.get(0));
         assertThat(registry.getCurrentObservation()).as("not current after the handler").isNull();
         TestObservationRegistryAssert.assertThat(registry)
