@@ -241,7 +241,8 @@ public final class DefaultKafkaFluxConsumer<K, V> implements KafkaFluxConsumer<K
             public void subscribe(CoreSubscriber<? super ProcessedRecord<K, V>> actual) {
                 ProcessingDriver<K, V> driver = ProcessingDriver.create(actual, processing, handler,
                         commits == null ? (tp, offset) -> false : commits::completedEarlier, tracing,
-                        options.meterRegistry().orElse(null), settings.clientId(), settings.logContext());
+                        options.meterRegistry().orElse(null), settings.clientId(), settings.logContext(),
+                        options.emitScheduler().orElseGet(EmitScheduler::shared));
                 // partitions take turns in slices, so the records held span several partitions (issue #27)
                 subscribeReceive(Downstream.inTurns(driver, driver.resultSlice()), false, driver);
             }

@@ -102,6 +102,19 @@ public final class IoLoops {
         return targets;
     }
 
+    /**
+     * Whether the calling thread is one of kflux's I/O loops: code that may run a user's function there (after a
+     * timer fired) moves it elsewhere first, so that no user code holds up the loop's connections.
+     */
+    public static boolean inLoop() {
+        for (EventLoop loop : LOOPS) {
+            if (loop.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The loop of the calling thread when it is a kflux I/O thread, else the first loop's. */
     private static Scheduler timerTarget() {
         for (int i = 0; i < LOOPS.length; i++) {

@@ -28,6 +28,7 @@ import org.reactivestreams.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -77,6 +78,11 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
     private final HandlerGuard guard;
     /** Retry backoffs, the guard's waits and the revocation's bound: kflux's timers, virtual time in tests. */
     private final Scheduler timer;
+    /**
+     * Where a handler call moves when it would start on a kflux I/O loop (a retry or a guard's wait ends on the
+     * timer's thread, which is one): the consumer's emit scheduler, so no user code holds up the loop's connections.
+     */
+    private final Scheduler handlerScheduler;
     private final int bound;
     /**
      * The least the driver asks the consumer for once records are held, a quarter of the bound: a request per record
@@ -136,9 +142,10 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
                              Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
                              BiPredicate<TopicPartition, Long> completedEarlier, RecordTracing tracing,
                              LogContext logContext, Function<ProcessingDriver<K, V>, ProcessingMeters> meters,
-                             Scheduler timer) {
+                             Scheduler timer, Scheduler handlerScheduler) {
         this.actual = actual;
         this.timer = timer;
+        this.handlerScheduler = handlerScheduler;
         this.options = options;
         this.handler = handler;
         this.completedEarlier = completedEarlier;
@@ -161,28 +168,45 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
      *                         partition, as the commit metadata says: it is acknowledged already and not run again
      * @param tracing          observes each record's handling (current while the handler runs), or null
      * @param meterRegistry    a Micrometer {@code MeterRegistry} or null
+     * @param handlerScheduler where a handler call moves when it would start on a kflux I/O loop (after a retry's
+     *                         backoff or a guard's wait): the consumer's emit scheduler
      */
     public static <K, V> ProcessingDriver<K, V> create(CoreSubscriber<? super ProcessedRecord<K, V>> actual,
                                                        ProcessingOptions<K, V> options,
                                                        Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
                                                        BiPredicate<TopicPartition, Long> completedEarlier,
                                                        RecordTracing tracing, Object meterRegistry, String clientId,
-                                                       LogContext logContext) {
+                                                       LogContext logContext, Scheduler handlerScheduler) {
         return create(actual, options, handler, completedEarlier, tracing, meterRegistry, clientId, logContext,
-                IoLoops.timers());
+                IoLoops.timers(), handlerScheduler);
     }
 
-    /** As {@link #create}, with the timer of retry backoffs, breaker polls and rate-limit waits (tests). */
-    static <K, V> ProcessingDriver<K, V> create(CoreSubscriber<? super ProcessedRecord<K, V>> actual,
+    /**
+     * As {@link #create}, with the timer of retry backoffs, breaker polls and rate-limit waits (tests: virtual time,
+     * so no handler call starts on an I/O loop and none moves).
+     */
+    static <K, V> ProcessingDriver<K, V> createWithTimer(CoreSubscriber<? super ProcessedRecord<K, V>> actual,
                                                 ProcessingOptions<K, V> options,
                                                 Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
                                                 BiPredicate<TopicPartition, Long> completedEarlier,
                                                 RecordTracing tracing, Object meterRegistry, String clientId,
                                                 LogContext logContext, Scheduler timer) {
+        return create(actual, options, handler, completedEarlier, tracing, meterRegistry, clientId, logContext, timer,
+                Schedulers.immediate());
+    }
+
+    private static <K, V> ProcessingDriver<K, V> create(CoreSubscriber<? super ProcessedRecord<K, V>> actual,
+                                                        ProcessingOptions<K, V> options,
+                                                        Function<ConsumerRecord<K, V>, ? extends Publisher<?>> handler,
+                                                        BiPredicate<TopicPartition, Long> completedEarlier,
+                                                        RecordTracing tracing, Object meterRegistry, String clientId,
+                                                        LogContext logContext, Scheduler timer,
+                                                        Scheduler handlerScheduler) {
         return new ProcessingDriver<>(Objects.requireNonNull(actual, "actual"), Objects.requireNonNull(options,
                 "options"), Objects.requireNonNull(handler, "handler"),
                 Objects.requireNonNull(completedEarlier, "completedEarlier"), tracing, logContext,
-                d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge()), timer);
+                d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge()), timer,
+                Objects.requireNonNull(handlerScheduler, "handlerScheduler"));
     }
 
     /**
@@ -418,7 +442,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
 
     private void start(Job job) {
         RecordTracing.Processing observed = tracing == null ? null : tracing.processing(job.record);
-        Mono<Void> attempt = Mono.defer(() -> {
+        Mono<Void> call = Mono.defer(() -> {
             if (++job.attempts > 1) {
                 meters.retried();
             }
@@ -426,6 +450,7 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
                     : observed.inScope(() -> handler.apply(job.record));
             return Flux.from(Objects.requireNonNull(p, "the handler returned null for " + job)).then();
         });
+        Mono<Void> attempt = Mono.defer(() -> IoLoops.inLoop() ? call.subscribeOn(handlerScheduler) : call);
         if (guard != null) {
             attempt = guard.around(attempt);
         }

@@ -43,7 +43,7 @@ class ProcessingDriverTest {
             @Override
             public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
                 ProcessingDriver<String, String> d = ProcessingDriver.create(actual, options, handler, (tp, o) -> false, null, null, "test",
-                        LogContext.NONE);
+                        LogContext.NONE, reactor.core.scheduler.Schedulers.immediate());
                 driver.set(d);
                 source.subscribe(d);
             }
@@ -365,7 +365,8 @@ class ProcessingDriverTest {
             public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
                 records(1, 5, 5).subscribe(ProcessingDriver.create(actual, options,
                         r -> r.offset() == 3 ? Mono.error(new IllegalStateException("x")) : Mono.empty(), (tp, o) -> false, null,
-                        registry, "c1", LogContext.NONE));
+                        registry, "c1", LogContext.NONE,
+                        reactor.core.scheduler.Schedulers.immediate()));
             }
         }.subscribe(out::add);
         long deadline = System.nanoTime() + WAIT.toNanos();
@@ -396,7 +397,7 @@ class ProcessingDriverTest {
                         .subscribe(ProcessingDriver.create(actual, options,
                                 r -> r.offset() == 1 ? Mono.error(new IllegalStateException("x"))
                                         : r.offset() == 0 ? Mono.empty() : Mono.never(), (tp, o) -> false, null, registry, "c1",
-                                LogContext.NONE));
+                                LogContext.NONE, reactor.core.scheduler.Schedulers.immediate()));
             }
         }.subscribe(out::add);
         long deadline = System.nanoTime() + WAIT.toNanos();

@@ -57,7 +57,7 @@ class ProcessingResilienceTest {
             @Override
             public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
                 // Reactor's parallel() is the virtual time a test installed, else real time
-                source.subscribe(ProcessingDriver.create(actual, options, handler, (tp, o) -> false, null, null,
+                source.subscribe(ProcessingDriver.createWithTimer(actual, options, handler, (tp, o) -> false, null, null,
                         "test", LogContext.NONE, Schedulers.parallel()));
             }
         };

@@ -34,6 +34,7 @@ class ProcessingTracingTest {
         List<String> threads = new CopyOnWriteArrayList<>();
         ProcessingOptions<String, String> options = ProcessingOptions.<String, String>ordering(Ordering.KEY)
                 .retry(2, Duration.ofMillis(5));
+        reactor.core.scheduler.Scheduler hop = reactor.core.scheduler.Schedulers.newSingle("handler-hop");
         List<ProcessedRecord<String, String>> out = new Flux<ProcessedRecord<String, String>>() {
             @Override
             public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
@@ -43,22 +44,22 @@ class ProcessingTracingTest {
                             threads.add(Thread.currentThread().getName());
                             return Mono.deferContextual(ctx -> {
                                 inContext.add(ctx.getOrDefault("micrometer.observation", "absent"));
-                                // the failure is signalled from a timer thread: a retry then starts on a timer
-                                // thread (the backoff's, kflux's) whoever runs it (Reactor's retryWhen lets the thread still inside the
-                                // previous attempt run the next one, which was this test's main thread under load)
+                                // the backoff ends on kflux's timer, an I/O loop: the retry moves to the handler
+                                // scheduler rather than run user code there
                                 return current.size() < 3
                                         ? Mono.delay(Duration.ofMillis(1)).then(Mono.error(new IllegalStateException("try again")))
                                         : Mono.empty();
                             });
-                        }, (tp, o) -> false, tracing, null, "c1", LogContext.NONE));
+                        }, (tp, o) -> false, tracing, null, "c1", LogContext.NONE, hop));
             }
         }.take(1).collectList().block(Duration.ofSeconds(30));
+        hop.dispose();
 
         assertThat(out).singleElement().satisfies(p -> assertThat(p.attempts()).isEqualTo(3));
         assertThat(current).hasSize(3).doesNotContainNull();
         assertThat(current).as("one observation across the retries").containsOnly(current.get(0));
-        assertThat(threads.subList(1, 3)).as("retries start on kflux's timer threads, the I/O loops")
-                .allMatch(t -> t.startsWith(io.kflux.network.IoLoops.THREAD_PREFIX));
+        assertThat(threads.subList(1, 3)).as("retries wait on kflux's timers (I/O loops) but run on the handler scheduler")
+                .allMatch(t -> t.startsWith("handler-hop"));
         assertThat(inContext).as("in the handler publisher's Reactor context").containsOnly(current.get(0));
         assertThat(registry.getCurrentObservation()).as("not current after the handler").isNull();
         TestObservationRegistryAssert.assertThat(registry)
