@@ -175,7 +175,8 @@ public final class ShareFetcher {
      */
     public void wake() {
         completions.help(); // asked from inside a completion pass: finish the pass there (see AckCompletions)
-        if (wakeQueued.compareAndSet(false, true)) {
+        // read before the CAS: while a plan is queued (most wakes of a completion pass), no locked write per wake
+        if (!wakeQueued.get() && wakeQueued.compareAndSet(false, true)) {
             loop.execute(() -> {
                 wakeQueued.set(false);
                 plan();
@@ -448,7 +449,10 @@ public final class ShareFetcher {
         return p.wakeAtMs();
     }
 
-    /** Downstream as the planner sees it: demand, buffered records, confirmations awaited, records asked for. */
+    /**
+     * Downstream as the planner sees it: demand, buffered records, confirmations awaited, records asked for, and the
+     * records the subscriber holds.
+     */
     private ShareRequestPlanner.Downstream downstream() {
         long confirming = 0;
         long inFlight = 0;
@@ -456,8 +460,10 @@ public final class ShareFetcher {
             confirming += b.waiting();
             inFlight += b.inFlightRecords;
         }
-        return new ShareRequestPlanner.Downstream(sink.requested(), sink.buffered(), confirming, inFlight,
-                sink.handingOut());
+        long buffered = sink.buffered();
+        // held counts the buffered records too (held from their acquisition): the rest are the subscriber's
+        return new ShareRequestPlanner.Downstream(sink.requested(), buffered, confirming, inFlight,
+                sink.handingOut(), Math.max(0, locks.size() - buffered));
     }
 
     /** Opens a session listing {@code wanted} (none: only to carry acknowledgements afterwards). */
