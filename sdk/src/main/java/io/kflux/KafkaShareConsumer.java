@@ -34,9 +34,8 @@ public interface KafkaShareConsumer<K, V> {
 
     /**
      * Joins the share group and emits the records it acquires, as downstream demands them: records are acquired
-     * for the demand not yet served, and ahead of it by at most as many as downstream holds in processing and
-     * awaits confirmations for (in any case at most {@code max.poll.records} ahead), so memory stays bounded and no
-     * record is locked long before it can be processed. Records from several brokers
+     * only for the demand not yet served (with unbounded demand, at most {@code max.poll.records} ahead), so memory
+     * stays bounded and no record is locked long before it can be processed. Records from several brokers
      * interleave. One active subscription at a time; cancelling it leaves the group as {@link #close()} does.
      *
      * @return the records; ends with {@link UnsupportedVersionException} on a broker without share groups (its

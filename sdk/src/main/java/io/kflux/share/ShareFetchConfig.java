@@ -8,8 +8,7 @@ package io.kflux.share;
  * @param minBytes         {@code fetch.min.bytes}
  * @param maxBytes         {@code fetch.max.bytes}
  * @param maxRecords       {@code max.poll.records}: the most records acquired and not yet emitted at a time, with
- *                         unbounded demand (bounded demand acquires what it asks for, plus at most what downstream
- *                         holds and awaits confirmations for: see {@link ShareRequestPlanner})
+ *                         unbounded demand (bounded demand acquires no more than it asks for)
  * @param retryBackoffMs   {@code retry.backoff.ms}, the first delay after a failed request
  * @param retryBackoffMaxMs {@code retry.backoff.max.ms}
  */

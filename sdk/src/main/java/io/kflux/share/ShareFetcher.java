@@ -449,10 +449,7 @@ public final class ShareFetcher {
         return p.wakeAtMs();
     }
 
-    /**
-     * Downstream as the planner sees it: demand, buffered records, confirmations awaited, records asked for, and the
-     * records the subscriber holds.
-     */
+    /** Downstream as the planner sees it: demand, buffered records, confirmations awaited, records asked for. */
     private ShareRequestPlanner.Downstream downstream() {
         long confirming = 0;
         long inFlight = 0;
@@ -460,10 +457,8 @@ public final class ShareFetcher {
             confirming += b.waiting();
             inFlight += b.inFlightRecords;
         }
-        long buffered = sink.buffered();
-        // held counts the buffered records too (held from their acquisition): the rest are the subscriber's
-        return new ShareRequestPlanner.Downstream(sink.requested(), buffered, confirming, inFlight,
-                sink.handingOut(), Math.max(0, locks.size() - buffered));
+        return new ShareRequestPlanner.Downstream(sink.requested(), sink.buffered(), confirming, inFlight,
+                sink.handingOut());
     }
 
     /** Opens a session listing {@code wanted} (none: only to carry acknowledgements afterwards). */

@@ -20,17 +20,6 @@ package io.kflux.share;
  *       acknowledgements, and its records are at hand when the confirmations free the subscriber's slots. Bounded
  *       all the same: never more than {@code max.poll.records} ahead, and only for acknowledgements the subscriber
  *       made (a subscriber that stops acknowledging stops acquiring).</li>
- *   <li><b>The records the subscriber holds count too</b> (handed out, no final acknowledgement taken yet): a work
- *       queue, {@code flatMap(r -> work(r).thenReturn(r), n)}, holds its {@code n} records while it works and asks
- *       for the next one only as each work ends. Counting only what it asked for, the next ShareFetch went when the
- *       buffer was empty and a slot asked for a record, and all {@code n} slots ran dry during that ShareFetch's round
- *       trip (and the ShareAcknowledge ahead of it in the session), once per acquired batch. Counted, the ShareFetch
- *       goes while the buffer still holds what the subscriber holds and awaits, which it works through in one work
- *       and confirmation time, longer than a round trip. Such a ShareFetch ahead goes only in place of the
- *       ShareAcknowledge that would carry acknowledgements someone waits for: it adds no request and never waits at
- *       the broker (a long poll at the end of the records held the acknowledgements taken meanwhile for
- *       {@code fetch.max.wait.ms}). Bounded as the rest: {@code max.poll.records}, as many as the subscriber holds
- *       and awaits, and nothing ahead for a subscriber that stopped acknowledging.</li>
  *   <li>While records are being handed out to a subscriber that wants more than them, a ShareFetch waits until half
  *       of {@code max.poll.records} is wanted (not one small ShareFetch per burst of acknowledgements).</li>
  *   <li>Acknowledgements ride on the next ShareFetch. They go by ShareAcknowledge of their own when no ShareFetch is
@@ -89,11 +78,8 @@ final class ShareRequestPlanner {
      * @param confirming      acknowledgements someone waits for, taken and not answered by a broker yet
      * @param inFlightRecords records the ShareFetches out may acquire
      * @param handingOut      buffered records are being handed out to a subscriber that wants more than them
-     * @param held            records handed out whose final acknowledgement was not taken yet (the subscriber's
-     *                        work in progress)
      */
-    record Downstream(long requested, long buffered, long confirming, long inFlightRecords, boolean handingOut,
-                      long held) {
+    record Downstream(long requested, long buffered, long confirming, long inFlightRecords, boolean handingOut) {
     }
 
     /**
@@ -126,8 +112,7 @@ final class ShareRequestPlanner {
      * How many more records to acquire now (may be 0 or negative: none).
      */
     long wanted(Downstream d) {
-        long awaited = d.confirming() + d.held(); // both bounded by what was acquired: no overflow
-        long asked = d.requested() > Long.MAX_VALUE - awaited ? Long.MAX_VALUE : d.requested() + awaited;
+        long asked = d.requested() > Long.MAX_VALUE - d.confirming() ? Long.MAX_VALUE : d.requested() + d.confirming();
         return Math.min(asked, maxRecords) - d.buffered() - d.inFlightRecords();
     }
 
@@ -153,14 +138,8 @@ final class ShareRequestPlanner {
         // the confirmations awaited fetch ahead only by half of max.poll.records at least: a few of them (a work
         // queue's 64 slots) sent a small ShareFetch as soon as the buffer was down to them, and the ACCEPTs riding
         // on it waited for the records it read (the queue case lost a third of its records/s)
-        // a subscriber holding records (working through them) fetches ahead by what it holds and awaits, once the
-        // buffer is below that, and only in place of the ShareAcknowledge its awaited acknowledgements would go by:
-        // no request more, and never one waiting at the broker (MaxWaitMs 0), which at the end of the records would
-        // hold every acknowledgement taken meanwhile for fetch.max.wait.ms. One holding none (its slots all wait for
-        // confirmations) does not, as above
-        boolean ahead = d.held() > 0 && b.pendingWaited();
         boolean fetch = want > 0 && b.partitions()
-                && (want >= Math.max(1, maxRecords / 2) || (!d.handingOut() && (asked > 0 || ahead)));
+                && (want >= Math.max(1, maxRecords / 2) || (!d.handingOut() && asked > 0));
         int records = (int) Math.max(1, Math.min(want, maxRecords));
         if (s == ShareSessionState.NONE) {
             if (fetch) {

@@ -24,7 +24,7 @@ class ShareRequestPlannerTest {
     }
 
     static Downstream downstream(long requested, long buffered, long confirming) {
-        return new Downstream(requested, buffered, confirming, 0, false, 0);
+        return new Downstream(requested, buffered, confirming, 0, false);
     }
 
     /**
@@ -57,53 +57,6 @@ class ShareRequestPlannerTest {
         assertThat(p.maxRecords()).isEqualTo(65);
     }
 
-    /**
-     * The work queue written as {@code flatMap(r -> work(r).thenReturn(r), 64).flatMap(r -> r.accept(), 1024)}: its
-     * 64 slots hold their records while they work and ask for nothing; 30 confirmations are awaited and 50 records
-     * buffered. Counting only what it asked for, the next ShareFetch waited for the buffer to run dry and all 64
-     * slots idled through its round trip; counting what it holds, it goes now, for what it holds and awaits.
-     */
-    @Test
-    void aWorkQueueHoldingItsRecordsGetsTheNextOnesFetchedBeforeItsBufferRunsDry() {
-        Plan p = planner.plan(open(true, true), new Downstream(0, 50, 30, 0, false, 64), false, NOW);
-
-        assertThat(p.kind()).isEqualTo(Kind.FETCH);
-        assertThat(p.maxRecords()).isEqualTo(64 + 30 - 50);
-        assertThat(p.maxWaitMs()).isZero();
-    }
-
-    /** Ahead by what the subscriber holds and awaits, no further: with that much buffered or coming, nothing more. */
-    @Test
-    void fetchingAheadForHeldRecordsStopsAtWhatTheyAreAndAtMaxPollRecords() {
-        assertThat(planner.plan(open(true, true), new Downstream(0, 94, 30, 0, false, 64), false, NOW).kind())
-                .isEqualTo(Kind.ACKNOWLEDGE);
-        assertThat(planner.plan(open(false, false), new Downstream(0, 40, 0, 54, false, 64), false, NOW))
-                .isEqualTo(Plan.NOTHING);
-        assertThat(planner.wanted(new Downstream(0, 0, 0, 0, false, 10_000))).isEqualTo(MAX_RECORDS);
-    }
-
-    /**
-     * A subscriber that stopped finishing records (it holds 64, asks for none, acknowledges none) acquires nothing
-     * ahead, however long it stalls: a ShareFetch ahead only carries acknowledgements someone waits for.
-     */
-    @Test
-    void aStalledSubscriberAcquiresNothingAhead() {
-        assertThat(planner.plan(open(false, false), new Downstream(0, 0, 0, 0, false, 64), false, NOW))
-                .isEqualTo(Plan.NOTHING);
-        assertThat(planner.plan(open(false, false), new Downstream(0, 0, 0, 0, false, 64), false, NOW + 60_000))
-                .isEqualTo(Plan.NOTHING);
-    }
-
-    /**
-     * Acknowledgements nobody waits for (releases and gaps the consumer sends on its own) do not fetch ahead: their
-     * ShareAcknowledge goes instead, and no ShareFetch that could wait at the broker holds the session.
-     */
-    @Test
-    void onlyAwaitedAcknowledgementsCarryAShareFetchAhead() {
-        assertThat(planner.plan(open(true, false), new Downstream(0, 10, 0, 0, false, 64), false, NOW).kind())
-                .isEqualTo(Kind.ACKNOWLEDGE);
-    }
-
     @Test
     void withoutConfirmationsAwaitedNothingIsFetchedAheadOfDemandAndTheAcknowledgementsGoOnTheirOwn() {
         assertThat(planner.wanted(downstream(0, 300, 0))).isNegative();
@@ -117,7 +70,7 @@ class ShareRequestPlannerTest {
     void acquiringAheadStaysWithinMaxPollRecordsAndCountsWhatIsBufferedAndAskedFor() {
         assertThat(planner.wanted(downstream(0, 0, 10_000))).isEqualTo(MAX_RECORDS);
         assertThat(planner.wanted(downstream(Long.MAX_VALUE, 0, 10_000))).isEqualTo(MAX_RECORDS);
-        assertThat(planner.wanted(new Downstream(0, 100, 1024, 200, false, 0))).isEqualTo(MAX_RECORDS - 300);
+        assertThat(planner.wanted(new Downstream(0, 100, 1024, 200, false))).isEqualTo(MAX_RECORDS - 300);
         assertThat(planner.wanted(downstream(3, 0, 4))).isEqualTo(7);
         assertThat(planner.wanted(downstream(0, 600, 64))).isNegative();
     }
@@ -149,7 +102,7 @@ class ShareRequestPlannerTest {
     @Test
     void acknowledgementsHeldForTheComingShareFetchGoOnTheirOwnAfterTheHold() {
         Broker b = new Broker(ShareSessionState.OPEN, true, true, true, false, NOW);
-        Downstream handingOut = new Downstream(1_000, 400, 0, 0, true, 0); // wants 100 more: below half of 500
+        Downstream handingOut = new Downstream(1_000, 400, 0, 0, true); // wants 100 more: below half of 500
 
         Plan held = planner.plan(b, handingOut, false, NOW + 10);
         Plan late = planner.plan(b, handingOut, false, NOW + ShareRequestPlanner.ACK_HOLD_MS);
@@ -163,8 +116,8 @@ class ShareRequestPlannerTest {
     void whileHandingOutAShareFetchWaitsForHalfOfMaxPollRecords() {
         Broker b = open(false, false);
 
-        assertThat(planner.plan(b, new Downstream(1_000, 300, 0, 0, true, 0), false, NOW).kind()).isEqualTo(Kind.NONE);
-        assertThat(planner.plan(b, new Downstream(1_000, 250, 0, 0, true, 0), false, NOW).kind()).isEqualTo(Kind.FETCH);
+        assertThat(planner.plan(b, new Downstream(1_000, 300, 0, 0, true), false, NOW).kind()).isEqualTo(Kind.NONE);
+        assertThat(planner.plan(b, new Downstream(1_000, 250, 0, 0, true), false, NOW).kind()).isEqualTo(Kind.FETCH);
     }
 
     @Test
