@@ -31,7 +31,12 @@ final class LatencySample {
     synchronized String summary(String prefix) {
         long[] sorted = Arrays.copyOf(nanos, size);
         Arrays.sort(sorted);
-        return String.format(java.util.Locale.ROOT, "%sN=%d %sP50Us=%d %sP99Us=%d %sMaxUs=%d", prefix, size, prefix,
+        long sum = 0;
+        for (long n : sorted) {
+            sum += n;
+        }
+        return String.format(java.util.Locale.ROOT, "%sMeanUs=%d %sN=%d %sP50Us=%d %sP99Us=%d %sMaxUs=%d", prefix,
+                size == 0 ? -1 : sum / size / 1000, prefix, size, prefix,
                 percentile(sorted, 0.50), prefix, percentile(sorted, 0.99), prefix,
                 size == 0 ? -1 : sorted[size - 1] / 1000);
     }

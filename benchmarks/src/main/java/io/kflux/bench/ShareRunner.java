@@ -99,12 +99,13 @@ public final class ShareRunner {
         tally.verify();
         System.out.println(RESULT + String.format("recordsPerSec=%.1f cpuNsPerRecord=%.1f threads=%d peakThreads=%d"
                         + " osThreads=%d windowNanos=%d setupNanos=%d load=%.2f crc=%d fetches=%d fetchedRecords=%d"
-                        + " %s %s brokerShareFetches=%.0f brokerShareFetchMs=%.2f brokerShareAcks=%.0f"
+                        + " %s %s %s brokerShareFetches=%.0f brokerShareFetchMs=%.2f brokerShareAcks=%.0f"
                         + " brokerShareAckMs=%.2f",
                 records * 1e9 / window,
                 (double) cpu / records, tally.threadsAtLast, threads.getPeakThreadCount(), tally.osThreadsAtLast, window,
                 tally.firstNanos - created, JvmCounters.loadAverage(), tally.crcSum, tally.fetches.get(),
                 tally.fetchedRecords.get(), tally.ackLatency.summary("ack"), tally.pollLatency.summary("poll"),
+                tally.workTime.summary("work"),
                 fetchAfter[0] - fetchBefore[0], meanMs(fetchBefore, fetchAfter), ackAfter[0] - ackBefore[0],
                 meanMs(ackBefore, ackAfter)));
         System.exit(0);
@@ -121,14 +122,18 @@ public final class ShareRunner {
      *               {@code ACCEPT} property's form), {@code kflux-c<N>} ({@code flatMap(.., N)}; throughput case only)
      *               or {@code kflux-each} (each ACCEPT subscribed on its own, holding no {@code flatMap} slot: in the
      *               throughput case {@code r.accept().subscribe(..)} per record, in the queue case the slot held for
-     *               the work only)
+     *               the work only) or {@code kflux-split} (queue case only: the work's concurrency apart from the
+     *               confirmations', {@code flatMap(r -> work.thenReturn(r), concurrency).flatMap(r -> r.accept(),
+     *               1024)})
      */
     private static void drain(String contender, String servers, String topic, String group, Tally tally, int workMs,
                               int concurrency, boolean queue) throws Exception {
         // <name>-base: the same contender on other sdk classes (ShareBenchmark.withBaseClasses)
         String client = contender.endsWith(ShareBenchmark.BASE_SUFFIX)
                 ? contender.substring(0, contender.length() - ShareBenchmark.BASE_SUFFIX.length()) : contender;
-        if (client.equals("kflux") || client.equals("kflux-each")) {
+        if (client.equals("kflux-split") && queue) {
+            drainKfluxSplit(servers, topic, group, tally, workMs, concurrency);
+        } else if (client.equals("kflux") || client.equals("kflux-each")) {
             drainKflux(servers, topic, group, tally, workMs, queue ? concurrency : KFLUX_THROUGHPUT_CONCURRENCY,
                     client.equals("kflux-each") ? "each" : ACCEPT);
         } else if (client.startsWith("kflux-c") && !queue) {
@@ -144,6 +149,45 @@ public final class ShareRunner {
     /** One consumer; each record's work is a timer (non-blocking), then its ACCEPT, {@code concurrency} at a time. */
     private static void drainKflux(String servers, String topic, String group, Tally tally, int workMs,
                                    int concurrency, String accept) throws InterruptedException {
+        KafkaShareConsumer<byte[], byte[]> consumer = kfluxConsumer(servers, topic, group, tally, workMs);
+        try {
+            drainKflux(consumer, tally, workMs, concurrency, accept);
+        } finally {
+            tally.atEnd = null;
+        }
+    }
+
+    /**
+     * The queue case as a user would write it with the work's concurrency apart from the confirmations':
+     * {@code receive().flatMap(r -> work.thenReturn(r), concurrency).flatMap(r -> r.accept(), 1024)}, so the
+     * {@code concurrency} slots are busy with work only; the window ends at the last confirmation.
+     */
+    private static void drainKfluxSplit(String servers, String topic, String group, Tally tally, int workMs,
+                                        int concurrency) {
+        KafkaShareConsumer<byte[], byte[]> consumer = kfluxConsumer(servers, topic, group, tally, workMs);
+        Duration work = Duration.ofMillis(workMs);
+        try {
+            consumer.receive()
+                    .flatMap(r -> {
+                        tally.received(r.partition(), r.offset(), r.value());
+                        return work(r, work, tally).thenReturn(r);
+                    }, concurrency)
+                    .flatMap(r -> timed(r, tally).then(Mono.fromRunnable(() -> {
+                        if (tally.processed() == tally.expected) {
+                            tally.end();
+                        }
+                    })).thenReturn(1), KFLUX_THROUGHPUT_CONCURRENCY)
+                    .take(tally.expected)
+                    .blockLast(TIMEOUT);
+        } finally {
+            tally.atEnd = null;
+            consumer.close().block(TIMEOUT);
+        }
+    }
+
+    /** A kflux share consumer of {@code topic} with its meters read into {@code tally} when the window ends. */
+    private static KafkaShareConsumer<byte[], byte[]> kfluxConsumer(String servers, String topic, String group,
+                                                                    Tally tally, int workMs) {
         io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         KafkaShareConsumer<byte[], byte[]> consumer = KafkaShareConsumer.create(ShareConsumerOptions.create(
@@ -158,11 +202,7 @@ public final class ShareRunner {
             tally.fetchedRecords.set(
                     (long) meterTotal(meters, "kafka.consumer.share.fetch.manager.records.consumed.total"));
         };
-        try {
-            drainKflux(consumer, tally, workMs, concurrency, accept);
-        } finally {
-            tally.atEnd = null;
-        }
+        return consumer;
     }
 
     /** A counter's total in {@code meters}, 0 when it is not there. */
@@ -190,7 +230,7 @@ public final class ShareRunner {
             consumer.receive()
                     .flatMap(r -> {
                         tally.received(r.partition(), r.offset(), r.value());
-                        Mono<Void> done = workMs > 0 ? Mono.delay(work).then(Mono.defer(() -> timed(r, tally)))
+                        Mono<Void> done = workMs > 0 ? work(r, work, tally).then(Mono.defer(() -> timed(r, tally)))
                                 : timed(r, tally);
                         return done.then(Mono.fromRunnable(() -> {
                             if (tally.processed() == tally.expected) {
@@ -217,6 +257,21 @@ public final class ShareRunner {
         return r.accept().doOnSuccess(v -> tally.ackLatency.add(System.nanoTime() - taken));
     }
 
+    /**
+     * A record's simulated work, a timer ({@code Mono.delay}: no thread waits), timed from its subscription to its
+     * end for one record in {@value LatencySample#EVERY}: the work's own length (the timer's lateness on a loaded
+     * machine included) is what the queue case's ceiling is reckoned from.
+     */
+    private static Mono<Long> work(io.kflux.ShareRecord<byte[], byte[]> r, Duration work, Tally tally) {
+        if (!LatencySample.timed(r.offset())) {
+            return Mono.delay(work);
+        }
+        return Mono.defer(() -> {
+            long started = System.nanoTime();
+            return Mono.delay(work).doOnSuccess(v -> tally.workTime.add(System.nanoTime() - started));
+        });
+    }
+
     /** Subscribes {@code r.accept()} on its own, timed as {@link #timed}, counted by {@code confirmations}. */
     private static void acceptOnItsOwn(io.kflux.ShareRecord<byte[], byte[]> r, Tally tally,
                                        Confirmations confirmations) {
@@ -241,7 +296,7 @@ public final class ShareRunner {
             consumer.receive()
                     .flatMap(r -> {
                         tally.received(r.partition(), r.offset(), r.value());
-                        return Mono.delay(work).doOnSuccess(x -> acceptOnItsOwn(r, tally, confirmations));
+                        return work(r, work, tally).doOnSuccess(x -> acceptOnItsOwn(r, tally, confirmations));
                     }, concurrency)
                     .take(tally.expected)
                     .blockLast(TIMEOUT);
@@ -433,6 +488,8 @@ public final class ShareRunner {
         /** kflux: acknowledgement taken to its Mono completing (1 record in 16); official: each poll call. */
         final LatencySample ackLatency = new LatencySample();
         final LatencySample pollLatency = new LatencySample();
+        /** kflux in the queue case: a record's work (its timer) from subscription to end (1 record in 16). */
+        final LatencySample workTime = new LatencySample();
         /** Runs first in {@link #end()} when set (kflux: reads the consumer's meters before its close). */
         volatile Runnable atEnd;
         long crcSum;

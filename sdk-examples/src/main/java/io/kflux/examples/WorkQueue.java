@@ -55,6 +55,11 @@ public final class WorkQueue {
     private static final int DEFAULT_POISON_LIMIT = 3;
     /** How many jobs one worker processes at the same time (flatMap's concurrency). */
     private static final int CONCURRENCY_PER_WORKER = 2;
+    /**
+     * How many acknowledgements one worker waits for the broker to confirm at a time (the second flatMap's
+     * concurrency): apart from the work's, so that no job's work waits for another's confirmation.
+     */
+    private static final int CONFIRMATIONS_PER_WORKER = 256;
     private static final Duration WORK = Duration.ofMillis(50);
     private static final Duration DONE_WITHIN = Duration.ofMinutes(2);
 
@@ -174,6 +179,12 @@ public final class WorkQueue {
      * {@code poisonLimit}, so the group hands it out again (to this worker or another), and rejected on its
      * {@code poisonLimit}-th delivery. An outcome is emitted once the broker confirmed its acknowledgement.
      *
+     * <p>Two {@code flatMap}s, so that the work's concurrency is kept apart from the confirmations': the first holds
+     * a slot per job for its work only, the second waits for the broker's confirmations. With one {@code flatMap}
+     * ({@code process(job).then(job.accept())}) each slot would also wait out a confirmation round trip, and the
+     * worker would process fewer jobs at a time than its concurrency says (see the guide, "Throughput: how many
+     * confirmations to wait for").
+     *
      * @param name        the worker's name, for the outcomes
      * @param consumer    the worker's share consumer (explicit acknowledgement)
      * @param poisonLimit the delivery on which a failing job is rejected (below the broker's
@@ -183,13 +194,26 @@ public final class WorkQueue {
      */
     public static Flux<Outcome> worker(String name, KafkaShareConsumer<String, String> consumer, int poisonLimit,
                                        Duration work) {
-        return consumer.receive().flatMap(job -> process(job, work)
-                .then(job.accept()).thenReturn(Action.ACCEPTED)
-                .onErrorResume(JobFailedException.class, failed -> job.deliveryCount() < poisonLimit
-                        ? job.release().thenReturn(Action.RELEASED)
-                        : job.reject().thenReturn(Action.REJECTED))
-                .map(action -> new Outcome(name, job.value(), job.partition(), job.offset(), job.deliveryCount(),
-                        action)), CONCURRENCY_PER_WORKER);
+        return consumer.receive()
+                .flatMap(job -> process(job, work).thenReturn(Action.ACCEPTED)
+                        .onErrorResume(JobFailedException.class, failed -> Mono.just(
+                                job.deliveryCount() < poisonLimit ? Action.RELEASED : Action.REJECTED))
+                        .map(action -> new Processed(job, action)), CONCURRENCY_PER_WORKER)
+                .flatMap(p -> acknowledge(p).thenReturn(new Outcome(name, p.job().value(), p.job().partition(),
+                        p.job().offset(), p.job().deliveryCount(), p.action())), CONFIRMATIONS_PER_WORKER);
+    }
+
+    /** A job whose work ended, and what to tell the broker about it. */
+    private record Processed(ShareRecord<String, String> job, Action action) {
+    }
+
+    /** The acknowledgement of a processed job; completes when the broker confirmed it. */
+    private static Mono<Void> acknowledge(Processed p) {
+        return switch (p.action()) {
+            case ACCEPTED -> p.job().accept();
+            case RELEASED -> p.job().release();
+            case REJECTED -> p.job().reject();
+        };
     }
 
     /** The simulated work: a timer; a poison job fails after it. */

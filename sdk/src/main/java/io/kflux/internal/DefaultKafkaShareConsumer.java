@@ -44,7 +44,9 @@ public final class DefaultKafkaShareConsumer<K, V> implements KafkaShareConsumer
             sink.onDispose(() -> s.stop(Duration.ofMillis(settings.requestTimeoutMs()))
                     .subscribe(null, null, () -> active.compareAndSet(s, null)));
             s.start();
-        }, FluxSink.OverflowStrategy.BUFFER);
+            // IGNORE, not BUFFER: the emitter hands out no record beyond the subscriber's demand (it counts the same
+            // requests), so a buffer in the sink only put every record through a queue and a drain loop on its way
+        }, FluxSink.OverflowStrategy.IGNORE);
     }
 
     @Override

@@ -121,6 +121,14 @@ final class ShareEmitter<K, V> {
 
     /** The subscriber's {@code request(n)}. */
     void request(long n) {
+        if (explicit) {
+            // no record awaits a request to be accepted: no lock per request(n), which flatMap(r -> r.accept(), n)
+            // makes once per confirmed acknowledgement
+            reactor.core.publisher.Operators.addCap(REQUESTED, this, n);
+            schedule();
+            fetcher.wake();
+            return;
+        }
         List<DefaultShareRecord<K, V>> accepted = List.of();
         synchronized (awaitingRequest) {
             reactor.core.publisher.Operators.addCap(REQUESTED, this, n);

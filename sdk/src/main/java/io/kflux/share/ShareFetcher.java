@@ -175,7 +175,8 @@ public final class ShareFetcher {
      */
     public void wake() {
         completions.help(); // asked from inside a completion pass: finish the pass there (see AckCompletions)
-        if (wakeQueued.compareAndSet(false, true)) {
+        // read before the CAS: while a plan is queued (most wakes of a completion pass), no locked write per wake
+        if (!wakeQueued.get() && wakeQueued.compareAndSet(false, true)) {
             loop.execute(() -> {
                 wakeQueued.set(false);
                 plan();
