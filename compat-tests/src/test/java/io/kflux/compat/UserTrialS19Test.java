@@ -427,4 +427,49 @@ class UserTrialS19Test {
         assertThatThrownBy(() -> receiver.doOnConsumer(c -> c.position(tp)).block(WAIT))
                 .as("after the receive flux").isInstanceOf(IllegalStateException.class);
     }
+
+    /**
+     * receiveAtmostOnce() under a group: "when the flux ends or partitions are revoked, a commit that went past the
+     * last record emitted is taken back to the offset after it". A member committing 10 ahead is slow; a second
+     * member joins and takes a partition: it starts right after the last record the first one was handed, so no
+     * record is lost to the commit-ahead and none is delivered twice.
+     */
+    @Test
+    void atMostOnceCommitAheadIsTakenBackWhenAPartitionMovesToANewMember(KafkaTestCluster kafka) throws Exception {
+        List<TopicPartition> tps = written(kafka, "u19-rk-amo", 2, 30);
+        String group = "u19-rk-amo";
+        ReceiverOptions<String, String> options = ReceiverOptions.<String, String>create(rkProps(kafka, group))
+                .atmostOnceCommitAheadSize(10)
+                .consumerProperty("heartbeat.interval.ms", 300)
+                .consumerProperty("session.timeout.ms", 10_000)
+                .consumerProperty("partition.assignment.strategy",
+                                  "org.apache.kafka.clients.consumer.RangeAssignor")
+                .subscription(List.of("u19-rk-amo"));
+        List<String> seenByA = new CopyOnWriteArrayList<>();
+        List<String> seenByB = new CopyOnWriteArrayList<>();
+        reactor.core.Disposable a = KafkaReceiver.create(options).receiveAtmostOnce()
+                .doOnNext(r -> seenByA.add(r.partition() + "@" + r.offset()))
+                .concatMap(r -> Mono.delay(Duration.ofMillis(150)).thenReturn(r))
+                .subscribe();
+        reactor.core.Disposable b = null;
+        try {
+            GroupKit.await("a is half way through a partition", WAIT, () -> seenByA.size() >= 10);
+            b = KafkaReceiver.create(options).receiveAtmostOnce()
+                    .doOnNext(r -> seenByB.add(r.partition() + "@" + r.offset()))
+                    .subscribe();
+            GroupKit.await("every record handed to a or b", Duration.ofSeconds(30),
+                    () -> seenByA.size() + seenByB.size() >= 60);
+            Thread.sleep(300); // a duplicate would show here
+            List<String> all = new ArrayList<>(seenByA);
+            all.addAll(seenByB);
+            assertThat(seenByB).as("b took a partition while a was running").isNotEmpty();
+            assertThat(all).as("each record handed over exactly once (a: %s, b: %s)", seenByA, seenByB)
+                    .doesNotHaveDuplicates().hasSize(60);
+        } finally {
+            a.dispose();
+            if (b != null) {
+                b.dispose();
+            }
+        }
+    }
 }
