@@ -287,7 +287,9 @@ public final class ConsumerOptions<K, V> {
     }
 
     /**
-     * Sets the rebalance listener (replacing any previous one).
+     * Sets the rebalance listener (replacing any previous one). It is called only with a group subscription
+     * ({@link #subscription(Collection) topics} or a pattern): with a manual {@link #assignment(Collection)} nothing
+     * is assigned or revoked by a group, so it is never called; seek before subscribing instead.
      *
      * @param listener the listener, never {@code null}
      * @return a copy

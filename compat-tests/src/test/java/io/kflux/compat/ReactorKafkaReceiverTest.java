@@ -37,8 +37,13 @@ import reactor.core.scheduler.Schedulers;
 class ReactorKafkaReceiverTest {
 
     private static Map<String, Object> props(EmbeddedKafkaCluster kafka, String group) {
+        return props(kafka.bootstrapServers(), group);
+    }
+
+    /** reactor-kafka receiver properties: a group, earliest reset, kafka-clients' String deserializers by class. */
+    static Map<String, Object> props(String bootstrapServers, String group) {
         Map<String, Object> props = new HashMap<>();
-        props.put("bootstrap.servers", kafka.bootstrapServers());
+        props.put("bootstrap.servers", bootstrapServers);
         props.put("group.id", group);
         props.put("auto.offset.reset", "earliest");
         props.put("key.deserializer", StringDeserializer.class);

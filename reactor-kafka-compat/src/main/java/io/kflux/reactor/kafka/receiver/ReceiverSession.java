@@ -61,6 +61,12 @@ final class ReceiverSession<K, V> {
     private final Map<io.kflux.TopicPartition, Mono<Void>> aheadInFlight = new ConcurrentHashMap<>();
     /** At most once: partitions taken back (revoked, stopping); no further commit-ahead until assigned again. */
     private final java.util.Set<io.kflux.TopicPartition> aheadClosed = ConcurrentHashMap.newKeySet();
+    /**
+     * At most once: per partition, how many times its commit-ahead was taken back. A record passed its commit but
+     * still waiting for downstream demand when its partition is taken back belongs to the old ownership: the
+     * take-back went back to it, so delivering it as well would hand it over twice (it is read again).
+     */
+    private final Map<io.kflux.TopicPartition, Integer> takeBacks = new ConcurrentHashMap<>();
     /** Makes "not closed, so start a commit-ahead and register it" one step against the take-back's "close". */
     private final Object aheadLock = new Object();
     private final Scheduler scheduler;
@@ -125,6 +131,7 @@ final class ReceiverSession<K, V> {
         synchronized (aheadLock) {
             for (io.kflux.TopicPartition tp : partitions) {
                 aheadClosed.add(tp);
+                takeBacks.merge(tp, 1, Integer::sum);
                 Mono<Void> inFlight = aheadInFlight.get(tp);
                 if (inFlight != null) {
                     // bounded: a commit that hangs (broker gone) must not hold a revocation or a stop forever
@@ -202,16 +209,38 @@ final class ReceiverSession<K, V> {
         // a record of a partition taken back is neither committed nor delivered: it is read again after a rejoin
         return deliver(consumer.receive().concatMap(r -> {
                     Mono<Void> commit;
+                    int ownership;
                     synchronized (aheadLock) {
                         if (aheadClosed.contains(r.topicPartition())) {
-                            return Mono.<io.kflux.ConsumerRecord<K, V>>empty();
+                            return Mono.<Committed<K, V>>empty();
                         }
+                        ownership = takeBacks.getOrDefault(r.topicPartition(), 0);
                         commit = commitAhead(r); // registered in aheadInFlight before the lock is let go
                     }
-                    return commit.thenReturn(r);
+                    return commit.thenReturn(new Committed<>(r, ownership));
                 })
-                               .doOnNext(r -> delivered.put(r.topicPartition(), r.offset()))
-                               .map(KafkaTypes::kafka), prefetch);
+                               // concatMap may hold a record until downstream asks for it, and its partition may
+                               // be taken back meanwhile: decided as it goes downstream
+                               .filter(c -> deliverable(c.record(), c.ownership()))
+                               .map(c -> KafkaTypes.kafka(c.record())), prefetch);
+    }
+
+    /** At most once: a record whose commit-ahead was made while its partition had been taken back that many times. */
+    private record Committed<K, V>(io.kflux.ConsumerRecord<K, V> record, int ownership) { }
+
+    /**
+     * At most once: whether {@code r}, committed while its partition had been taken back {@code ownership} times,
+     * may still be delivered; if so it counts as delivered, in one step against a take-back reading what was.
+     */
+    private boolean deliverable(io.kflux.ConsumerRecord<K, V> r, int ownership) {
+        synchronized (aheadLock) {
+            io.kflux.TopicPartition tp = r.topicPartition();
+            if (aheadClosed.contains(tp) || takeBacks.getOrDefault(tp, 0) != ownership) {
+                return false; // taken back to it or before it: read again after the rejoin
+            }
+            delivered.put(tp, r.offset());
+            return true;
+        }
     }
 
     private Mono<Void> commitAhead(io.kflux.ConsumerRecord<K, V> r) {
