@@ -193,11 +193,19 @@ public final class PinnedScheduler implements Scheduler, Scannable {
             }
         }
 
-        /** Before it ran: it will not run. While or after it ran: nothing. */
+        /**
+         * Before it ran: it will not run, and its worker forgets it at once (a long-lived worker whose queued tasks
+         * are cancelled would otherwise hold them until it is disposed). While or after it ran: nothing.
+         */
         @Override
         public void dispose() {
-            if (done.compareAndSet(false, true) && ended != null) {
-                ended.run();
+            if (done.compareAndSet(false, true)) {
+                if (owner != null) {
+                    owner.remove(this);
+                }
+                if (ended != null) {
+                    ended.run();
+                }
             }
         }
 
@@ -207,8 +215,11 @@ public final class PinnedScheduler implements Scheduler, Scannable {
         }
     }
 
-    /** A worker pinned to one slot: its tasks run in order on that slot's one thread. */
-    private final class PinnedWorker implements Worker {
+    /**
+     * A worker pinned to one slot: its tasks run in order on that slot's one thread. {@link Attr#BUFFERED}: its tasks
+     * not yet run (and the one running).
+     */
+    private final class PinnedWorker implements Worker, Scannable {
         private final Slot slot;
         private final Disposable.Composite tasks = Disposables.composite();
         private final AtomicBoolean released = new AtomicBoolean();
@@ -237,6 +248,17 @@ public final class PinnedScheduler implements Scheduler, Scannable {
         @Override
         public boolean isDisposed() {
             return tasks.isDisposed();
+        }
+
+        @Override
+        public Object scanUnsafe(Attr key) {
+            if (key == Attr.BUFFERED) {
+                return tasks.size();
+            }
+            if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+                return tasks.isDisposed();
+            }
+            return null;
         }
     }
 }

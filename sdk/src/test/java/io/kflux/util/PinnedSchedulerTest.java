@@ -19,6 +19,37 @@ import reactor.core.scheduler.Scheduler;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PinnedSchedulerTest {
 
+    /** A task cancelled before it ran never runs and is not held by its worker (a long-lived emit worker). */
+    @Test
+    void aTaskCancelledBeforeItRanIsForgottenByItsWorker() throws InterruptedException {
+        using(new PinnedScheduler("pinned-cancel", 1, 60), scheduler -> {
+            Scheduler.Worker worker = scheduler.createWorker();
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch blocking = new CountDownLatch(1);
+            worker.schedule(() -> {
+                blocking.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertThat(blocking.await(10, TimeUnit.SECONDS)).isTrue();
+            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            for (int i = 0; i < 100; i++) {
+                worker.schedule(ran::incrementAndGet).dispose();
+            }
+            assertThat(reactor.core.Scannable.from(worker).scan(reactor.core.Scannable.Attr.BUFFERED))
+                    .as("only the running task is held").isEqualTo(1);
+            CountDownLatch last = new CountDownLatch(1);
+            worker.schedule(last::countDown);
+            release.countDown();
+            assertThat(last.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(ran).as("no cancelled task ran").hasValue(0);
+            worker.dispose();
+        });
+    }
+
     /** A worker's tasks run in order, one at a time, all on one thread, whatever the other workers do. */
     @Test
     void aWorkersTasksRunInOrderOnOneThread() throws InterruptedException {
