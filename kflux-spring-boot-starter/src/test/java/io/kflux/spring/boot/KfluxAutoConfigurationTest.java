@@ -61,6 +61,24 @@ class KfluxAutoConfigurationTest {
     }
 
     @Test
+    void misspelledStarterKeysAreNamedAndKafkaKeysAreNot() {
+        org.springframework.core.env.StandardEnvironment environment = new org.springframework.core.env.StandardEnvironment();
+        java.util.Map<String, Object> values = new java.util.LinkedHashMap<>();
+        values.put("kflux.consumer.properties.bootstrap.servers", "127.0.0.1:9");
+        values.put("kflux.consumer.topics", "t");
+        values.put("kflux.consumer.restart-backof", "2s");
+        values.put("kflux.consumers.orders.properties.group.id", "g");
+        values.put("kflux.consumers.orders.on-failur", "down");
+        values.put("kflux.consumers.orders.on-failure", "restart");
+        values.put("kflux.test.anything", "x");
+        environment.getPropertySources().addFirst(new org.springframework.core.env.MapPropertySource("test", values));
+        KfluxProperties properties = org.springframework.boot.context.properties.bind.Binder.get(environment)
+                .bind("kflux", KfluxProperties.class).get();
+        assertThat(ConsumerBeansRegistrar.unknownKeys(environment, properties)).containsExactlyInAnyOrder(
+                "kflux.consumer.restart-backof", "kflux.consumers.orders.on-failur");
+    }
+
+    @Test
     void theSharedConsumerAloneIsTheConsumerNamedDefault() {
         runner.withPropertyValues("kflux.consumer.properties.group.id=g", "kflux.consumer.topics=t")
                 .run(context -> {
