@@ -21,7 +21,7 @@ final class MicrometerProcessingMeters implements ProcessingMeters {
     private final List<Meter> meters;
 
     private MicrometerProcessingMeters(MeterRegistry registry, String clientId, IntSupplier inFlight,
-                                       IntSupplier waiting) {
+                                       IntSupplier waiting, IntSupplier mostWaitingPerKey) {
         this.registry = registry;
         Tags tags = Tags.of("client.id", clientId, "kafka.version", NetworkOptions.SOFTWARE_VERSION);
         Gauge inFlightGauge = Gauge.builder("kflux.processing.in.flight", inFlight, IntSupplier::getAsInt)
@@ -30,6 +30,10 @@ final class MicrometerProcessingMeters implements ProcessingMeters {
         Gauge waitingGauge = Gauge.builder("kflux.processing.waiting", waiting, IntSupplier::getAsInt)
                 .description("records of process() held and not started: their key or partition is busy, or"
                         + " maxInFlight is reached").tags(tags).strongReference(true).register(registry);
+        Gauge mostWaitingGauge = Gauge.builder("kflux.processing.waiting.key.max", mostWaitingPerKey,
+                        IntSupplier::getAsInt)
+                .description("the most records of process() held behind one key's record (one partition's under"
+                        + " PARTITION ordering; 0 under UNORDERED)").tags(tags).strongReference(true).register(registry);
         this.retries = Counter.builder("kflux.processing.retries").description("handler calls after a failed one")
                 .tags(tags).register(registry);
         this.failedHandled = Counter.builder("kflux.processing.failed.handled")
@@ -40,14 +44,15 @@ final class MicrometerProcessingMeters implements ProcessingMeters {
         this.latency = Timer.builder("kflux.processing.handler.latency")
                 .description("from a record's first handler call to its outcome, retries included").tags(tags)
                 .register(registry);
-        this.meters = List.of(inFlightGauge, waitingGauge, retries, failedHandled, skipped, latency);
+        this.meters = List.of(inFlightGauge, waitingGauge, mostWaitingGauge, retries, failedHandled, skipped, latency);
     }
 
-    static ProcessingMeters of(Object registry, String clientId, IntSupplier inFlight, IntSupplier waiting) {
+    static ProcessingMeters of(Object registry, String clientId, IntSupplier inFlight, IntSupplier waiting,
+                               IntSupplier mostWaitingPerKey) {
         if (!(registry instanceof MeterRegistry r)) {
             throw new IllegalArgumentException("not a Micrometer MeterRegistry: " + registry.getClass().getName());
         }
-        return new MicrometerProcessingMeters(r, clientId, inFlight, waiting);
+        return new MicrometerProcessingMeters(r, clientId, inFlight, waiting, mostWaitingPerKey);
     }
 
     @Override

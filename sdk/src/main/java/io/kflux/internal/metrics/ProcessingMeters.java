@@ -17,10 +17,12 @@ public interface ProcessingMeters {
      *
      * @param inFlight records in flight now
      * @param waiting  records held and not started now
+     * @param mostWaitingPerKey the most records held behind one key (one partition under PARTITION ordering) now
      */
-    static ProcessingMeters create(Object meterRegistry, String clientId, IntSupplier inFlight, IntSupplier waiting) {
+    static ProcessingMeters create(Object meterRegistry, String clientId, IntSupplier inFlight, IntSupplier waiting,
+                                   IntSupplier mostWaitingPerKey) {
         return meterRegistry == null ? NONE
-                : MicrometerProcessingMeters.of(meterRegistry, clientId, inFlight, waiting);
+                : MicrometerProcessingMeters.of(meterRegistry, clientId, inFlight, waiting, mostWaitingPerKey);
     }
 
     /** A handler call after a failed one. */

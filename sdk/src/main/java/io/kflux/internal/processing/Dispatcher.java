@@ -191,6 +191,18 @@ public final class Dispatcher<T> {
         return ready.size() + queued;
     }
 
+    /**
+     * The most records queued behind one lane's record (one key's under KEY, one partition's under PARTITION; 0
+     * under UNORDERED): the key that holds the most back. O(busy lanes): for a gauge's reading, not per record.
+     */
+    public int mostQueuedInOneLane() {
+        int most = 0;
+        for (ArrayDeque<T> behind : busy.values()) {
+            most = Math.max(most, behind.size());
+        }
+        return most;
+    }
+
     /** Lanes with a record ready or in flight (0 under UNORDERED). */
     public int busyLanes() {
         return busy.size();

@@ -205,7 +205,8 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
         return new ProcessingDriver<>(Objects.requireNonNull(actual, "actual"), Objects.requireNonNull(options,
                 "options"), Objects.requireNonNull(handler, "handler"),
                 Objects.requireNonNull(completedEarlier, "completedEarlier"), tracing, logContext,
-                d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge()), timer,
+                d -> ProcessingMeters.create(meterRegistry, clientId, d.inFlightGauge(), d.waitingGauge(),
+                        d.mostWaitingPerKeyGauge()), timer,
                 Objects.requireNonNull(handlerScheduler, "handlerScheduler"));
     }
 
@@ -225,6 +226,15 @@ public final class ProcessingDriver<K, V> implements CoreSubscriber<ConsumerReco
 
     private IntSupplier waitingGauge() {
         return () -> waitingNow;
+    }
+
+    /** Read when the registry reads it (O(busy keys)), under the lock that guards the dispatcher. */
+    private IntSupplier mostWaitingPerKeyGauge() {
+        return () -> {
+            synchronized (this) {
+                return dispatcher.mostQueuedInOneLane();
+            }
+        };
     }
 
     @Override

@@ -54,6 +54,18 @@ class DispatcherTest {
     }
 
     @Test
+    void theMostQueuedBehindOneKeyIsTheBusiestKeysBacklog() {
+        Dispatcher<Item> d = dispatcher(Ordering.KEY, 10);
+        List.of(new Item(P0, "a", 0), new Item(P0, "a", 1), new Item(P0, "a", 2), new Item(P0, "b", 3),
+                new Item(P0, "b", 4), new Item(P1, "a", 0)).forEach(d::offer);
+        assertThat(d.mostQueuedInOneLane()).as("a of P0: 1 and 2 behind 0").isEqualTo(2);
+        assertThat(d.waiting()).isEqualTo(6);
+        Dispatcher<Item> unordered = dispatcher(Ordering.UNORDERED, 1);
+        List.of(new Item(P0, "a", 0), new Item(P0, "a", 1)).forEach(unordered::offer);
+        assertThat(unordered.mostQueuedInOneLane()).isZero();
+    }
+
+    @Test
     void aNullKeyIsOneKeyPerPartition() {
         Dispatcher<Item> d = dispatcher(Ordering.KEY, 10);
         Item n0 = new Item(P0, null, 0);

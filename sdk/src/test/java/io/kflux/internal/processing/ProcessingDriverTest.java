@@ -392,7 +392,7 @@ class ProcessingDriverTest {
             public void subscribe(CoreSubscriber<? super ProcessedRecord<String, String>> actual) {
                 Flux.just(new ConsumerRecord<>("t", 0, 0, "a", "v"), new ConsumerRecord<>("t", 0, 1, "b", "v"),
                                 new ConsumerRecord<>("t", 0, 2, "a", "v"), new ConsumerRecord<>("t", 0, 3, "c", "v"),
-                                new ConsumerRecord<>("t", 0, 4, "d", "v"))
+                                new ConsumerRecord<>("t", 0, 4, "d", "v"), new ConsumerRecord<>("t", 0, 5, "a", "v"))
                         .concatWith(Flux.never())
                         .subscribe(ProcessingDriver.create(actual, options,
                                 r -> r.offset() == 1 ? Mono.error(new IllegalStateException("x"))
@@ -409,9 +409,10 @@ class ProcessingDriverTest {
         assertThat(registry.get("kflux.processing.retries").counter().count()).isEqualTo(2.0);
         assertThat(registry.get("kflux.processing.failed.handled").counter().count()).isEqualTo(1.0);
         assertThat(registry.get("kflux.processing.handler.latency").timer().count()).isEqualTo(2);
-        // 2 and 3 run (never complete), 4 waits for a slot
+        // 2 and 3 run (never complete), 4 waits for a slot, 5 waits behind 2 (key a)
         assertThat(registry.get("kflux.processing.in.flight").tag("client.id", "c1").gauge().value()).isEqualTo(2.0);
-        assertThat(registry.get("kflux.processing.waiting").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("kflux.processing.waiting").gauge().value()).isEqualTo(2.0);
+        assertThat(registry.get("kflux.processing.waiting.key.max").gauge().value()).isEqualTo(1.0);
         subscription.dispose();
         assertThat(registry.getMeters()).isEmpty();
     }
