@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +40,7 @@ public final class CommitManager {
      * partition's entry here ({@code compute}), so the two never disagree about which assignment is current.
      */
     private final Map<TopicPartition, PartitionAssignment> assignments = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong assignmentCount = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong assignmentCount = new AtomicLong();
     private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
     private final Object chainLock = new Object();
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
@@ -246,12 +247,12 @@ public final class CommitManager {
      */
     public void untrack(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
+            // a tracker exists only with its assignment (track puts both under the entry), so it goes with it
             assignments.computeIfPresent(tp, (k, a) -> {
                 a.end();
                 trackers.remove(tp);
                 return null;
             });
-            trackers.remove(tp);
             restored.remove(tp);
         }
     }

@@ -107,22 +107,22 @@ public final class IoLoops {
      * timer fired) moves it elsewhere first, so that no user code holds up the loop's connections.
      */
     public static boolean inLoop() {
-        for (EventLoop loop : LOOPS) {
-            if (loop.inEventLoop()) {
-                return true;
+        return currentLoop() >= 0;
+    }
+
+    /** The index of the calling thread's loop when it is a kflux I/O thread, else -1. */
+    private static int currentLoop() {
+        for (int i = 0; i < LOOPS.length; i++) {
+            if (LOOPS[i].inEventLoop()) {
+                return i;
             }
         }
-        return false;
+        return -1;
     }
 
     /** The loop of the calling thread when it is a kflux I/O thread, else the first loop's. */
     private static Scheduler timerTarget() {
-        for (int i = 0; i < LOOPS.length; i++) {
-            if (LOOPS[i].inEventLoop()) {
-                return TIMER_TARGETS[i];
-            }
-        }
-        return TIMER_TARGETS[0];
+        return TIMER_TARGETS[Math.max(0, currentLoop())];
     }
 
     /** One loop as loop resources: the group a {@code TcpClient.runOn} places every connection on. */
