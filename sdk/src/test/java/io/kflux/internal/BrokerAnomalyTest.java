@@ -11,6 +11,7 @@ import io.kflux.KafkaFluxException;
 import io.kflux.TopicPartition;
 import io.kflux.network.FakeKafkaBroker;
 import io.kflux.protocol.message.ApiVersionsResponse;
+import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.MetadataResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -211,7 +212,10 @@ class BrokerAnomalyTest {
         int fetchesBefore = broker.fetchRequests.size();
         Outcome o = assertNothingLostOrSkipped(consume(consumer()));
         assertThat(o.error()).isNull();
-        assertThat(broker.fetchRequests.subList(fetchesBefore, broker.fetchRequests.size()).stream()
+        // a snapshot: the consumer's fetcher may still append while this reads (a live sub-list then fails with a
+        // ConcurrentModificationException)
+        List<FetchRequest> fetches = List.copyOf(broker.fetchRequests);
+        assertThat(fetches.subList(fetchesBefore, fetches.size()).stream()
                 .map(r -> r.topics().get(0).partitions().get(0).fetchOffset()))
                 .as("fetch offsets never move back or jump").isSorted();
     }
