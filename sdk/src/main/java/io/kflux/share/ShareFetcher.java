@@ -6,11 +6,8 @@ import io.kflux.TopicPartition;
 import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.Node;
-import io.kflux.network.BrokerConnection;
 import io.kflux.network.NodeConnections;
 import io.kflux.network.UnsupportedVersionException;
-import io.kflux.protocol.ApiKey;
-import io.kflux.protocol.ApiRequest;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.AcknowledgementBatch;
 import io.kflux.protocol.message.ShareAcknowledgeRequest;
@@ -18,6 +15,7 @@ import io.kflux.protocol.message.ShareAcknowledgeResponse;
 import io.kflux.protocol.message.ShareFetchRequest;
 import io.kflux.protocol.message.ShareFetchResponse;
 import io.kflux.util.Backoff;
+import io.kflux.util.StateTransitions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -89,8 +87,7 @@ public final class ShareFetcher {
     }
 
     private final ShareFetchConfig config;
-    private final NodeConnections connections;
-    private final MetadataManager metadata;
+    private final ShareIo io;
     private final Executor loop;
     private final Scheduler clock;
     private final Supplier<String> memberId;
@@ -135,17 +132,27 @@ public final class ShareFetcher {
     public ShareFetcher(ShareFetchConfig config, NodeConnections connections, MetadataManager metadata,
                         Executor loop, Scheduler clock, Supplier<String> memberId,
                         io.kflux.util.ClientMetrics metrics, Sink sink) {
+        this(config, new NetworkShareIo(connections, metadata),
+                connections.config().value("share.lock.renewal.max.ms", Long.class), loop, clock, memberId, metrics,
+                sink);
+    }
+
+    /**
+     * @param io             the network and metadata, behind the seam tests script
+     * @param lockRenewalMaxMs {@code share.lock.renewal.max.ms}: how long after acquisition a lock is still renewed
+     */
+    ShareFetcher(ShareFetchConfig config, ShareIo io, long lockRenewalMaxMs, Executor loop, Scheduler clock,
+                 Supplier<String> memberId, io.kflux.util.ClientMetrics metrics, Sink sink) {
         this.metrics = metrics;
         this.config = config;
-        this.connections = connections;
-        this.metadata = metadata;
+        this.io = io;
         this.loop = loop;
         this.clock = clock;
         this.memberId = memberId;
         this.planner = new ShareRequestPlanner(config.maxRecords(), config.maxWaitMs());
         this.sink = sink;
         this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
-        this.locks = new LockRenewals(connections.config().value("share.lock.renewal.max.ms", Long.class));
+        this.locks = new LockRenewals(lockRenewalMaxMs);
         this.timer = new io.kflux.util.WakeTimer(clock, loop, this::plan);
     }
 
@@ -298,7 +305,7 @@ public final class ShareFetcher {
                 // acknowledgements handed over before close() (a burst may still hold them) go with the closing
                 // requests, as they did when every hand-over was taken at once
                 takeWaiting();
-                state = io.kflux.util.StateTransitions.check(this, state, ShareFetcherState.CLOSING);
+                state = StateTransitions.check(this, state, ShareFetcherState.CLOSING);
                 plan();
             }
         });
@@ -382,7 +389,7 @@ public final class ShareFetcher {
             allClosed &= b.session.state() == ShareSessionState.CLOSED;
         }
         if (state == ShareFetcherState.CLOSING && allClosed) {
-            state = io.kflux.util.StateTransitions.check(this, state, ShareFetcherState.CLOSED);
+            state = StateTransitions.check(this, state, ShareFetcherState.CLOSED);
             closed.tryEmitEmpty();
         }
         timer.at(wakeAt);
@@ -394,7 +401,7 @@ public final class ShareFetcher {
      * Sets {@link #leaderMissing}.
      */
     private Map<Integer, Set<SharePartition>> partitionsByLeader() {
-        io.kflux.metadata.Cluster cluster = metadata.current();
+        io.kflux.metadata.Cluster cluster = io.cluster();
         if (cluster == byLeaderCluster && assigned == byLeaderAssigned) {
             return byLeader;
         }
@@ -497,8 +504,16 @@ public final class ShareFetcher {
 
     // ------------------------------------------------------------------------------------------------ answers
 
-    private <R> void exchange(ShareBroker b, ApiRequest<R> request) {
-        Node node = metadata.current().node(b.nodeId);
+    private void exchange(ShareBroker b, ShareFetchRequest request) {
+        exchange(b, node -> io.shareFetch(node, request, connected(b)));
+    }
+
+    private void exchange(ShareBroker b, ShareAcknowledgeRequest request) {
+        exchange(b, node -> io.shareAcknowledge(node, request, connected(b)));
+    }
+
+    private void exchange(ShareBroker b, java.util.function.Function<Node, Mono<?>> request) {
+        Node node = io.cluster().node(b.nodeId);
         if (node == null) {
             loop.execute(() -> onFailure(b, new KafkaFluxException("broker " + b.nodeId + " is not in metadata")));
             refreshMetadata();
@@ -506,29 +521,17 @@ public final class ShareFetcher {
         }
         b.sentAtMs = now();
         b.sentAtNanos = System.nanoTime();
-        connections.connection(node.id(), node.host(), node.port())
-                .flatMap(c -> {
-                    short v = c.apiVersions().supports(ApiKey.SHARE_ACKNOWLEDGE)
-                            ? c.apiVersions().max(ApiKey.SHARE_ACKNOWLEDGE) : -1;
-                    loop.execute(() -> { // runs before the answer, also posted to the loop
-                        if (b.acknowledgeVersion != v) {
-                            b.acknowledgeVersion = v;
-                            locks.renewableChanged();
-                        }
-                    });
-                    return renewCheck(c, request).then(c.exchange(request));
-                })
-                .subscribe(r -> loop.execute(() -> onAnswer(b, r)), e -> loop.execute(() -> onFailure(b, e)));
+        request.apply(node).subscribe(r -> loop.execute(() -> onAnswer(b, r)), e -> loop.execute(() -> onFailure(b, e)));
     }
 
-    /** RENEW (type 4) needs ShareAcknowledge v2 (KIP-1222): refuse it before sending to an older broker. */
-    private static Mono<Void> renewCheck(BrokerConnection c, ApiRequest<?> request) {
-        if (request instanceof ShareAcknowledgeRequest a && a.isRenewAck()
-                && (!c.apiVersions().supports(ApiKey.SHARE_ACKNOWLEDGE) || c.apiVersions().max(ApiKey.SHARE_ACKNOWLEDGE) < 2)) {
-            return Mono.error(new UnsupportedVersionException("SHARE_ACKNOWLEDGE: RENEW needs v2 (KIP-1222, Kafka "
-                    + "4.2+); the broker offers " + c.apiVersions(), ApiKey.SHARE_ACKNOWLEDGE));
-        }
-        return Mono.empty();
+    /** Where {@code b}'s connection tells its ShareAcknowledge versions: on the loop, before the answer (also posted). */
+    private ShareIo.Connected connected(ShareBroker b) {
+        return v -> loop.execute(() -> {
+            if (b.acknowledgeVersion != v) {
+                b.acknowledgeVersion = v;
+                locks.renewableChanged();
+            }
+        });
     }
 
     private void onAnswer(ShareBroker b, Object response) {
@@ -765,7 +768,7 @@ public final class ShareFetcher {
         if (state == ShareFetcherState.CLOSED) {
             return;
         }
-        state = io.kflux.util.StateTransitions.check(this, state, ShareFetcherState.CLOSED);
+        state = StateTransitions.check(this, state, ShareFetcherState.CLOSED);
         for (ShareBroker b : brokers.values()) {
             b.failPending(error, completions);
         }
@@ -781,7 +784,7 @@ public final class ShareFetcher {
             return;
         }
         lastMetadataRefreshMs = now;
-        metadata.refresh().subscribe(c -> loop.execute(this::plan), e -> log.debug("metadata refresh failed: {}",
+        io.refreshMetadata().subscribe(c -> loop.execute(this::plan), e -> log.debug("metadata refresh failed: {}",
                 e.toString()));
     }
 
