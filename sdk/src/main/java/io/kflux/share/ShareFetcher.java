@@ -7,9 +7,7 @@ import io.kflux.metadata.BrokerErrors;
 import io.kflux.metadata.MetadataManager;
 import io.kflux.metadata.Node;
 import io.kflux.network.NodeConnections;
-import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.Errors;
-import io.kflux.protocol.message.AcknowledgementBatch;
 import io.kflux.protocol.message.ShareAcknowledgeRequest;
 import io.kflux.protocol.message.ShareAcknowledgeResponse;
 import io.kflux.protocol.message.ShareFetchRequest;
@@ -29,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
@@ -92,6 +89,7 @@ public final class ShareFetcher {
     private final Scheduler clock;
     private final Supplier<String> memberId;
     private final ShareRequestPlanner planner;
+    private final ShareFetchResponseHandler handler;
     private final Sink sink;
     private final Backoff backoff;
     private final LockRenewals locks;
@@ -150,6 +148,7 @@ public final class ShareFetcher {
         this.clock = clock;
         this.memberId = memberId;
         this.planner = new ShareRequestPlanner(config.maxRecords(), config.maxWaitMs());
+        this.handler = new ShareFetchResponseHandler(config.groupId());
         this.sink = sink;
         this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
         this.locks = new LockRenewals(lockRenewalMaxMs);
@@ -537,117 +536,68 @@ public final class ShareFetcher {
     private void onAnswer(ShareBroker b, Object response) {
         ShareBroker.Drained d = b.inFlight;
         b.inFlightDone();
-        short top;
-        String topMessage;
-        int throttleMs;
-        if (response instanceof ShareFetchResponse f) {
-            top = f.errorCode();
-            topMessage = f.errorMessage();
-            throttleMs = f.throttleTimeMs();
-        } else {
-            ShareAcknowledgeResponse a = (ShareAcknowledgeResponse) response;
-            top = a.errorCode();
-            topMessage = a.errorMessage();
-            throttleMs = a.throttleTimeMs();
-        }
-        b.session.onAnswer(top);
-        if (top != Errors.NONE.code()) {
-            if (response instanceof ShareFetchResponse f) {
-                f.release();
-            }
-            KafkaFluxException error = BrokerErrors.of(top, "share request to broker " + b.nodeId + " for group "
-                    + config.groupId() + " answered " + Errors.nameOf(top) + (topMessage == null ? "" : ": "
-                    + topMessage), null, config.groupId());
-            ShareBroker.fail(d, error, completions);
+        ShareOutcome o = response instanceof ShareFetchResponse f
+                ? handler.fetched(b.nodeId, d, f, assigned, topicNames)
+                : handler.acknowledged(b.nodeId, d, (ShareAcknowledgeResponse) response, topicNames);
+        b.session.onAnswer(o.errorCode());
+        if (o.verdict() != ShareOutcome.Verdict.ANSWERED) {
+            ShareBroker.fail(d, o.error(), completions);
             completions.run();
             d.batches().forEach((sp, batches) -> renewAnswered(b, d, sp, 0, false));
-            int all = acknowledgementCount(d, null);
-            metrics.shareAcknowledgementsAnswered(all, all);
-            if (top == Errors.GROUP_AUTHORIZATION_FAILED.code() || top == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
-                fatal(error);
+            metrics.shareAcknowledgementsAnswered(o.acknowledged(), o.refused());
+            if (o.verdict() == ShareOutcome.Verdict.FATAL) {
+                fatal(o.error());
                 return;
             }
-            log.info("share request to broker {} answered {}; retrying", b.nodeId, Errors.nameOf(top));
+            log.info("share request to broker {} answered {}; retrying", b.nodeId, Errors.nameOf(o.errorCode()));
             b.notBeforeMs = now() + backoff.delayMs(++b.failures);
             plan();
             return;
         }
         b.failures = 0;
-        if (throttleMs > 0) {
-            b.notBeforeMs = now() + throttleMs;
+        if (o.throttleMs() > 0) {
+            b.notBeforeMs = now() + o.throttleMs();
         }
-        Set<SharePartition> answered = new HashSet<>();
-        Set<SharePartition> failed = new HashSet<>();
-        if (response instanceof ShareFetchResponse f) {
-            long bytes = 0;
-            int records = 0;
-            for (ShareFetchResponse.ShareFetchableTopicResponse t : f.responses()) {
-                for (ShareFetchResponse.PartitionData p : t.partitions()) {
-                    SharePartition sp = new SharePartition(t.topicId(), p.partitionIndex());
-                    answered.add(sp);
-                    if (p.acknowledgeErrorCode() != Errors.NONE.code()) {
-                        failed.add(sp);
-                    }
-                    if (p.errorCode() == Errors.NONE.code() && p.acquiredRecords() != null) {
-                        for (ShareFetchResponse.AcquiredRecords a : p.acquiredRecords()) {
-                            records += (int) (a.lastOffset() - a.firstOffset() + 1);
-                        }
-                        bytes += p.records() == null ? 0 : p.records().readableBytes();
-                    }
-                    ShareBroker.answer(d, sp, ackError(t.topicId(), p.acknowledgeErrorCode(), p.acknowledgeErrorMessage()),
-                            completions);
-                    renewAnswered(b, d, sp, f.acquisitionLockTimeoutMs(), p.acknowledgeErrorCode() == Errors.NONE.code());
-                    onPartitionData(b, t.topicId(), p, f.acquisitionLockTimeoutMs());
-                }
-            }
-            metrics.shareFetchCompleted(System.nanoTime() - b.sentAtNanos, throttleMs, bytes, records);
-        } else {
-            ShareAcknowledgeResponse a = (ShareAcknowledgeResponse) response;
-            for (ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse t : a.responses()) {
-                for (ShareAcknowledgeResponse.PartitionData p : t.partitions()) {
-                    SharePartition sp = new SharePartition(t.topicId(), p.partitionIndex());
-                    answered.add(sp);
-                    renewAnswered(b, d, sp, a.acquisitionLockTimeoutMs(), p.errorCode() == Errors.NONE.code());
-                    if (p.errorCode() != Errors.NONE.code()) {
-                        failed.add(sp);
-                    }
-                    ShareBroker.answer(d, sp, ackError(t.topicId(), p.errorCode(), p.errorMessage()), completions);
-                    if (isLeaderError(p.errorCode())) {
-                        refreshMetadata();
-                    }
-                }
+        for (ShareOutcome.PartitionOutcome p : o.partitions()) {
+            ShareBroker.answer(d, p.partition(), p.acknowledgeError(), completions);
+            renewAnswered(b, d, p.partition(), p.lockMs(), p.acknowledgeError() == null);
+            if (p.result() != null) {
+                apply(b, p.partition(), p.lockMs(), p.result());
             }
         }
-        for (SharePartition sp : d.batches().keySet()) {
-            if (!answered.contains(sp)) {
-                renewAnswered(b, d, sp, 0, false);
-                failed.add(sp);
-            }
+        if (response instanceof ShareFetchResponse) {
+            metrics.shareFetchCompleted(System.nanoTime() - b.sentAtNanos, o.throttleMs(), o.fetchedBytes(),
+                    o.fetchedRecords());
         }
         if (!d.isEmpty()) {
-            metrics.shareAcknowledgementsAnswered(acknowledgementCount(d, null), acknowledgementCount(d, failed));
-        }
-        for (SharePartition sp : d.waiters().keySet()) {
-            if (!answered.contains(sp)) {
-                ShareBroker.answer(d, sp, new KafkaFluxException("broker " + b.nodeId + " did not answer the "
-                        + "acknowledgements of " + sp), completions);
-            }
+            metrics.shareAcknowledgementsAnswered(o.acknowledged(), o.refused());
         }
         completions.run(); // every waiter this answer settled, in one pass
         plan();
     }
 
-    /** The offsets {@code d} acknowledges, of the partitions in {@code only} (null: all). */
-    private static int acknowledgementCount(ShareBroker.Drained d, Set<SharePartition> only) {
-        int n = 0;
-        for (Map.Entry<SharePartition, List<AcknowledgementBatch>> e : d.batches().entrySet()) {
-            if (only == null || only.contains(e.getKey())) {
-                for (AcknowledgementBatch batch : e.getValue()) {
-                    n += (int) (batch.lastOffset() - batch.firstOffset() + 1);
+    /** What an answer says of partition {@code sp} beyond its acknowledgements, in the answer's order. */
+    private void apply(ShareBroker b, SharePartition sp, int lockMs, ShareOutcome.Result result) {
+        if (result instanceof ShareOutcome.Acquired a) {
+            for (ShareFetchResponse.AcquiredRecords r : a.batch().acquired()) {
+                locks.acquired(b.nodeId, sp, r.firstOffset(), r.lastOffset(), r.deliveryCount(), b.sentAtMs, lockMs);
+            }
+            sink.onBatch(a.batch());
+        } else if (result instanceof ShareOutcome.NotAssigned n) {
+            // acquired for a partition no longer assigned: hand the records back at once
+            for (ShareFetchResponse.AcquiredRecords r : n.acquired()) {
+                for (long o = r.firstOffset(); o <= r.lastOffset(); o++) {
+                    b.add(sp, o, AcknowledgeType.RELEASE, null);
                 }
             }
+        } else if (result instanceof ShareOutcome.LeaderError) {
+            refreshMetadata();
+        } else if (result instanceof ShareOutcome.Fatal f) {
+            fatal(f.error());
+        } else if (result instanceof ShareOutcome.PartitionError e) {
+            log.info("ShareFetch of {} from broker {} answered {}: {}", e.partition(), b.nodeId,
+                    Errors.nameOf(e.errorCode()), e.message());
         }
-        return n;
     }
 
     /**
@@ -665,68 +615,6 @@ public final class ShareFetcher {
         }
     }
 
-    private void onPartitionData(ShareBroker b, UUID topicId, ShareFetchResponse.PartitionData p, int lockMs) {
-        String topic = topicNames.get(topicId);
-        TopicPartition tp = topic == null ? null : new TopicPartition(topic, p.partitionIndex());
-        boolean hasRecords = p.acquiredRecords() != null && !p.acquiredRecords().isEmpty();
-        if (p.errorCode() != Errors.NONE.code()) {
-            if (p.records() != null) {
-                p.records().release();
-            }
-            if (p.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
-                fatal(BrokerErrors.of(p.errorCode(), "ShareFetch of " + (tp == null ? topicId : tp) + " answered "
-                        + "TOPIC_AUTHORIZATION_FAILED", topic, config.groupId()));
-            } else if (isLeaderError(p.errorCode())) {
-                refreshMetadata();
-            } else {
-                log.info("ShareFetch of {} from broker {} answered {}: {}", tp == null ? topicId : tp, b.nodeId,
-                        Errors.nameOf(p.errorCode()), p.errorMessage());
-            }
-            return;
-        }
-        if (!hasRecords) {
-            if (p.records() != null) {
-                p.records().release();
-            }
-            return;
-        }
-        if (tp == null || !assigned.containsKey(tp)) {
-            // acquired for a partition no longer assigned: hand the records back at once
-            if (p.records() != null) {
-                p.records().release();
-            }
-            SharePartition sp = new SharePartition(topicId, p.partitionIndex());
-            for (ShareFetchResponse.AcquiredRecords a : p.acquiredRecords()) {
-                for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
-                    b.add(sp, o, AcknowledgeType.RELEASE, null);
-                }
-            }
-            return;
-        }
-        SharePartition sp = new SharePartition(topicId, p.partitionIndex());
-        for (ShareFetchResponse.AcquiredRecords a : p.acquiredRecords()) {
-            locks.acquired(b.nodeId, sp, a.firstOffset(), a.lastOffset(), a.deliveryCount(), b.sentAtMs, lockMs);
-        }
-        sink.onBatch(new AcquiredBatch(b.nodeId, tp, topicId, p.records(), List.copyOf(p.acquiredRecords())));
-    }
-
-    private KafkaFluxException ackError(UUID topicId, short code, String message) {
-        if (code == Errors.NONE.code()) {
-            return null;
-        }
-        String topic = topicNames.get(topicId);
-        return BrokerErrors.of(code, "acknowledgement not accepted by the broker: " + Errors.nameOf(code)
-                + (message == null || message.isEmpty() ? "" : ": " + message)
-                + (code == Errors.INVALID_RECORD_STATE.code()
-                        ? " (the record's acquisition lock had expired or it was not acquired by this member)" : ""),
-                topic, config.groupId());
-    }
-
-    private static boolean isLeaderError(short code) {
-        return code == Errors.NOT_LEADER_OR_FOLLOWER.code() || code == Errors.UNKNOWN_TOPIC_OR_PARTITION.code()
-                || code == Errors.UNKNOWN_TOPIC_ID.code() || code == Errors.FENCED_LEADER_EPOCH.code();
-    }
-
     private void onFailure(ShareBroker b, Throwable e) {
         ShareBroker.Drained d = b.inFlight;
         b.inFlightDone();
@@ -737,20 +625,12 @@ public final class ShareFetcher {
         if (before != ShareSessionState.NONE && before != ShareSessionState.OPEN && before != ShareSessionState.CLOSED) {
             b.session.onNoAnswer();
         }
-        if (e instanceof UnsupportedVersionException u) {
-            io.kflux.UnsupportedVersionException typed = new io.kflux.UnsupportedVersionException(u.getMessage()
-                    + " (share groups need ShareFetch/ShareAcknowledge v1+: Kafka 4.1 or later, production-ready "
-                    + "from 4.2)", u);
-            ShareBroker.fail(d, typed, completions);
-            completions.run();
-            if (!d.renew()) {
-                fatal(typed);
-                return;
-            }
-        } else {
-            ShareBroker.fail(d, e instanceof KafkaFluxException k ? k
-                    : new KafkaFluxException("share request to broker " + b.nodeId + " failed: " + e, e), completions);
-            completions.run();
+        ShareOutcome.NoAnswer o = handler.noAnswer(b.nodeId, e, d.renew());
+        ShareBroker.fail(d, o.error(), completions);
+        completions.run();
+        if (o.fatal()) {
+            fatal(o.error());
+            return;
         }
         if (state == ShareFetcherState.CLOSING && b.session.state() == ShareSessionState.NONE) {
             b.failPending(new KafkaFluxException("broker " + b.nodeId + " unreachable while closing"), completions);

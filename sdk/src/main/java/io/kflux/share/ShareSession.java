@@ -131,8 +131,7 @@ public final class ShareSession {
             partitions.addAll(answered.added());
             epoch = nextEpoch(answered.epoch());
             state = StateTransitions.check(this, state, ShareSessionState.OPEN);
-        } else if (errorCode == Errors.SHARE_SESSION_NOT_FOUND.code()
-                || errorCode == Errors.INVALID_SHARE_SESSION_EPOCH.code()) {
+        } else if (isSessionError(errorCode)) {
             reset();
         } else {
             state = StateTransitions.check(this, state, state == ShareSessionState.OPENING
@@ -172,6 +171,15 @@ public final class ShareSession {
 
     public ShareSessionState state() {
         return state;
+    }
+
+    /**
+     * Whether a top-level {@code errorCode} says the broker lost or rejects the session (SHARE_SESSION_NOT_FOUND,
+     * INVALID_SHARE_SESSION_EPOCH): the next request opens a new one.
+     */
+    static boolean isSessionError(short errorCode) {
+        return errorCode == Errors.SHARE_SESSION_NOT_FOUND.code()
+                || errorCode == Errors.INVALID_SHARE_SESSION_EPOCH.code();
     }
 
     /** The epoch after {@code epoch}: 0 and -1 are never reached again by counting (KIP-932). */
