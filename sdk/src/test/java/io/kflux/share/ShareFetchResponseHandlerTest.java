@@ -1,5 +1,10 @@
 package io.kflux.share;
 
+import static io.kflux.share.FakeShareIo.acknowledgeAnswer;
+import static io.kflux.share.FakeShareIo.acknowledged;
+import static io.kflux.share.FakeShareIo.fetchAnswer;
+import static io.kflux.share.FakeShareIo.fetched;
+import static io.kflux.share.FakeShareIo.records;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.AcknowledgeType;
@@ -11,14 +16,11 @@ import io.kflux.TopicPartition;
 import io.kflux.network.UnsupportedVersionException;
 import io.kflux.protocol.ApiKey;
 import io.kflux.protocol.Errors;
-import io.kflux.protocol.message.FetchResponse.LeaderIdAndEpoch;
-import io.kflux.protocol.message.ShareAcknowledgeResponse;
 import io.kflux.protocol.message.ShareFetchResponse;
 import io.kflux.protocol.message.ShareFetchResponse.AcquiredRecords;
 import io.kflux.share.ShareOutcome.PartitionOutcome;
 import io.kflux.share.ShareOutcome.Verdict;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * ShareAcknowledge answer can carry, and a mixed answer, read into the outcome the fetcher applies.
  */
 class ShareFetchResponseHandlerTest {
-    static final UUID JOBS = UUID.fromString("5d6a1f3e-2b47-4c1a-9f0e-7c3b2a1d0e9f");
+    static final UUID JOBS = FakeShareIo.TOPIC_ID;
     static final SharePartition P0 = new SharePartition(JOBS, 0);
     static final SharePartition P1 = new SharePartition(JOBS, 1);
     static final SharePartition P2 = new SharePartition(JOBS, 2);
@@ -39,7 +41,7 @@ class ShareFetchResponseHandlerTest {
     static final TopicPartition TP2 = new TopicPartition("jobs", 2);
     static final Map<UUID, String> NAMES = Map.of(JOBS, "jobs");
     static final Map<TopicPartition, UUID> ASSIGNED = Map.of(TP0, JOBS, TP1, JOBS, TP2, JOBS);
-    static final int LOCK_MS = 30_000;
+    static final int LOCK_MS = FakeShareIo.LOCK_MS;
 
     final ShareFetchResponseHandler handler = new ShareFetchResponseHandler("g");
 
@@ -52,30 +54,6 @@ class ShareFetchResponseHandlerTest {
         b.add(P1, 7, AcknowledgeType.ACCEPT, null);
         b.add(P2, 4, AcknowledgeType.RELEASE, null);
         return b.drain();
-    }
-
-    static ShareFetchResponse.PartitionData fetched(int partition, Errors error, Errors ackError, ByteBuf records,
-                                                    AcquiredRecords... acquired) {
-        return new ShareFetchResponse.PartitionData(partition, error.code(), null, ackError.code(), null,
-                LeaderIdAndEpoch.NONE, records, List.of(acquired));
-    }
-
-    static ShareFetchResponse fetchAnswer(Errors error, ShareFetchResponse.PartitionData... partitions) {
-        return new ShareFetchResponse(0, error.code(), error.isNone() ? null : "no", LOCK_MS,
-                List.of(new ShareFetchResponse.ShareFetchableTopicResponse(JOBS, List.of(partitions))), List.of());
-    }
-
-    static ShareAcknowledgeResponse acknowledgeAnswer(Errors error, ShareAcknowledgeResponse.PartitionData... ps) {
-        return new ShareAcknowledgeResponse(0, error.code(), null, LOCK_MS,
-                List.of(new ShareAcknowledgeResponse.ShareAcknowledgeTopicResponse(JOBS, List.of(ps))), List.of());
-    }
-
-    static ShareAcknowledgeResponse.PartitionData acknowledged(int partition, Errors error) {
-        return new ShareAcknowledgeResponse.PartitionData(partition, error.code(), null, LeaderIdAndEpoch.NONE);
-    }
-
-    static ByteBuf records(int bytes) {
-        return Unpooled.buffer(bytes).writeZero(bytes);
     }
 
     static PartitionOutcome of(ShareOutcome o, SharePartition p) {
