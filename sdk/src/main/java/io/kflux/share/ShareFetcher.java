@@ -13,17 +13,20 @@ import io.kflux.protocol.message.ShareAcknowledgeResponse;
 import io.kflux.protocol.message.ShareFetchRequest;
 import io.kflux.protocol.message.ShareFetchResponse;
 import io.kflux.util.Backoff;
+import io.kflux.util.ClientMetrics;
 import io.kflux.util.StateTransitions;
-import java.util.ArrayList;
+import io.kflux.util.WakeTimer;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,14 +50,20 @@ import reactor.core.scheduler.Scheduler;
  * consumer ({@link Sink#onFatalError}); other failures are retried after {@code retry.backoff.ms}, growing.
  * Loop-only state; public methods may be called from any thread.
  *
+ * <p>Built as the fetch path is: what to send when comes from {@link ShareRequestPlanner} (pure, time passed in), the
+ * requests from {@code ShareRequestBuilder}, what an answer means from {@code ShareFetchResponseHandler} (pure: an
+ * answer and what its request carried in, a {@code ShareOutcome} out, which this class applies), and all I/O goes
+ * through {@code ShareIo} ({@code NetworkShareIo} over the connections and metadata; a scripted one in
+ * {@code ShareFetcherTest}, on virtual time).
+ *
  * <p><b>Why one class past 500 lines.</b> It is the share path's one event loop: what each request carries, what an
  * answer settles and which acknowledgement waits for which answer all read and change the same per-broker state
- * ({@code ShareBroker}: session, request out, acknowledgements pending), on one thread. What does not need that state
- * is out of it: when to send what ({@code ShareRequestPlanner}, pure, time passed in), the lock bookkeeping
+ * ({@code ShareBroker}: session, request out, acknowledgements pending), on one thread, and the hand-over of
+ * acknowledgements from any thread to that loop ({@code handOver}, bursts, coalesced wakes) is kept beside it. What
+ * does not need that state is out of it: besides the planner, builder, handler and seam above, the lock bookkeeping
  * ({@code LockRenewals}), acknowledgement encoding ({@code PartitionAcknowledgements}), the waiters' completion
- * ({@code AckCompletions}) and the session rules ({@code ShareSession}). Not done yet: the rest of the split the fetch
- * path has (an answer handler returning outcomes, I/O behind a seam); until then the loop is tested as a whole
- * through the share consumer against real brokers, and its parts on their own.
+ * ({@code AckCompletions}), the partitions by leader ({@code PartitionLeaders}) and the session rules
+ * ({@code ShareSession}).
  */
 public final class ShareFetcher {
     private static final Logger log = LoggerFactory.getLogger(ShareFetcher.class);
@@ -87,41 +96,33 @@ public final class ShareFetcher {
     private final ShareIo io;
     private final Executor loop;
     private final Scheduler clock;
-    private final Supplier<String> memberId;
     private final ShareRequestPlanner planner;
     private final ShareFetchResponseHandler handler;
+    private final ShareRequestBuilder requests;
     private final Sink sink;
     private final Backoff backoff;
     private final LockRenewals locks;
-    private final io.kflux.util.ClientMetrics metrics;
+    private final ClientMetrics metrics;
     private final Map<Integer, ShareBroker> brokers = new HashMap<>();
     /**
      * Acknowledgements handed over from any thread, taken on the loop in one go: one hop to the loop and one plan
      * per burst, not per record. {@link #incomingWip} counts the hand-overs not yet taken (the task runs at 0 -> 1).
      */
-    private final java.util.concurrent.ConcurrentLinkedQueue<AcknowledgeMono.Pending> incoming =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicInteger incomingWip =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final ConcurrentLinkedQueue<AcknowledgeMono.Pending> incoming = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger incomingWip = new AtomicInteger();
     /** While the emitter hands out a burst, hand-overs wait for its end: one take and one plan per burst. */
     private final BurstHold burst = new BurstHold();
     /** Where broker answers complete the acknowledgements' waiters, one pass per answer. */
     private final AckCompletions completions = new AckCompletions();
     /** A {@link #wake} plan is queued on the loop and has not started yet. */
-    private final java.util.concurrent.atomic.AtomicBoolean wakeQueued =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean wakeQueued = new AtomicBoolean();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private Map<TopicPartition, UUID> assigned = Map.of();
     private Map<UUID, String> topicNames = Map.of();
     private ShareFetcherState state = ShareFetcherState.RUNNING;
-    private final io.kflux.util.WakeTimer timer;
+    private final WakeTimer timer;
     private long lastMetadataRefreshMs = Long.MIN_VALUE / 2;
-    /** {@link #partitionsByLeader}'s last answer and what it was worked out from. */
-    private Map<Integer, Set<SharePartition>> byLeader = Map.of();
-    private io.kflux.metadata.Cluster byLeaderCluster;
-    private Map<TopicPartition, UUID> byLeaderAssigned;
-    /** An assigned partition had no leader in {@link #byLeaderCluster}. */
-    private boolean leaderMissing;
+    private final PartitionLeaders leaders = new PartitionLeaders();
 
     /**
      * @param memberId      the share member's id, sent with every request
@@ -129,7 +130,7 @@ public final class ShareFetcher {
      */
     public ShareFetcher(ShareFetchConfig config, NodeConnections connections, MetadataManager metadata,
                         Executor loop, Scheduler clock, Supplier<String> memberId,
-                        io.kflux.util.ClientMetrics metrics, Sink sink) {
+                        ClientMetrics metrics, Sink sink) {
         this(config, new NetworkShareIo(connections, metadata),
                 connections.config().value("share.lock.renewal.max.ms", Long.class), loop, clock, memberId, metrics,
                 sink);
@@ -140,19 +141,19 @@ public final class ShareFetcher {
      * @param lockRenewalMaxMs {@code share.lock.renewal.max.ms}: how long after acquisition a lock is still renewed
      */
     ShareFetcher(ShareFetchConfig config, ShareIo io, long lockRenewalMaxMs, Executor loop, Scheduler clock,
-                 Supplier<String> memberId, io.kflux.util.ClientMetrics metrics, Sink sink) {
+                 Supplier<String> memberId, ClientMetrics metrics, Sink sink) {
         this.metrics = metrics;
         this.config = config;
         this.io = io;
         this.loop = loop;
         this.clock = clock;
-        this.memberId = memberId;
         this.planner = new ShareRequestPlanner(config.maxRecords(), config.maxWaitMs());
         this.handler = new ShareFetchResponseHandler(config.groupId());
+        this.requests = new ShareRequestBuilder(config, memberId);
         this.sink = sink;
         this.backoff = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs());
         this.locks = new LockRenewals(lockRenewalMaxMs);
-        this.timer = new io.kflux.util.WakeTimer(clock, loop, this::plan);
+        this.timer = new WakeTimer(clock, loop, this::plan);
     }
 
     /** The member's assignment changed (on the loop): fetch from these partitions only. */
@@ -364,8 +365,8 @@ public final class ShareFetcher {
         if (state == ShareFetcherState.CLOSED) {
             return;
         }
-        Map<Integer, Set<SharePartition>> byLeader = partitionsByLeader();
-        if (leaderMissing) {
+        Map<Integer, Set<SharePartition>> byLeader = leaders.of(io.cluster(), assigned);
+        if (leaders.leaderMissing()) {
             refreshMetadata();
         }
         long now = now();
@@ -394,35 +395,6 @@ public final class ShareFetcher {
         timer.at(wakeAt);
     }
 
-    /**
-     * The assigned partitions by leader, worked out again only when the assignment or the metadata snapshot changed:
-     * a plan runs per burst of acknowledgements, and rebuilding these maps each time was a visible share of the CPU.
-     * Sets {@link #leaderMissing}.
-     */
-    private Map<Integer, Set<SharePartition>> partitionsByLeader() {
-        io.kflux.metadata.Cluster cluster = io.cluster();
-        if (cluster == byLeaderCluster && assigned == byLeaderAssigned) {
-            return byLeader;
-        }
-        Map<Integer, Set<SharePartition>> map = new HashMap<>();
-        boolean missing = false;
-        for (Map.Entry<TopicPartition, UUID> e : assigned.entrySet()) {
-            Node leader = cluster.leader(e.getKey());
-            if (leader == null) {
-                missing = true;
-                continue;
-            }
-            map.computeIfAbsent(leader.id(), k -> new HashSet<>())
-                    .add(new SharePartition(e.getValue(), e.getKey().partition()));
-        }
-        map.replaceAll((id, ps) -> Set.copyOf(ps));
-        byLeader = map;
-        byLeaderCluster = cluster;
-        byLeaderAssigned = assigned;
-        leaderMissing = missing;
-        return map;
-    }
-
     /** The next request to {@code b}, if {@link ShareRequestPlanner} says one is due; returns when to plan again. */
     private long send(ShareBroker b, Set<SharePartition> wanted, long now) {
         ShareRequestPlanner.Plan p = planner.plan(new ShareRequestPlanner.Broker(b.session.state(), !wanted.isEmpty(),
@@ -437,18 +409,18 @@ public final class ShareFetcher {
             case CLOSE -> {
                 ShareBroker.Drained d = b.drain();
                 b.inFlight = d;
-                exchange(b, acknowledgeRequest(b.session.close(d.batches().keySet()).orElseThrow(), d));
+                exchange(b, requests.acknowledge(b.session.close(d.batches().keySet()).orElseThrow(), d));
             }
             case ACKNOWLEDGE -> {
                 ShareBroker.Drained d = b.drain();
                 b.inFlight = d;
-                exchange(b, acknowledgeRequest(b.session.acknowledge(d.batches().keySet()), d));
+                exchange(b, requests.acknowledge(b.session.acknowledge(d.batches().keySet()), d));
             }
             case FETCH -> {
                 ShareBroker.Drained d = b.drain();
                 b.inFlight = d;
                 b.inFlightRecords = p.maxRecords();
-                exchange(b, fetchRequest(b.session.fetch(wanted, d.batches().keySet()), d, p.maxRecords(),
+                exchange(b, requests.fetch(b.session.fetch(wanted, d.batches().keySet()), d, p.maxRecords(),
                         p.maxWaitMs()));
             }
         }
@@ -472,33 +444,7 @@ public final class ShareFetcher {
         b.inFlightRecords = wanted.isEmpty() ? 0 : p.maxRecords();
         b.inFlight = new ShareBroker.Drained(Map.of(), Map.of(), false);
         ShareSession.Request r = b.session.fetch(wanted, Set.of());
-        exchange(b, fetchRequest(r, b.inFlight, p.maxRecords(), p.maxWaitMs()));
-    }
-
-    private ShareFetchRequest fetchRequest(ShareSession.Request r, ShareBroker.Drained d, int maxRecords, int maxWaitMs) {
-        Map<UUID, List<ShareFetchRequest.FetchPartition>> topics = new LinkedHashMap<>();
-        for (SharePartition p : r.listed()) {
-            topics.computeIfAbsent(p.topicId(), k -> new ArrayList<>()).add(new ShareFetchRequest.FetchPartition(
-                    p.partition(), d.batches().getOrDefault(p, List.of())));
-        }
-        Map<UUID, List<Integer>> forgotten = new LinkedHashMap<>();
-        r.forgotten().forEach(p -> forgotten.computeIfAbsent(p.topicId(), k -> new ArrayList<>()).add(p.partition()));
-        List<ShareFetchRequest.FetchTopic> fetchTopics = new ArrayList<>();
-        topics.forEach((id, ps) -> fetchTopics.add(new ShareFetchRequest.FetchTopic(id, ps)));
-        List<ShareFetchRequest.ForgottenTopic> forgottenTopics = new ArrayList<>();
-        forgotten.forEach((id, ps) -> forgottenTopics.add(new ShareFetchRequest.ForgottenTopic(id, ps)));
-        return new ShareFetchRequest(config.groupId(), memberId.get(), r.epoch(), maxWaitMs, config.minBytes(),
-                config.maxBytes(), maxRecords, maxRecords, ShareFetchRequest.ACQUIRE_BATCH_OPTIMIZED, false,
-                fetchTopics, forgottenTopics);
-    }
-
-    private ShareAcknowledgeRequest acknowledgeRequest(ShareSession.Request r, ShareBroker.Drained d) {
-        Map<UUID, List<ShareAcknowledgeRequest.AcknowledgePartition>> topics = new LinkedHashMap<>();
-        d.batches().forEach((p, batches) -> topics.computeIfAbsent(p.topicId(), k -> new ArrayList<>())
-                .add(new ShareAcknowledgeRequest.AcknowledgePartition(p.partition(), batches)));
-        List<ShareAcknowledgeRequest.AcknowledgeTopic> list = new ArrayList<>();
-        topics.forEach((id, ps) -> list.add(new ShareAcknowledgeRequest.AcknowledgeTopic(id, ps)));
-        return new ShareAcknowledgeRequest(config.groupId(), memberId.get(), r.epoch(), d.renew(), list);
+        exchange(b, requests.fetch(r, b.inFlight, p.maxRecords(), p.maxWaitMs()));
     }
 
     // ------------------------------------------------------------------------------------------------ answers
@@ -511,7 +457,7 @@ public final class ShareFetcher {
         exchange(b, node -> io.shareAcknowledge(node, request, connected(b)));
     }
 
-    private void exchange(ShareBroker b, java.util.function.Function<Node, Mono<?>> request) {
+    private void exchange(ShareBroker b, Function<Node, Mono<?>> request) {
         Node node = io.cluster().node(b.nodeId);
         if (node == null) {
             loop.execute(() -> onFailure(b, new KafkaFluxException("broker " + b.nodeId + " is not in metadata")));
