@@ -97,6 +97,9 @@ public final class ShareBenchmark {
                         if (c.equals("queue") && client.startsWith("kflux-c")) {
                             continue; // the queue case's concurrency is the case's (--concurrency), not a variant's
                         }
+                        if (c.equals("throughput") && client.startsWith("kflux-split")) {
+                            continue; // it splits the work's slots from the confirmations': the throughput case has no work
+                        }
                         List<String> childArgs = List.of(client, c, servers, "r" + round,
                                 c.equals("queue") ? opts.get("--queue-records") : opts.get("--records"),
                                 opts.get("--warmup-records"), opts.get("--work-ms"), opts.get("--concurrency"));

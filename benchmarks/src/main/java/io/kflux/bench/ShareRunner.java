@@ -124,15 +124,15 @@ public final class ShareRunner {
      *               throughput case {@code r.accept().subscribe(..)} per record, in the queue case the slot held for
      *               the work only) or {@code kflux-split} (queue case only: the work's concurrency apart from the
      *               confirmations', {@code flatMap(r -> work.thenReturn(r), concurrency).flatMap(r -> r.accept(),
-     *               1024)})
+     *               1024)}) or {@code kflux-split-lr} (the same after {@code limitRate(4 * concurrency)})
      */
     private static void drain(String contender, String servers, String topic, String group, Tally tally, int workMs,
                               int concurrency, boolean queue) throws Exception {
         // <name>-base: the same contender on other sdk classes (ShareBenchmark.withBaseClasses)
         String client = contender.endsWith(ShareBenchmark.BASE_SUFFIX)
                 ? contender.substring(0, contender.length() - ShareBenchmark.BASE_SUFFIX.length()) : contender;
-        if (client.equals("kflux-split") && queue) {
-            drainKfluxSplit(servers, topic, group, tally, workMs, concurrency);
+        if ((client.equals("kflux-split") || client.equals("kflux-split-lr")) && queue) {
+            drainKfluxSplit(servers, topic, group, tally, workMs, concurrency, client.equals("kflux-split-lr"));
         } else if (client.equals("kflux") || client.equals("kflux-each")) {
             drainKflux(servers, topic, group, tally, workMs, queue ? concurrency : KFLUX_THROUGHPUT_CONCURRENCY,
                     client.equals("kflux-each") ? "each" : ACCEPT);
@@ -160,14 +160,21 @@ public final class ShareRunner {
     /**
      * The queue case as a user would write it with the work's concurrency apart from the confirmations':
      * {@code receive().flatMap(r -> work.thenReturn(r), concurrency).flatMap(r -> r.accept(), 1024)}, so the
-     * {@code concurrency} slots are busy with work only; the window ends at the last confirmation.
+     * {@code concurrency} slots are busy with work only; the window ends at the last confirmation. With
+     * {@code limitRate}, {@code receive().limitRate(4 * concurrency)} first: the consumer hands records over 4 x
+     * concurrency at a time (one hand-over to its emit thread per chunk, not per record) and each slot's next record is
+     * taken from limitRate's queue on the thread where its work ended.
      */
     private static void drainKfluxSplit(String servers, String topic, String group, Tally tally, int workMs,
-                                        int concurrency) {
+                                        int concurrency, boolean limitRate) {
         KafkaShareConsumer<byte[], byte[]> consumer = kfluxConsumer(servers, topic, group, tally, workMs);
         Duration work = Duration.ofMillis(workMs);
         try {
-            consumer.receive()
+            reactor.core.publisher.Flux<io.kflux.ShareRecord<byte[], byte[]>> records = consumer.receive();
+            if (limitRate) { // the guide's form: records asked for 4 x concurrency at a time, each slot's next record
+                records = records.limitRate(4 * concurrency); // taken on the thread where its work ended
+            }
+            records
                     .flatMap(r -> {
                         tally.received(r.partition(), r.offset(), r.value());
                         return work(r, work, tally).thenReturn(r);
