@@ -185,7 +185,7 @@ public final class WorkQueue {
      * worker would process fewer jobs at a time than its concurrency says (see the guide, "Throughput: how many
      * confirmations to wait for"). {@code limitRate} asks the consumer for jobs four slots' worth at a time, so a slot
      * whose work ended takes its next job at once on the thread where the work ended, rather than waiting for the
-     * consumer's emit thread to wake for each job (issue #26's queue benchmark: 93-99 % of what the work allows, against
+     * consumer's emit thread to wake for each job (issue #26's queue benchmark: 92-99 % of what the work allows, against
      * 89-93 % without it).
      *
      * @param name        the worker's name, for the outcomes
