@@ -239,8 +239,45 @@ public final class ShareBenchmark {
 
     private static Map<String, String> fork(List<String> childArgs, String childJvmArgs)
             throws IOException, InterruptedException {
-        return ForkedJvm.run(withBaseClasses(javaCommand(ShareRunner.class, childArgs, childJvmArgs),
-                childArgs.get(0)), childArgs.get(0));
+        return ForkedJvm.run(withOfficialVersion(withBaseClasses(javaCommand(ShareRunner.class, childArgs,
+                childJvmArgs), childArgs.get(0)), childArgs.get(0)), childArgs.get(0));
+    }
+
+    /**
+     * A contender named {@code official-<version>} (e.g. {@code official-4.4.0}) is the official contender on that
+     * kafka-clients release: its jar from the local Maven repository in place of the one this module builds with
+     * (4.1.1, whose {@code KafkaShareConsumer} was a preview), so the share consumer of the releases that made share
+     * groups production-ready (4.2+) is measured too. Other contenders' commands are returned as they are.
+     */
+    static List<String> withOfficialVersion(List<String> command, String contender) {
+        if (!contender.startsWith("official-")) {
+            return command;
+        }
+        String version = contender.substring("official-".length());
+        List<String> out = new ArrayList<>(command);
+        int cp = out.indexOf("-cp") + 1;
+        List<String> entries = new ArrayList<>(List.of(out.get(cp).split(java.io.File.pathSeparator)));
+        boolean replaced = false;
+        for (int i = 0; i < entries.size(); i++) {
+            Path jar = Path.of(entries.get(i));
+            String name = jar.getFileName().toString();
+            if (name.startsWith("kafka-clients-") && name.endsWith(".jar") && jar.getParent() != null
+                    && jar.getParent().getParent() != null
+                    && jar.getParent().getParent().getFileName().toString().equals("kafka-clients")) {
+                Path other = jar.getParent().getParent().resolve(version).resolve("kafka-clients-" + version + ".jar");
+                if (!java.nio.file.Files.isRegularFile(other)) {
+                    throw new IllegalArgumentException(contender + ": no " + other + " (resolve it first, e.g. mvn "
+                            + "dependency:get -Dartifact=org.apache.kafka:kafka-clients:" + version + ")");
+                }
+                entries.set(i, other.toString());
+                replaced = true;
+            }
+        }
+        if (!replaced) {
+            throw new IllegalStateException(contender + ": no kafka-clients jar on the classpath to replace");
+        }
+        out.set(cp, String.join(java.io.File.pathSeparator, entries));
+        return out;
     }
 
     /** The suffix of a contender that runs kflux as built elsewhere: see {@link #withBaseClasses}. */

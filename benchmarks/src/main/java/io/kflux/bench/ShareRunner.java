@@ -139,7 +139,7 @@ public final class ShareRunner {
         } else if (client.startsWith("kflux-c") && !queue) {
             drainKflux(servers, topic, group, tally, workMs, Integer.parseInt(client.substring("kflux-c".length())),
                     "flatmap");
-        } else if (client.equals("official")) {
+        } else if (client.equals("official") || client.startsWith("official-")) { // official-<v>: ShareBenchmark
             drainOfficial(servers, topic, group, tally, workMs, queue ? concurrency : 1);
         } else {
             throw new IllegalArgumentException("unknown contender " + client);
