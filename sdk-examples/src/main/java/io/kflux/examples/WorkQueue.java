@@ -183,10 +183,8 @@ public final class WorkQueue {
      * a slot per job for its work only, the second waits for the broker's confirmations. With one {@code flatMap}
      * ({@code process(job).then(job.accept())}) each slot would also wait out a confirmation round trip, and the
      * worker would process fewer jobs at a time than its concurrency says (see the guide, "Throughput: how many
-     * confirmations to wait for"). {@code limitRate} asks the consumer for jobs four slots' worth at a time, so a slot
-     * whose work ended takes its next job at once on the thread where the work ended, rather than waiting for the
-     * consumer's emit thread to wake for each job (issue #26's queue benchmark: 92-99 % of what the work allows, against
-     * 89-93 % without it).
+     * confirmations to wait for"). No {@code limitRate} here (the guide's throughput form has one): each worker takes
+     * only the jobs its slots can start, so the few jobs of the example spread over the workers.
      *
      * @param name        the worker's name, for the outcomes
      * @param consumer    the worker's share consumer (explicit acknowledgement)
@@ -198,7 +196,6 @@ public final class WorkQueue {
     public static Flux<Outcome> worker(String name, KafkaShareConsumer<String, String> consumer, int poisonLimit,
                                        Duration work) {
         return consumer.receive()
-                .limitRate(4 * CONCURRENCY_PER_WORKER)
                 .flatMap(job -> process(job, work).thenReturn(Action.ACCEPTED)
                         .onErrorResume(JobFailedException.class, failed -> Mono.just(
                                 job.deliveryCount() < poisonLimit ? Action.RELEASED : Action.REJECTED))
