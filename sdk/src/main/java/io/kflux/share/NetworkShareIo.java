@@ -51,14 +51,17 @@ final class NetworkShareIo implements ShareIo {
                     short acknowledgeVersion = c.apiVersions().supports(ApiKey.SHARE_ACKNOWLEDGE)
                             ? c.apiVersions().max(ApiKey.SHARE_ACKNOWLEDGE) : -1;
                     connected.acknowledgeVersion(acknowledgeVersion);
-                    return renewCheck(c, request).then(c.exchange(request));
+                    return renewCheck(c, acknowledgeVersion, request).then(c.exchange(request));
                 });
     }
 
-    /** RENEW (type 4) needs ShareAcknowledge v2 (KIP-1222): refuse it before sending to an older broker. */
-    private static Mono<Void> renewCheck(BrokerConnection c, ApiRequest<?> request) {
-        if (request instanceof ShareAcknowledgeRequest a && a.isRenewAck()
-                && (!c.apiVersions().supports(ApiKey.SHARE_ACKNOWLEDGE) || c.apiVersions().max(ApiKey.SHARE_ACKNOWLEDGE) < 2)) {
+    /**
+     * RENEW (type 4) needs ShareAcknowledge v2 (KIP-1222): refuse it before sending to an older broker.
+     *
+     * @param acknowledgeVersion the broker's highest ShareAcknowledge version, -1 when it offers none
+     */
+    private static Mono<Void> renewCheck(BrokerConnection c, short acknowledgeVersion, ApiRequest<?> request) {
+        if (request instanceof ShareAcknowledgeRequest a && a.isRenewAck() && acknowledgeVersion < 2) {
             return Mono.error(new UnsupportedVersionException("SHARE_ACKNOWLEDGE: RENEW needs v2 (KIP-1222, Kafka "
                     + "4.2+); the broker offers " + c.apiVersions(), ApiKey.SHARE_ACKNOWLEDGE));
         }
