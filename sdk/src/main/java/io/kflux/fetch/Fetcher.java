@@ -329,6 +329,7 @@ public final class Fetcher {
                     targets.size(), byPartition.keySet(), sessionRequest.toForget().size(), request.maxWaitMs());
         }
         long sentAt = System.nanoTime(); // a latency measured for the metrics, not a decision: the precise clock
+        long sentNanos = nowNanos(); // the decisions' clock: whether a long poll waited its whole time
         io.fetch(node, request)
                 .map(answer -> {
                     FetchResponse r = answer.response();
@@ -344,7 +345,8 @@ public final class Fetcher {
                     return r;
                 })
                 .subscribe(
-                        response -> loop.execute(() -> onResponse(node, session, sessionRequest, byPartition, response, heldBack)),
+                        response -> loop.execute(() -> onResponse(node, session, sessionRequest, byPartition, response, heldBack,
+                                sentNanos)),
                         error -> loop.execute(() -> onError(node, session, byPartition, error)));
     }
 
@@ -354,7 +356,7 @@ public final class Fetcher {
      */
     private void throttle(int nodeId, int throttleMs) {
         log.debug("node {} throttles fetches for {} ms (quota)", nodeId, throttleMs);
-        nodes.throttle(nodeId, nowNanos() + throttleMs * 1_000_000L);
+        nodes.holdOff(nodeId, nowNanos() + throttleMs * 1_000_000L);
         FetchRequestListener listener = requestListener;
         if (listener != null) {
             listener.onThrottle(nodeId, throttleMs);
@@ -363,7 +365,8 @@ public final class Fetcher {
     }
 
     private void onResponse(Node node, FetchSession session, FetchSession.Request sessionRequest,
-                            Map<TopicPartition, FetchTarget> targets, FetchResponse response, boolean heldBack) {
+                            Map<TopicPartition, FetchTarget> targets, FetchResponse response, boolean heldBack,
+                            long sentNanos) {
         nodes.answered(node.id());
         targets.values().forEach(t -> t.leave(FetchState.FETCHING, FetchState.FETCHABLE));
         if (loop.isClosed()) {
@@ -386,6 +389,8 @@ public final class Fetcher {
             return;
         }
         boolean gotData = false;
+        // nothing at all came back: every partition answered without records, or none was named (incremental)
+        boolean nothing = true;
         boolean refresh = false;
         FetchTally tally = metrics.enabled() ? new FetchTally() : null;
         List<FetchTarget> leaderErrors = new ArrayList<>();
@@ -396,6 +401,7 @@ public final class Fetcher {
             FetchTarget target = o.target();
             PartitionState ps = target.partition();
             String topic = ps.topicPartition().topic();
+            nothing &= o instanceof FetchOutcome.NoRecords n && n.empty();
             if (o instanceof FetchOutcome.Fetched f) {
                 answered(ps, node, f.answer());
                 CompletedFetch fetch = f.fetch();
@@ -445,6 +451,11 @@ public final class Fetcher {
         // for fetch.max.wait.ms: the tail stall seen with reactor-kafka.
         if (!gotData && heldBack && planner.hasHeldBack(node.id(), partitions.values(), cluster, bufferedBytes, nowNanos())) {
             idleFor(node.id());
+        }
+        long pauseMs = nothing && !heldBack ? FetchPlanner.reaskPauseMs(config, nowNanos() - sentNanos) : 0L;
+        if (pauseMs > 0) {
+            nodes.holdOff(node.id(), nowNanos() + pauseMs * 1_000_000L);
+            schedule(pauseMs, this::plan);
         }
         if (refresh) {
             refreshMetadata();

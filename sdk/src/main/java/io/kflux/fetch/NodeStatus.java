@@ -7,15 +7,16 @@ import java.util.Set;
 
 /**
  * Per broker, whether a Fetch may go to it now: none in flight (one at a time per broker), not left idle after an
- * empty no-wait Fetch, and not throttled (KIP-219); and since when its Fetch is held back for gathering
+ * empty no-wait Fetch, and not held off (a throttle, KIP-219, or the pause after an empty long poll,
+ * {@code FetchPlanner.reaskPauseMs}); and since when its Fetch is held back for gathering
  * ({@code FetchPlanner.isDue}, issue #32), with how fast the emitter drains results, which scales that gathering's
  * bound. Times are on the fetcher's clock, in ns, passed in. Loop only.
  */
 final class NodeStatus {
     private final Set<Integer> inFlight = new HashSet<>();
     private final Set<Integer> idle = new HashSet<>();
-    /** KIP-219: node id to when the throttle the broker asked for ends. */
-    private final Map<Integer, Long> throttledUntil = new HashMap<>();
+    /** Node id to when its hold-off ends: a throttle the broker asked for (KIP-219), a pause after an empty long poll. */
+    private final Map<Integer, Long> heldOffUntil = new HashMap<>();
     /** Node id to when the planner first left one of its partitions without a result and without a Fetch. */
     private final Map<Integer, Long> gatheringSince = new HashMap<>();
     /** When the emitter last handed a result back; {@code Long.MIN_VALUE} before the first. */
@@ -25,9 +26,9 @@ final class NodeStatus {
     /** One gap longer than this (a subscriber waiting for data, a pause) counts as this much. */
     static final long DRAIN_INTERVAL_CAP_NANOS = 100_000_000L;
 
-    /** True when a Fetch may be sent to {@code nodeId} at {@code nowNanos}; an ended throttle is forgotten. */
+    /** True when a Fetch may be sent to {@code nodeId} at {@code nowNanos}; an ended hold-off is forgotten. */
     boolean isReady(int nodeId, long nowNanos) {
-        return !inFlight.contains(nodeId) && !idle.contains(nodeId) && !throttled(nodeId, nowNanos);
+        return !inFlight.contains(nodeId) && !idle.contains(nodeId) && !heldOff(nodeId, nowNanos);
     }
 
     /** A Fetch to {@code nodeId} went out: it carries every partition that was gathering. */
@@ -85,18 +86,21 @@ final class NodeStatus {
         idle.clear();
     }
 
-    /** No Fetch to {@code nodeId} before {@code untilNanos} (the broker's throttle time, KIP-219). */
-    void throttle(int nodeId, long untilNanos) {
-        throttledUntil.put(nodeId, untilNanos);
+    /**
+     * No Fetch to {@code nodeId} before {@code untilNanos}: the broker's throttle time (KIP-219), or the pause after
+     * an empty long poll ({@code FetchPlanner.reaskPauseMs}). A hold-off already set that ends later stays.
+     */
+    void holdOff(int nodeId, long untilNanos) {
+        heldOffUntil.merge(nodeId, untilNanos, (set, asked) -> asked - set > 0 ? asked : set);
     }
 
-    private boolean throttled(int nodeId, long nowNanos) {
-        Long until = throttledUntil.get(nodeId);
+    private boolean heldOff(int nodeId, long nowNanos) {
+        Long until = heldOffUntil.get(nodeId);
         if (until == null) {
             return false;
         }
         if (nowNanos - until >= 0) {
-            throttledUntil.remove(nodeId);
+            heldOffUntil.remove(nodeId);
             return false;
         }
         return true;

@@ -234,7 +234,7 @@ class FetchPlannerTest {
         nodes.idle(1);
         assertThat(plan(cluster(1, 1, 0), 0, p0).fetches()).as("idle").isEmpty();
         nodes.wakeAll();
-        nodes.throttle(1, NOW + 1);
+        nodes.holdOff(1, NOW + 1);
         assertThat(plan(cluster(1, 1, 0), 0, p0).fetches()).as("throttled for 1 ns more").isEmpty();
 
         assertThat(planner.plan(List.of(p0), cluster(1, 1, 0), 0, nodes, NOW + 1).fetches()).hasSize(1);

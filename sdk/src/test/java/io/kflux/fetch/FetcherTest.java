@@ -383,6 +383,54 @@ class FetcherTest {
     }
 
     /**
+     * Issues #28/#32: a long poll the broker held its whole {@code fetch.max.wait.ms} (500 ms) and answered with nothing
+     * is followed by the next one 10 ms later (a fiftieth of it), not at once; an empty answer that came early, and an
+     * answer with records after the same wait, are followed at once.
+     */
+    @Test
+    void anEmptyLongPollIsAskedAgainAfterAShortPauseAndOnlyThen() {
+        start(cluster(1, 1, 0), OffsetResetStrategy.EARLIEST);
+        assign(0, TP0);
+        io.takeFetch().answer(response(0, 42, partition(0, Errors.NONE, 0, null)));
+        PendingFetch longPoll = io.takeFetch();
+        assertThat(longPoll.request().maxWaitMs()).isEqualTo(500);
+        assertThat(io.fetches).as("the early empty answer was asked again at once").isEmpty();
+
+        advance(500);
+        longPoll.answer(response(0, 42));
+        assertThat(io.fetches).as("held off after the empty long poll").isEmpty();
+        advance(FetchPlanner.MAX_REASK_PAUSE_MS - 1);
+        assertThat(io.fetches).as("still held off").isEmpty();
+        advance(1);
+        PendingFetch next = io.takeFetch();
+        assertThat(next.request().maxWaitMs()).isEqualTo(500);
+        assertThat(time.now(TimeUnit.MILLISECONDS)).isEqualTo(500 + FetchPlanner.MAX_REASK_PAUSE_MS);
+
+        advance(500);
+        next.answer(response(0, 42, partition(0, Errors.NONE, 1, batch(0, 0, 1))));
+        assertThat(delivered).hasSize(1);
+        emit(delivered.get(0), 0);
+        assertThat(io.takeFetch().only(0).fetchOffset()).as("records after the wait: asked again at once")
+                .isEqualTo(1L);
+        assertThat(failures).isEmpty();
+    }
+
+    /** Below 50 ms of {@code fetch.max.wait.ms} an empty long poll is asked again at once (a fiftieth is under 1 ms). */
+    @Test
+    void aShortLongPollIsAskedAgainAtOnce() {
+        FetchConfig config = new FetchConfig(40, 1, 50 << 20, 1 << 20, (byte) 0, "", 100L << 20, RETRY_BACKOFF_MS,
+                true, 300_000);
+        assertThat(FetchPlanner.reaskPauseMs(config, 40_000_000L)).isZero();
+        FetchConfig defaults = new FetchConfig(500, 1, 50 << 20, 1 << 20, (byte) 0, "", 100L << 20, RETRY_BACKOFF_MS,
+                true, 300_000);
+        assertThat(FetchPlanner.reaskPauseMs(defaults, 499_999_999L)).as("answered before the wait ended").isZero();
+        assertThat(FetchPlanner.reaskPauseMs(defaults, 500_000_000L)).isEqualTo(10L);
+        FetchConfig longer = new FetchConfig(5_000, 1, 50 << 20, 1 << 20, (byte) 0, "", 100L << 20, RETRY_BACKOFF_MS,
+                true, 300_000);
+        assertThat(FetchPlanner.reaskPauseMs(longer, 5_000_000_000L)).as("at most 10 ms").isEqualTo(10L);
+    }
+
+    /**
      * A failed Fetch (connection lost) refreshes metadata and the session's next request is a full one; it goes out
      * once the refresh is answered (reconnecting is paced by the connection's own backoff, not here).
      */
