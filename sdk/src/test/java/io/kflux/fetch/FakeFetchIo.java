@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kflux.TopicPartition;
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.Node;
+import io.kflux.testsupport.ScriptedMetadata;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.FetchRequest;
 import io.kflux.protocol.message.FetchResponse;
 import io.kflux.protocol.message.FetchResponse.FetchableTopicResponse;
 import io.kflux.protocol.message.FetchResponse.PartitionData;
-import io.kflux.protocol.message.MetadataResponse;
-import io.kflux.protocol.message.MetadataResponse.MetadataResponseBroker;
-import io.kflux.protocol.message.MetadataResponse.MetadataResponsePartition;
-import io.kflux.protocol.message.MetadataResponse.MetadataResponseTopic;
 import io.kflux.protocol.message.OffsetForLeaderEpochResponse.EpochEndOffset;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -35,25 +32,21 @@ import reactor.core.publisher.Sinks;
 
 /**
  * A scripted cluster for {@link Fetcher}: every Fetch, OffsetForLeaderEpoch and ListOffsets waits until the test
- * answers it; metadata refreshes answer at once with {@link #afterRefresh} (when set) or the current snapshot. Answers
- * are emitted on the test thread, so with a SerialExecutor loop and a virtual-time scheduler each step is
- * deterministic.
+ * answers it; metadata refreshes answer at once with {@link #afterRefresh} (when set) or the current snapshot (the
+ * metadata half is {@link ScriptedMetadata}, shared with the share path's fake). Answers are emitted on the test
+ * thread, so with a SerialExecutor loop and a virtual-time scheduler each step is deterministic.
  */
-final class FakeFetchIo implements FetchIo {
+final class FakeFetchIo extends ScriptedMetadata implements FetchIo {
     static final String TOPIC = "t";
     static final UUID TOPIC_ID = UUID.fromString("00000000-0000-0000-0000-0000000000aa");
 
-    volatile Cluster cluster;
-    /** What the next metadata refresh brings (null: the current snapshot again). */
-    volatile Cluster afterRefresh;
-    int refreshCount;
     final Deque<PendingFetch> fetches = new ArrayDeque<>();
     final List<PendingFetch> fetchesSent = new ArrayList<>();
     final Deque<PendingEpochs> epochQueries = new ArrayDeque<>();
     final Deque<PendingList> listings = new ArrayDeque<>();
 
     FakeFetchIo(Cluster cluster) {
-        this.cluster = cluster;
+        super(cluster);
     }
 
     /** One Fetch sent: where to, what, and how to answer it. */
@@ -89,23 +82,6 @@ final class FakeFetchIo implements FetchIo {
     }
 
     record PendingList(Map<TopicPartition, Long> timestamps, Sinks.One<Map<TopicPartition, ListedOffset>> sink) {
-    }
-
-    @Override
-    public Cluster cluster() {
-        return cluster;
-    }
-
-    @Override
-    public Mono<Cluster> refreshMetadata() {
-        refreshCount++;
-        return Mono.fromSupplier(() -> {
-            if (afterRefresh != null) {
-                cluster = afterRefresh;
-                afterRefresh = null;
-            }
-            return cluster;
-        });
     }
 
     @Override
@@ -158,15 +134,7 @@ final class FakeFetchIo implements FetchIo {
 
     /** Brokers 1 and 2; topic {@link #TOPIC} whose partition p is led by {@code leaders[p]}. */
     static Cluster clusterLedBy(int leaderEpoch, int... leaders) {
-        List<MetadataResponsePartition> ps = new ArrayList<>();
-        for (int p = 0; p < leaders.length; p++) {
-            ps.add(new MetadataResponsePartition((short) 0, p, leaders[p], leaderEpoch, List.of(1, 2), List.of(1, 2),
-                    List.of()));
-        }
-        MetadataResponse r = new MetadataResponse(0, List.of(new MetadataResponseBroker(1, "broker1", 9092, null),
-                new MetadataResponseBroker(2, "broker2", 9092, null)), "cluster", 1,
-                List.of(new MetadataResponseTopic((short) 0, TOPIC, TOPIC_ID, false, ps, 0)), 0, (short) 0);
-        return Cluster.from(r, Cluster.EMPTY, false, 1L);
+        return twoBrokers(TOPIC, TOPIC_ID, leaderEpoch, leaders);
     }
 
     /** A Fetch answer without a top-level error: session {@code sessionId}, these partitions' data. */

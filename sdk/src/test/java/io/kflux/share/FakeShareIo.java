@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.metadata.Cluster;
 import io.kflux.metadata.Node;
+import io.kflux.testsupport.ScriptedMetadata;
 import io.kflux.protocol.Errors;
 import io.kflux.protocol.message.AcknowledgementBatch;
 import io.kflux.protocol.message.FetchResponse.LeaderIdAndEpoch;
-import io.kflux.protocol.message.MetadataResponse;
-import io.kflux.protocol.message.MetadataResponse.MetadataResponseBroker;
-import io.kflux.protocol.message.MetadataResponse.MetadataResponsePartition;
-import io.kflux.protocol.message.MetadataResponse.MetadataResponseTopic;
 import io.kflux.protocol.message.ShareAcknowledgeRequest;
 import io.kflux.protocol.message.ShareAcknowledgeResponse;
 import io.kflux.protocol.message.ShareFetchRequest;
@@ -28,26 +25,23 @@ import reactor.core.publisher.Sinks;
 
 /**
  * A scripted cluster for {@link ShareFetcher}: every ShareFetch and ShareAcknowledge waits until the test answers or
- * fails it; metadata refreshes answer at once with {@link #afterRefresh} (when set) or the current snapshot. Each
- * request's connection reports ShareAcknowledge v{@link #acknowledgeVersion} at once. Answers are emitted on the test
- * thread, so with a SerialExecutor loop and a virtual-time scheduler each step is deterministic.
+ * fails it; metadata refreshes answer at once with {@link #afterRefresh} (when set) or the current snapshot (the
+ * metadata half is {@link ScriptedMetadata}, shared with the fetch path's fake). Each request's connection reports
+ * ShareAcknowledge v{@link #acknowledgeVersion} at once. Answers are emitted on the test thread, so with a
+ * SerialExecutor loop and a virtual-time scheduler each step is deterministic.
  */
-final class FakeShareIo implements ShareIo {
+final class FakeShareIo extends ScriptedMetadata implements ShareIo {
     static final String TOPIC = "jobs";
     static final UUID TOPIC_ID = UUID.fromString("5d6a1f3e-2b47-4c1a-9f0e-7c3b2a1d0e9f");
     /** The acquisition lock every answer reports (the broker's default, 30 s). */
     static final int LOCK_MS = 30_000;
 
-    volatile Cluster cluster;
-    /** What the next metadata refresh brings (null: the current snapshot again). */
-    volatile Cluster afterRefresh;
-    int refreshCount;
     short acknowledgeVersion = 2;
     final Deque<Sent> pending = new ArrayDeque<>();
     final List<Sent> sent = new ArrayList<>();
 
     FakeShareIo(Cluster cluster) {
-        this.cluster = cluster;
+        super(cluster);
     }
 
     /** One request sent: where to, what, and how to answer it. */
@@ -116,23 +110,6 @@ final class FakeShareIo implements ShareIo {
     }
 
     @Override
-    public Cluster cluster() {
-        return cluster;
-    }
-
-    @Override
-    public Mono<Cluster> refreshMetadata() {
-        refreshCount++;
-        return Mono.fromSupplier(() -> {
-            if (afterRefresh != null) {
-                cluster = afterRefresh;
-                afterRefresh = null;
-            }
-            return cluster;
-        });
-    }
-
-    @Override
     public Mono<ShareFetchResponse> shareFetch(Node node, ShareFetchRequest request, Connected connected) {
         return send(node, request, connected).cast(ShareFetchResponse.class);
     }
@@ -160,15 +137,7 @@ final class FakeShareIo implements ShareIo {
 
     /** Brokers 1 and 2; topic {@link #TOPIC} whose partition p is led by {@code leaders[p]}. */
     static Cluster cluster(int... leaders) {
-        List<MetadataResponsePartition> ps = new ArrayList<>();
-        for (int p = 0; p < leaders.length; p++) {
-            ps.add(new MetadataResponsePartition((short) 0, p, leaders[p], 0, List.of(1, 2), List.of(1, 2),
-                    List.of()));
-        }
-        MetadataResponse r = new MetadataResponse(0, List.of(new MetadataResponseBroker(1, "broker1", 9092, null),
-                new MetadataResponseBroker(2, "broker2", 9092, null)), "cluster", 1,
-                List.of(new MetadataResponseTopic((short) 0, TOPIC, TOPIC_ID, false, ps, 0)), 0, (short) 0);
-        return Cluster.from(r, Cluster.EMPTY, false, 1L);
+        return twoBrokers(TOPIC, TOPIC_ID, 0, leaders);
     }
 
     /** A ShareFetch partition's answer: its fetch error, its acknowledgements' error, records and what was acquired. */
