@@ -110,14 +110,19 @@ public final class ShareBenchmark {
                         System.out.printf("round %d %-10s %-8s %,10.0f records/s  %,7.0f ns CPU/record  %3s threads"
                                         + " (peak %s, OS %s)  window %.1f s  set-up %.1f s  load %s  crc %s"
                                         + "  ShareFetches %s (%.0f records each)  ack p50/p99 %s/%s us (n %s)  poll p50/p99 %s/%s us"
-                                + "  work mean/p50/p99 %s/%s/%s us  broker ShareFetch %s x %s ms, ShareAcknowledge %s x %s ms%n", round, c,
+                                + "  work mean/p50/p99 %s/%s/%s us  broker ShareFetch %s x %s ms, ShareAcknowledge %s x %s ms"
+                                + "  broker CPU %s ns/record, ShareFetch queue/local/remote/response queue/send %s/%s/%s/%s/%s ms%n",
+                                round, c,
                                 client, d(r, "recordsPerSec"), d(r, "cpuNsPerRecord"), r.get("threads"),
                                 r.get("peakThreads"), r.get("osThreads"), d(r, "windowNanos") / 1e9, d(r, "setupNanos") / 1e9,
                                 r.get("load"), r.get("crc"), r.get("fetches"),
                                 d(r, "fetchedRecords") / Math.max(1, d(r, "fetches")), r.get("ackP50Us"),
                                 r.get("ackP99Us"), r.get("ackN"), r.get("pollP50Us"), r.get("pollP99Us"),
                                 r.get("workMeanUs"), r.get("workP50Us"), r.get("workP99Us"), r.get("brokerShareFetches"), r.get("brokerShareFetchMs"), r.get("brokerShareAcks"),
-                                r.get("brokerShareAckMs"));
+                                r.get("brokerShareAckMs"), r.get("brokerCpuNsPerRecord"),
+                                r.get("brokerShareFetchRequestQueueMs"), r.get("brokerShareFetchLocalMs"),
+                                r.get("brokerShareFetchRemoteMs"), r.get("brokerShareFetchResponseQueueMs"),
+                                r.get("brokerShareFetchResponseSendMs"));
                     }
                 }
             }
