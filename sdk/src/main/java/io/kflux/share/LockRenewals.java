@@ -191,31 +191,6 @@ final class LockRenewals {
         return null;
     }
 
-    /**
-     * The acquired ranges not settled in full yet that were acquired after {@code acquiredAfterMs}: their
-     * acknowledgements may wait for the range's last one, so that the broker is told of the whole range at once (see
-     * {@link ShareRequestPlanner}, "whole acquired ranges").
-     *
-     * @return for an offset of a partition, the last offset of such a range whose bounds hold it; -1 when none does
-     */
-    RangeHold unsettledSince(long acquiredAfterMs) {
-        return p -> {
-            ArrayList<Range> list = ranges.get(p);
-            if (list == null) {
-                return PartitionAcknowledgements.Holdback.NONE;
-            }
-            return offset -> {
-                for (int i = 0; i < list.size(); i++) { // a range is dropped once it is settled in full
-                    Range r = list.get(i);
-                    if (offset >= r.first && offset <= r.last && r.acquiredAtMs > acquiredAfterMs) {
-                        return r.last;
-                    }
-                }
-                return -1;
-            };
-        };
-    }
-
     /** The record's final acknowledgement (accept, release, reject, gap) was taken: it is no longer renewed. */
     void settled(SharePartition p, long offset) {
         ArrayList<Range> list = ranges.get(p);

@@ -120,105 +120,18 @@ public final class PartitionAcknowledgements {
     }
 
     /**
-     * Which acknowledgements wait for a later request: given an offset, the last offset of the stretch held back
-     * with it, or a value below the offset when it may go now. Offsets are asked in ascending order.
-     */
-    @FunctionalInterface
-    interface Holdback {
-        /** Nothing is held back. */
-        Holdback NONE = offset -> -1;
-
-        long heldThrough(long offset);
-    }
-
-    /** Whether one of them may go now (is not held back by {@code hold}). */
-    boolean hasUnheld(Holdback hold) {
-        if (size == 0) {
-            return false;
-        }
-        if (hold == Holdback.NONE) {
-            return true;
-        }
-        if (!ascending) {
-            sort();
-        }
-        int i = 0;
-        while (i < size) {
-            long end = hold.heldThrough(offsets[i]);
-            if (end < offsets[i]) {
-                return true;
-            }
-            int next = Arrays.binarySearch(offsets, i, size, end + 1); // the first offset past the held stretch
-            i = next >= 0 ? next : -next - 1;
-        }
-        return false;
-    }
-
-    /**
      * Takes every acknowledgement recorded so far, in its wire shape, and forgets them.
      *
      * @return the batches in offset order, empty when there is none
      */
     public List<AcknowledgementBatch> drain() {
-        return drain(Holdback.NONE);
-    }
-
-    /**
-     * Takes the acknowledgements {@code hold} does not hold back, in their wire shape, and forgets them; the others
-     * stay for a later drain.
-     *
-     * @return the batches in offset order, empty when none may go
-     */
-    List<AcknowledgementBatch> drain(Holdback hold) {
         if (!ascending) {
             sort();
         }
-        if (hold == Holdback.NONE) {
-            List<AcknowledgementBatch> out = encode(offsets, types, size);
-            size = 0;
-            highest = Long.MIN_VALUE;
-            renews = 0;
-            if (offsets.length > 4096) { // a burst grew them: do not keep its memory for ever
-                offsets = new long[16];
-                types = new byte[16];
-            }
-            return out;
-        }
-        long[] takenOffsets = new long[size];
-        byte[] takenTypes = new byte[size];
-        int taken = 0;
-        int kept = 0;
-        int keptRenews = 0;
-        byte renew = AcknowledgeType.RENEW.id();
-        long heldEnd = Long.MIN_VALUE;
-        for (int i = 0; i < size; i++) {
-            long offset = offsets[i];
-            if (offset > heldEnd) {
-                heldEnd = hold.heldThrough(offset);
-            }
-            if (offset <= heldEnd) { // kept in place, in order
-                offsets[kept] = offset;
-                types[kept] = types[i];
-                keptRenews += types[i] == renew ? 1 : 0;
-                kept++;
-            } else {
-                takenOffsets[taken] = offset;
-                takenTypes[taken] = types[i];
-                taken++;
-            }
-        }
-        size = kept;
-        highest = kept == 0 ? Long.MIN_VALUE : offsets[kept - 1];
-        renews = keptRenews;
-        return encode(takenOffsets, takenTypes, taken);
-    }
-
-    /** Ascending {@code offsets[0..n)} with their types as batches. */
-    private static List<AcknowledgementBatch> encode(long[] offsets, byte[] types, int n) {
         List<AcknowledgementBatch> out = new ArrayList<>();
         List<long[]> run = new ArrayList<>(); // stretches of one type: {first, last, type}
         long previous = Long.MIN_VALUE;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < size; i++) {
             long offset = offsets[i];
             byte type = types[i];
             if (!run.isEmpty() && offset != previous + 1) {
@@ -234,6 +147,14 @@ public final class PartitionAcknowledgements {
             previous = offset;
         }
         emitRun(run, out);
+        size = 0;
+        highest = Long.MIN_VALUE;
+        ascending = true;
+        renews = 0;
+        if (offsets.length > 4096) { // a burst grew them: do not keep its memory for ever
+            offsets = new long[16];
+            types = new byte[16];
+        }
         return out;
     }
 

@@ -5,7 +5,6 @@ import io.kflux.KafkaFluxException;
 import io.kflux.protocol.message.AcknowledgementBatch;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -115,88 +114,10 @@ final class ShareBroker {
 
     /** Takes every pending acknowledgement for the request about to go out (it is {@link #inFlight} then). */
     Drained drain() {
-        return drain(RangeHold.NONE);
-    }
-
-    /** Whether an acknowledgement not sent yet may go now ({@code hold} holds the others back). */
-    boolean hasPending(RangeHold hold) {
-        if (hold == RangeHold.NONE) {
-            return hasPending();
-        }
-        for (Map.Entry<SharePartition, PartitionAcknowledgements> e : pending.entrySet()) {
-            if (e.getValue().hasUnheld(hold.in(e.getKey()))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Whether someone waits for an acknowledgement not sent yet that may go now. */
-    boolean hasPendingWaiters(RangeHold hold) {
-        if (hold == RangeHold.NONE) {
-            return hasPendingWaiters();
-        }
-        for (Map.Entry<SharePartition, List<Waiter>> e : pendingWaiters.entrySet()) {
-            PartitionAcknowledgements.Holdback h = hold.in(e.getKey());
-            for (Waiter w : e.getValue()) { // mostly the first one answers: the oldest is seldom held
-                if (h.heldThrough(w.offset()) < w.offset()) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Takes the pending acknowledgements {@code hold} does not hold back, with their waiters, for the request about to
-     * go out (it is {@link #inFlight} then); the others stay pending.
-     */
-    Drained drain(RangeHold hold) {
-        if (hold == RangeHold.NONE) {
-            int waited = pendingWaiterCount;
-            Drained d = takePending();
-            inFlightWaiterCount = waited;
-            return d;
-        }
-        Map<SharePartition, List<AcknowledgementBatch>> batches = new HashMap<>();
-        Map<SharePartition, List<Waiter>> waiters = new HashMap<>();
-        boolean renew = false;
-        int taken = 0;
-        for (Iterator<Map.Entry<SharePartition, PartitionAcknowledgements>> it = pending.entrySet().iterator();
-             it.hasNext(); ) {
-            Map.Entry<SharePartition, PartitionAcknowledgements> e = it.next();
-            PartitionAcknowledgements.Holdback h = hold.in(e.getKey());
-            boolean renews = e.getValue().hasRenew();
-            List<AcknowledgementBatch> out = e.getValue().drain(h);
-            renew |= renews && !LockRenewals.renewOffsets(out).isEmpty();
-            if (!out.isEmpty()) {
-                batches.put(e.getKey(), out);
-            }
-            if (e.getValue().isEmpty()) {
-                it.remove();
-            }
-            List<Waiter> ws = pendingWaiters.get(e.getKey());
-            if (ws == null) {
-                continue;
-            }
-            List<Waiter> going = new ArrayList<>();
-            List<Waiter> staying = new ArrayList<>();
-            for (Waiter w : ws) {
-                (h.heldThrough(w.offset()) < w.offset() ? going : staying).add(w);
-            }
-            if (!going.isEmpty()) {
-                waiters.put(e.getKey(), going);
-                taken += going.size();
-            }
-            if (staying.isEmpty()) {
-                pendingWaiters.remove(e.getKey());
-            } else {
-                pendingWaiters.put(e.getKey(), staying);
-            }
-        }
-        pendingWaiterCount -= taken;
-        inFlightWaiterCount = taken;
-        return new Drained(batches, waiters, renew);
+        int waited = pendingWaiterCount;
+        Drained d = takePending();
+        inFlightWaiterCount = waited;
+        return d;
     }
 
     private Drained takePending() {

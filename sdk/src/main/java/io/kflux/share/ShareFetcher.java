@@ -397,14 +397,8 @@ public final class ShareFetcher {
 
     /** The next request to {@code b}, if {@link ShareRequestPlanner} says one is due; returns when to plan again. */
     private long send(ShareBroker b, Set<SharePartition> wanted, long now) {
-        ShareRequestPlanner.Downstream down = downstream();
-        // whole acquired ranges (ShareRequestPlanner): while records are handed out, the acknowledgements of a range
-        // acquired less than ACK_HOLD_MS ago wait for its last one; never a RENEW's request, never when closing
-        RangeHold hold = state == ShareFetcherState.RUNNING && down.handingOut() && !b.hasPendingRenew()
-                ? locks.unsettledSince(now - ShareRequestPlanner.ACK_HOLD_MS) : RangeHold.NONE;
-        boolean pending = b.hasPending(hold);
         ShareRequestPlanner.Plan p = planner.plan(new ShareRequestPlanner.Broker(b.session.state(), !wanted.isEmpty(),
-                pending, pending && b.hasPendingWaiters(hold), b.hasPendingRenew(), b.pendingSinceMs), down,
+                b.hasPending(), b.hasPendingWaiters(), b.hasPendingRenew(), b.pendingSinceMs), downstream(),
                 state == ShareFetcherState.CLOSING, now);
         switch (p.kind()) {
             case NONE -> {
@@ -418,35 +412,19 @@ public final class ShareFetcher {
                 exchange(b, requests.acknowledge(b.session.close(d.batches().keySet()).orElseThrow(), d));
             }
             case ACKNOWLEDGE -> {
-                ShareBroker.Drained d = drain(b, hold, now);
+                ShareBroker.Drained d = b.drain();
+                b.inFlight = d;
                 exchange(b, requests.acknowledge(b.session.acknowledge(d.batches().keySet()), d));
             }
             case FETCH -> {
-                ShareBroker.Drained d = drain(b, hold, now);
+                ShareBroker.Drained d = b.drain();
+                b.inFlight = d;
                 b.inFlightRecords = p.maxRecords();
                 exchange(b, requests.fetch(b.session.fetch(wanted, d.batches().keySet()), d, p.maxRecords(),
                         p.maxWaitMs()));
             }
         }
-        if (hold != RangeHold.NONE && b.hasPending() && !pending) {
-            // only held-back acknowledgements are left: their ranges were acquired by this broker's requests, none
-            // sent after its last one, so by this time none holds them back and they go even if nothing else plans
-            return Math.min(p.wakeAtMs(), Math.max(now + 1, b.sentAtMs + ShareRequestPlanner.ACK_HOLD_MS));
-        }
         return p.wakeAtMs();
-    }
-
-    /**
-     * What {@code hold} lets go of {@code b}'s pending acknowledgements, as the request out's; those held back stay
-     * pending and count from now for the planner's wait for a ShareFetch ({@link ShareRequestPlanner#ACK_HOLD_MS}).
-     */
-    private ShareBroker.Drained drain(ShareBroker b, RangeHold hold, long now) {
-        ShareBroker.Drained d = b.drain(hold);
-        b.inFlight = d;
-        if (b.hasPending()) {
-            b.pendingSinceMs = now;
-        }
-        return d;
     }
 
     /** Downstream as the planner sees it: demand, buffered records, confirmations awaited, records asked for. */

@@ -25,16 +25,6 @@ package io.kflux.share;
  *   <li>Acknowledgements ride on the next ShareFetch. They go by ShareAcknowledge of their own when no ShareFetch is
  *       due and the sink is not about to want more ({@link #ACK_HOLD_MS} at most), or at once when they renew locks
  *       (RENEW goes by ShareAcknowledge with {@code IsRenewAck}, KIP-1222).</li>
- *   <li><b>Whole acquired ranges.</b> While records are handed out to a subscriber that wants more than them, the
- *       acknowledgements of a range acquired less than {@link #ACK_HOLD_MS} ago that is not acknowledged in full
- *       wait for its last one, and go together with it (the fetcher passes them to this planner as not pending).
- *       The broker keeps an acquired range as one in-flight batch; told of part of it, it splits the batch into a
- *       state per offset and hands its share-group state write one state batch per offset acknowledged (Kafka
- *       4.4's {@code SharePartition}), where a whole range is one state change and one state batch. A ShareFetch going while the
- *       last records of a range are handed out carried most of that range's acknowledgements, so every range was
- *       split. Not when closing (close flushes everything), not with a RENEW pending (it goes at once), and not for a
- *       subscriber that asks for fewer records than are buffered ({@code flatMap(r -> r.accept(), n)}: the rest of
- *       the range may wait for these very confirmations).</li>
  *   <li>A ShareFetch carrying acknowledgements someone waits for does not wait at the broker ({@code MaxWaitMs} 0):
  *       their confirmations come back at once instead of after {@code fetch.max.wait.ms}.</li>
  *   <li>Closing: the open session is closed (epoch -1) with the last acknowledgements; acknowledgements without a

@@ -254,31 +254,4 @@ class LockRenewalsTest {
                 new AcknowledgementBatch(7, 9, List.of(accept, renew, accept)),
                 new AcknowledgementBatch(10, 10, List.of(accept))))).containsExactly(3L, 4L, 5L, 8L);
     }
-
-    /**
-     * Whole acquired ranges: a range holds back the acknowledgements within its bounds while it is not settled in
-     * full and was acquired after the time asked; settled in full, or older, it holds back nothing.
-     */
-    @Test
-    void aRangeNotSettledInFullHoldsBackItsBoundsWhileItIsYoung() {
-        LockRenewals locks = new LockRenewals(0);
-        locks.acquired(1, P, 10, 19, FIRST, 1_000, 2_000);
-        locks.acquired(1, P, 20, 29, FIRST, 1_050, 2_000);
-        PartitionAcknowledgements.Holdback young = locks.unsettledSince(900).in(P);
-        assertThat(young.heldThrough(12)).isEqualTo(19);
-        assertThat(young.heldThrough(25)).isEqualTo(29);
-        assertThat(young.heldThrough(30)).as("outside every range").isLessThan(30);
-        assertThat(locks.unsettledSince(1_000).in(P).heldThrough(12)).as("acquired at 1,000: not after it")
-                .isLessThan(12);
-        assertThat(locks.unsettledSince(1_000).in(P).heldThrough(25)).isEqualTo(29);
-
-        for (long o = 10; o <= 18; o++) {
-            locks.settled(P, o);
-        }
-        assertThat(locks.unsettledSince(900).in(P).heldThrough(12)).as("19 is still held").isEqualTo(19);
-        locks.settled(P, 19);
-        assertThat(locks.unsettledSince(900).in(P).heldThrough(12)).as("settled in full").isLessThan(12);
-        assertThat(locks.unsettledSince(900).in(new SharePartition(UUID.randomUUID(), 1)).heldThrough(12))
-                .as("a partition without ranges").isLessThan(12);
-    }
 }

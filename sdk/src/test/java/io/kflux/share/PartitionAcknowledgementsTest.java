@@ -71,49 +71,6 @@ class PartitionAcknowledgementsTest {
                 batch(101, 102, RELEASE, ACCEPT));
     }
 
-    /**
-     * A held-back stretch stays for a later drain, in order, with the rest of its run; what goes is encoded as if the
-     * held offsets were not there (a held offset ends a batch as an unacknowledged one does).
-     */
-    @Test
-    void aHeldBackStretchStaysForALaterDrain() {
-        PartitionAcknowledgements acks = new PartitionAcknowledgements();
-        for (long o = 0; o < 30; o++) {
-            acks.add(o, AcknowledgeType.ACCEPT);
-        }
-        acks.add(31, AcknowledgeType.REJECT);
-        PartitionAcknowledgements.Holdback range10to19 = o -> o >= 10 && o <= 19 ? 19 : -1;
-
-        assertThat(acks.hasUnheld(range10to19)).isTrue();
-        assertThat(acks.drain(range10to19)).containsExactly(batch(0, 9, ACCEPT), batch(20, 29, ACCEPT),
-                batch(31, 31, REJECT));
-        assertThat(acks.isEmpty()).isFalse();
-        assertThat(acks.hasUnheld(range10to19)).as("only the held stretch is left").isFalse();
-        assertThat(acks.drain(range10to19)).isEmpty();
-
-        acks.add(40, AcknowledgeType.ACCEPT);
-        assertThat(acks.drain(PartitionAcknowledgements.Holdback.NONE)).containsExactly(batch(10, 19, ACCEPT),
-                batch(40, 40, ACCEPT));
-        assertThat(acks.isEmpty()).isTrue();
-    }
-
-    /** Added out of order, then held back in part: what stays is still found, and is not taken twice. */
-    @Test
-    void outOfOrderAcknowledgementsAreHeldBackByOffset() {
-        PartitionAcknowledgements acks = new PartitionAcknowledgements();
-        acks.add(5, AcknowledgeType.ACCEPT);
-        acks.add(1, AcknowledgeType.ACCEPT);
-        acks.add(6, AcknowledgeType.RELEASE);
-        acks.add(2, AcknowledgeType.ACCEPT);
-        PartitionAcknowledgements.Holdback from5 = o -> o >= 5 ? 9 : -1;
-
-        assertThat(acks.drain(from5)).containsExactly(batch(1, 2, ACCEPT));
-        assertThatThrownBy(() -> acks.add(5, AcknowledgeType.REJECT)).as("5 is still pending, not forgotten")
-                .isInstanceOf(IllegalStateException.class);
-        acks.add(3, AcknowledgeType.ACCEPT);
-        assertThat(acks.drain()).containsExactly(batch(3, 3, ACCEPT), batch(5, 6, ACCEPT, RELEASE));
-    }
-
     @Test
     void renewIsReportedForTheRequestsFlag() {
         PartitionAcknowledgements acks = new PartitionAcknowledgements();

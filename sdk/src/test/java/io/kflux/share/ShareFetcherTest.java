@@ -48,9 +48,6 @@ class ShareFetcherTest {
     final List<KafkaFluxException> fatalErrors = new ArrayList<>();
     /** What the subscriber asked for and was not handed yet, as the emitter would say. */
     volatile long requested = Long.MAX_VALUE;
-    /** Records acquired and not handed out yet, and whether they are being handed out, as the emitter would say. */
-    volatile long buffered;
-    volatile boolean handingOut;
     FakeShareIo io;
     ShareFetcher fetcher;
 
@@ -88,12 +85,7 @@ class ShareFetcherTest {
 
                     @Override
                     public long buffered() {
-                        return buffered; // 0 unless a test says: the emitter hands every batch out at once
-                    }
-
-                    @Override
-                    public boolean handingOut() {
-                        return handingOut;
+                        return 0; // the emitter hands every batch out at once
                     }
                 });
         loop.execute(() -> fetcher.assign(Map.of(TP0, FakeShareIo.TOPIC_ID)));
@@ -204,111 +196,6 @@ class ShareFetcherTest {
         assertThat(meanwhile).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
         assertThat(io.sent).as("the opening ShareFetch and two ShareAcknowledges for six records").hasSize(3);
         assertThat(io.pending).isEmpty();
-    }
-
-    /**
-     * Offsets {@code 0..9} acquired at time 0 while the emitter still hands {@code handingOut} of them out to a
-     * subscriber that wants more; the next ShareFetch is out (it went for the rest of {@code max.poll.records}).
-     */
-    private Sent handingOutTheLastOf(long handingOutCount) {
-        start(1);
-        Sent open = io.take();
-        buffered = handingOutCount;
-        handingOut = true;
-        open.answer(acquiring(0, 0, 9));
-        return io.take();
-    }
-
-    /**
-     * Whole acquired ranges: while the range's last records are still handed out, a ShareFetch does not carry the
-     * acknowledgements of the part handed out (the broker would split its in-flight batch into a state per offset);
-     * they go together with the range's last ones, as one batch, in the next request.
-     */
-    @Test
-    void whileARangeIsHandedOutItsAcknowledgementsWaitForItsLastOne() {
-        Sent second = handingOutTheLastOf(3);
-        List<CompletableFuture<Void>> first7 = new ArrayList<>();
-        for (long o = 0; o <= 6; o++) {
-            first7.add(accept(o));
-        }
-        second.answer(fetchAnswer(Errors.NONE));
-
-        Sent third = io.take();
-        assertThat(third.isFetch()).isTrue();
-        assertThat(third.acknowledged(0)).as("0..6 wait for 7..9").isEmpty();
-        assertThat(third.fetch().maxWaitMs()).as("nothing carried that someone waits for").isEqualTo(500);
-
-        List<CompletableFuture<Void>> last3 = List.of(accept(7), accept(8), accept(9));
-        buffered = 0;
-        handingOut = false;
-        third.answer(fetchAnswer(Errors.NONE));
-
-        Sent fourth = io.take();
-        assertThat(fourth.batches(0)).as("the whole range, as one batch")
-                .containsExactly(new io.kflux.protocol.message.AcknowledgementBatch(0, 9, List.of((byte) 1)));
-        assertThat(fourth.fetch().maxWaitMs()).isZero();
-        fourth.answer(fetchAnswer(Errors.NONE, fetched(0, Errors.NONE, Errors.NONE, null)));
-        assertThat(first7).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
-        assertThat(last3).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
-        assertThat(io.sent).as("no ShareAcknowledge of their own").allMatch(Sent::isFetch);
-    }
-
-    /**
-     * The wait is bounded: a range acquired {@link ShareRequestPlanner#ACK_HOLD_MS} ago or earlier holds nothing back
-     * (a slow subscriber's acknowledgements are not kept towards the lock's end), even when no request or
-     * acknowledgement comes to plan again meanwhile.
-     */
-    @Test
-    void aRangeHoldsBackItsAcknowledgementsForAckHoldMsAtMost() {
-        Sent second = handingOutTheLastOf(3);
-        buffered = 500; // no more records wanted for now: no ShareFetch to carry them
-        second.answer(fetchAnswer(Errors.NONE));
-        assertThat(io.pending).isEmpty();
-
-        CompletableFuture<Void> a0 = accept(0);
-        CompletableFuture<Void> a1 = accept(1);
-        advance(ShareRequestPlanner.ACK_HOLD_MS - 1);
-        assertThat(io.pending).as("the range is younger than ACK_HOLD_MS").isEmpty();
-        advance(1);
-
-        Sent ack = io.take();
-        assertThat(ack.acknowledged(0)).containsExactly("0:1", "1:1");
-        ack.answer(acknowledgeAnswer(Errors.NONE, acknowledged(0, Errors.NONE)));
-        assertThat(List.of(a0, a1)).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
-    }
-
-    /** close() flushes the acknowledgements a range held back, in the request that closes the session. */
-    @Test
-    void closeFlushesWhatARangeHeldBack() {
-        Sent second = handingOutTheLastOf(3);
-        CompletableFuture<Void> a0 = accept(0);
-        CompletableFuture<Void> closed = fetcher.close().toFuture();
-        second.answer(fetchAnswer(Errors.NONE));
-
-        Sent closing = io.take();
-        assertThat(closing.acknowledge().shareSessionEpoch()).isEqualTo(ShareSession.CLOSE_EPOCH);
-        assertThat(closing.acknowledged(0)).containsExactly("0:1");
-        closing.answer(acknowledgeAnswer(Errors.NONE, acknowledged(0, Errors.NONE)));
-        assertThat(a0).isCompleted();
-        assertThat(closed).isCompleted();
-    }
-
-    /**
-     * A subscriber that asks for fewer records than are buffered ({@code flatMap(r -> r.accept(), n)}) may wait for
-     * these very confirmations before it takes the rest of the range: nothing is held back for it.
-     */
-    @Test
-    void aSubscriberWantingLessThanIsBufferedHasNothingHeldBack() {
-        Sent second = handingOutTheLastOf(3);
-        handingOut = false;
-        requested = 0;
-        CompletableFuture<Void> a0 = accept(0);
-        second.answer(fetchAnswer(Errors.NONE));
-
-        Sent ack = io.take();
-        assertThat(ack.acknowledged(0)).containsExactly("0:1");
-        ack.answer(acknowledgeAnswer(Errors.NONE, acknowledged(0, Errors.NONE)));
-        assertThat(a0).isCompleted();
     }
 
     /**
