@@ -39,6 +39,8 @@ import io.kflux.test.broker.EmbeddedKafkaCluster;
  * intervals and the median per-round kflux/official ratios.
  *
  * {@code --minutes M} stops starting rounds (after at least 3) when the next one would end past M minutes.
+ * {@code --warmup-rounds W} (1 by default) runs W rounds of the throughput case first and does not count them: the
+ * broker JVM is started cold for each run and its share path warms over the first drains.
  *
  * <p>Run: {@code mvn -q -pl benchmarks -am test-compile exec:exec@bench -Dbench.main=io.kflux.bench.ShareBenchmark
  * "-Dbench.args=--rounds 5"}; the pom passes the 4.4 broker's classpath file as {@code kflux.bench.shareBrokerClasspath}.
@@ -54,7 +56,7 @@ public final class ShareBenchmark {
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = new LinkedHashMap<>(Map.of("--rounds", "5", "--records", "2000000",
                 "--warmup-records", "300000", "--queue-records", "150000", "--work-ms", "5", "--concurrency", "64",
-                "--cases", "throughput,queue", "--clients", "kflux,official", "--minutes", "0"));
+                "--cases", "throughput,queue", "--clients", "kflux,official", "--minutes", "0", "--warmup-rounds", "1"));
         opts.put("--child-jvm-args", ""); // e.g. -XX:StartFlightRecording=filename=/tmp/jfr/ (a recording per JVM)
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!opts.containsKey(args[i])) {
@@ -63,6 +65,10 @@ public final class ShareBenchmark {
             opts.put(args[i], args[i + 1]);
         }
         int rounds = Integer.parseInt(opts.get("--rounds"));
+        // unmeasured rounds of the throughput case first: the broker JVM starts cold for every run, and its share
+        // path took 4-5 drains to warm (its CPU per record 2,092 ns in the run's first drain, 565-711 from round 1;
+        // session 21), which the first contender of round 0 paid alone
+        int warmupRounds = Integer.parseInt(opts.get("--warmup-rounds"));
         List<String> cases = List.of(opts.get("--cases").split(","));
         List<String> clients = List.of(opts.get("--clients").split(","));
         String file = System.getProperty("kflux.bench.shareBrokerClasspath");
@@ -84,7 +90,10 @@ public final class ShareBenchmark {
             List<Double> loads = new ArrayList<>();
             double budgetNanos = Double.parseDouble(opts.get("--minutes")) * 60e9;
             long roundsStart = System.nanoTime();
-            for (int round = 0; round < rounds; round++) {
+            for (int round = -warmupRounds; round < rounds; round++) {
+                if (round == 0) {
+                    roundsStart = System.nanoTime();
+                }
                 long elapsed = System.nanoTime() - roundsStart;
                 if (budgetNanos > 0 && round >= 3 && elapsed + elapsed / round > budgetNanos) {
                     System.out.printf("stopping after %d rounds: another would pass --minutes %s%n", round,
@@ -92,8 +101,11 @@ public final class ShareBenchmark {
                     break;
                 }
                 for (String c : cases) {
+                    if (round < 0 && !c.equals("throughput")) {
+                        continue; // the queue case has no warm-up: the work, not the JIT, should be its limit
+                    }
                     for (int k = 0; k < clients.size(); k++) {
-                        String client = clients.get((k + round) % clients.size());
+                        String client = clients.get(Math.floorMod(k + round, clients.size()));
                         if (c.equals("queue") && client.startsWith("kflux-c")) {
                             continue; // the queue case's concurrency is the case's (--concurrency), not a variant's
                         }
@@ -104,20 +116,31 @@ public final class ShareBenchmark {
                                 c.equals("queue") ? opts.get("--queue-records") : opts.get("--records"),
                                 opts.get("--warmup-records"), opts.get("--work-ms"), opts.get("--concurrency"));
                         Map<String, String> r = fork(childArgs, childJvmArgs);
+                        if (round < 0) {
+                            System.out.printf("warm-up round %d %-10s %-8s %,10.0f records/s (not counted)  broker CPU %s"
+                                    + " ns/record%n", round, c, client, d(r, "recordsPerSec"),
+                                    r.get("brokerCpuNsPerRecord"));
+                            continue;
+                        }
                         loads.add(Double.parseDouble(r.get("load")));
                         results.computeIfAbsent(c, x -> new LinkedHashMap<>()).computeIfAbsent(client,
                                 x -> new ArrayList<>()).add(r);
                         System.out.printf("round %d %-10s %-8s %,10.0f records/s  %,7.0f ns CPU/record  %3s threads"
                                         + " (peak %s, OS %s)  window %.1f s  set-up %.1f s  load %s  crc %s"
                                         + "  ShareFetches %s (%.0f records each)  ack p50/p99 %s/%s us (n %s)  poll p50/p99 %s/%s us"
-                                + "  work mean/p50/p99 %s/%s/%s us  broker ShareFetch %s x %s ms, ShareAcknowledge %s x %s ms%n", round, c,
+                                + "  work mean/p50/p99 %s/%s/%s us  broker ShareFetch %s x %s ms, ShareAcknowledge %s x %s ms"
+                                + "  broker CPU %s ns/record, ShareFetch queue/local/remote/response queue/send %s/%s/%s/%s/%s ms%n",
+                                round, c,
                                 client, d(r, "recordsPerSec"), d(r, "cpuNsPerRecord"), r.get("threads"),
                                 r.get("peakThreads"), r.get("osThreads"), d(r, "windowNanos") / 1e9, d(r, "setupNanos") / 1e9,
                                 r.get("load"), r.get("crc"), r.get("fetches"),
                                 d(r, "fetchedRecords") / Math.max(1, d(r, "fetches")), r.get("ackP50Us"),
                                 r.get("ackP99Us"), r.get("ackN"), r.get("pollP50Us"), r.get("pollP99Us"),
                                 r.get("workMeanUs"), r.get("workP50Us"), r.get("workP99Us"), r.get("brokerShareFetches"), r.get("brokerShareFetchMs"), r.get("brokerShareAcks"),
-                                r.get("brokerShareAckMs"));
+                                r.get("brokerShareAckMs"), r.get("brokerCpuNsPerRecord"),
+                                r.get("brokerShareFetchRequestQueueMs"), r.get("brokerShareFetchLocalMs"),
+                                r.get("brokerShareFetchRemoteMs"), r.get("brokerShareFetchResponseQueueMs"),
+                                r.get("brokerShareFetchResponseSendMs"));
                     }
                 }
             }

@@ -28,7 +28,10 @@ import reactor.core.publisher.Mono;
  * {@value #RESULT} line: records/s over the window (first record to the last one acknowledged), process CPU per
  * record over the window, the JVM's live Java threads at the end of the window and their peak, its OS threads (GC,
  * JIT and VM included) at the end of the window, the set-up time (consumer
- * creation to first record), the 1-minute load average, and the order-independent checksum.
+ * creation to first record), the 1-minute load average, and the order-independent checksum; and from the broker's
+ * side over the drain (set-up and close included), its ShareFetches and ShareAcknowledges with their mean time, the
+ * parts of a ShareFetch's time (request queue, local, remote: held in purgatory, response queue, send) and the
+ * broker JVM's CPU per record.
  */
 public final class ShareRunner {
 
@@ -79,6 +82,8 @@ public final class ShareRunner {
         BrokerView broker = new BrokerView(BrokerView.pids(System.getProperty("kflux.bench.brokerPids")));
         double[] fetchBefore = broker.totalTimeMs("ShareFetch");
         double[] ackBefore = broker.totalTimeMs("ShareAcknowledge");
+        double[][] fetchPartsBefore = fetchParts(broker);
+        long brokerCpuBefore = broker.cpuNanos();
         String agent = System.getProperty("kflux.bench.profileAgent");
         String profile = System.getProperty("kflux.bench.profileFile");
         boolean profiled = agent != null && profile != null;
@@ -93,22 +98,41 @@ public final class ShareRunner {
         // the brokers' side spans the drain (set-up and close included): ShareFetches and ShareAcknowledges of this JVM
         double[] fetchAfter = broker.totalTimeMs("ShareFetch");
         double[] ackAfter = broker.totalTimeMs("ShareAcknowledge");
+        double[][] fetchPartsAfter = fetchParts(broker);
+        long brokerCpu = broker.cpuNanos() - brokerCpuBefore;
         broker.close();
+        StringBuilder parts = new StringBuilder();
+        for (int i = 0; i < FETCH_PARTS.length; i++) {
+            parts.append(String.format(" brokerShareFetch%s=%.2f", FETCH_PARTS[i].replace("TimeMs", "Ms"),
+                    meanMs(fetchPartsBefore[i], fetchPartsAfter[i])));
+        }
         long window = tally.lastNanos - tally.firstNanos;
         long cpu = tally.cpuAtLast - tally.cpuAtFirst;
         tally.verify();
         System.out.println(RESULT + String.format("recordsPerSec=%.1f cpuNsPerRecord=%.1f threads=%d peakThreads=%d"
                         + " osThreads=%d windowNanos=%d setupNanos=%d load=%.2f crc=%d fetches=%d fetchedRecords=%d"
                         + " %s %s %s brokerShareFetches=%.0f brokerShareFetchMs=%.2f brokerShareAcks=%.0f"
-                        + " brokerShareAckMs=%.2f",
+                        + " brokerShareAckMs=%.2f brokerCpuNsPerRecord=%.1f%s",
                 records * 1e9 / window,
                 (double) cpu / records, tally.threadsAtLast, threads.getPeakThreadCount(), tally.osThreadsAtLast, window,
                 tally.firstNanos - created, JvmCounters.loadAverage(), tally.crcSum, tally.fetches.get(),
                 tally.fetchedRecords.get(), tally.ackLatency.summary("ack"), tally.pollLatency.summary("poll"),
                 tally.workTime.summary("work"),
                 fetchAfter[0] - fetchBefore[0], meanMs(fetchBefore, fetchAfter), ackAfter[0] - ackBefore[0],
-                meanMs(ackBefore, ackAfter)));
+                meanMs(ackBefore, ackAfter), (double) brokerCpu / records, parts));
         System.exit(0);
+    }
+
+    /** The parts of a ShareFetch's time at the broker the result line gives (means over the drain). */
+    private static final String[] FETCH_PARTS = {"RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs",
+            "ResponseQueueTimeMs", "ResponseSendTimeMs"};
+
+    private static double[][] fetchParts(BrokerView broker) throws java.io.IOException {
+        double[][] out = new double[FETCH_PARTS.length][];
+        for (int i = 0; i < FETCH_PARTS.length; i++) {
+            out[i] = broker.requestTimeMs(FETCH_PARTS[i], "ShareFetch");
+        }
+        return out;
     }
 
     /** The mean of the requests between two {@link BrokerView#totalTimeMs} readings, ms (-1: none). */

@@ -135,6 +135,15 @@ public final class BrokerView implements AutoCloseable {
         }
     }
 
+    /** The broker JVMs' process CPU time so far (every thread), ns. */
+    public long cpuNanos() {
+        long cpu = 0;
+        for (long pid : pids) {
+            cpu += ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration()).map(d -> d.toNanos()).orElse(0L);
+        }
+        return cpu;
+    }
+
     /** The pids a {@code --broker-pids 1,2} option names (empty when absent). */
     public static List<Long> pids(String option) {
         if (option == null || option.isBlank()) {
@@ -149,10 +158,7 @@ public final class BrokerView implements AutoCloseable {
     }
 
     public Snapshot read() throws IOException {
-        long cpu = 0;
-        for (long pid : pids) {
-            cpu += ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration()).map(d -> d.toNanos()).orElse(0L);
-        }
+        long cpu = cpuNanos();
         Map<String, Long> requests = new TreeMap<>();
         long fetchCount = 0;
         double fetchSum = 0;
@@ -223,9 +229,18 @@ public final class BrokerView implements AutoCloseable {
      * window's mean. Zeros where the brokers have no such metric yet.
      */
     public double[] totalTimeMs(String request) throws IOException {
+        return requestTimeMs("TotalTimeMs", request);
+    }
+
+    /**
+     * As {@link #totalTimeMs} for one part of a request's time ({@code RequestQueueTimeMs}, {@code LocalTimeMs},
+     * {@code RemoteTimeMs}: held in purgatory, e.g. a long poll or a share-group state write, {@code ResponseQueueTimeMs},
+     * {@code ResponseSendTimeMs}).
+     */
+    public double[] requestTimeMs(String metric, String request) throws IOException {
         double[] out = new double[2];
         try {
-            ObjectName n = new ObjectName("kafka.network:type=RequestMetrics,name=TotalTimeMs,request=" + request);
+            ObjectName n = new ObjectName("kafka.network:type=RequestMetrics,name=" + metric + ",request=" + request);
             for (MBeanServerConnection s : servers) {
                 if (s.isRegistered(n)) {
                     long count = ((Number) s.getAttribute(n, "Count")).longValue();
