@@ -231,7 +231,7 @@ class UserTrialS21Test {
      * after the cancel, the five are never delivered again and the other 25 go to the next member.
      */
     @Test
-    @Disabled("s21-user finding 3: the fifth record (emitted, no request after it) came back with delivery count 2"
+    @Disabled("s21-user finding 4: the fifth record (emitted, no request after it) came back with delivery count 2"
             + " in one of two runs instead of being accepted by the cancel")
     void implicitModeOneAtATimeAcceptsExactlyWhatWasEmitted(EmbeddedKafkaCluster kafka) throws Exception {
         assumeShareGroups();
@@ -278,7 +278,7 @@ class UserTrialS21Test {
      * failing record is accepted too: it is not delivered again. The records after it go to the next member.
      */
     @Test
-    @Disabled("s21-user finding 3: the record whose onNext threw came back with delivery count 2 in both runs;"
+    @Disabled("s21-user finding 4: the record whose onNext threw came back with delivery count 2 in both runs;"
             + " the Close rule says a cancel accepts the emitted records")
     void implicitModeASubscriberThatFailsHasItsFailedRecordAccepted(EmbeddedKafkaCluster kafka) throws Exception {
         assumeShareGroups();
@@ -325,7 +325,7 @@ class UserTrialS21Test {
      * only the others.
      */
     @Test
-    @Disabled("s21-user finding 3: the third record came back with delivery count 2 in one of two runs instead of"
+    @Disabled("s21-user finding 4: the third record came back with delivery count 2 in one of two runs instead of"
             + " being accepted by take(3)'s cancel")
     void implicitModeTakeNAcceptsEveryRecordTaken(EmbeddedKafkaCluster kafka) throws Exception {
         assumeShareGroups();
