@@ -36,7 +36,9 @@ public interface KafkaShareConsumer<K, V> {
      * Joins the share group and emits the records it acquires, as downstream demands them: records are acquired
      * only for the demand not yet served (with unbounded demand, at most {@code max.poll.records} ahead), so memory
      * stays bounded and no record is locked long before it can be processed. Records from several brokers
-     * interleave. One active subscription at a time; cancelling it leaves the group as {@link #close()} does.
+     * interleave. One active subscription at a time; cancelling it leaves the group as {@link #close()} does, after
+     * the flux has ended: a {@code receive()} subscribed while an ended one is still leaving (e.g. right after
+     * {@code take(n)} completed) waits for that, then joins the group again.
      *
      * @return the records; ends with {@link UnsupportedVersionException} on a broker without share groups (its
      *         message names the versions the broker offers), {@link GroupAuthorizationException},

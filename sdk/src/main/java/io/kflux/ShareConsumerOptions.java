@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The configuration of a {@link KafkaShareConsumer} (share groups, KIP-932, brokers 4.2+): immutable, each
@@ -15,7 +16,10 @@ import java.util.Objects;
  * (kflux's own, see {@link ShareRecord}) bounds the automatic renewal of locks; {@code fetch.max.wait.ms},
  * {@code fetch.min.bytes}, {@code fetch.max.bytes}, {@code max.poll.records}, {@code client.rack},
  * {@code request.timeout.ms}, {@code retry.backoff.ms}/{@code retry.backoff.max.ms} and the security properties
- * mean what they mean for {@link ConsumerOptions}, whose parsing and validation this uses.
+ * mean what they mean for {@link ConsumerOptions}, whose parsing and validation this uses. Consumer-group
+ * properties a share group has no use for ({@code auto.offset.reset}, {@code isolation.level},
+ * {@code enable.auto.commit}, ...) are refused, as the official share consumer refuses them; a share group's start
+ * and isolation are its group configs {@code share.auto.offset.reset} and {@code share.isolation.level}.
  *
  * @param <K> key type
  * @param <V> value type
@@ -35,6 +39,25 @@ public final class ShareConsumerOptions<K, V> {
         EXPLICIT
     }
 
+    /**
+     * Consumer-group properties a share consumer cannot honour, each with what to do instead. The official share
+     * consumer refuses the same keys ({@code ShareConsumerConfig}: "cannot be set when using a share group"), so a
+     * configuration copied from a consumer group fails at once instead of being silently without effect (e.g.
+     * {@code auto.offset.reset=earliest}, which a share group takes from its group config). {@code session.timeout.ms}
+     * is not among them: kflux reads it as the share group's session timeout (the guide's Share groups chapter).
+     */
+    private static final Map<String, String> REFUSED = Map.of(
+            "auto.offset.reset", "not set: a share group starts where its group config share.auto.offset.reset says"
+                    + " (Admin incrementalAlterConfigs on ConfigResource.Type.GROUP)",
+            "isolation.level", "not set: a share group reads under its group config share.isolation.level",
+            "enable.auto.commit", "not set: a share group has no offsets to commit (records are acknowledged)",
+            "group.instance.id", "not set: share groups have no static membership",
+            "partition.assignment.strategy", "not set: the broker assigns a share group's partitions",
+            "group.remote.assignor", "not set: the broker assigns a share group's partitions",
+            "group.protocol", "not set: a share consumer speaks the share group protocol",
+            "heartbeat.interval.ms", "not set: the broker sets a share member's heartbeat interval"
+                    + " (group config share.heartbeat.interval.ms)");
+
     private final ConsumerOptions<K, V> consumer;
     private final AcknowledgementMode mode;
 
@@ -51,7 +74,13 @@ public final class ShareConsumerOptions<K, V> {
      * @param valueDeserializer value deserializer
      * @return options without a subscription yet
      * @throws ConfigException      for a missing {@code group.id}, a {@code share.acknowledgement.mode} other than
-     *                              {@code implicit}/{@code explicit}, and as {@link ConsumerOptions#create}
+     *                              {@code implicit}/{@code explicit}, a consumer-group property a share consumer
+     *                              cannot honour ({@code auto.offset.reset}, {@code isolation.level},
+     *                              {@code enable.auto.commit}, {@code group.instance.id},
+     *                              {@code partition.assignment.strategy}, {@code group.remote.assignor},
+     *                              {@code group.protocol}, {@code heartbeat.interval.ms}: as the official share
+     *                              consumer, the message says what to set instead), and as
+     *                              {@link ConsumerOptions#create}
      * @throws NullPointerException if an argument is null
      */
     public static <K, V> ShareConsumerOptions<K, V> create(Map<String, ?> props, Deserializer<K> keyDeserializer,
@@ -66,6 +95,11 @@ public final class ShareConsumerOptions<K, V> {
                 throw new ConfigException(ACKNOWLEDGEMENT_MODE, modeValue, "implicit or explicit");
             }
             mode = AcknowledgementMode.valueOf(m.toUpperCase(Locale.ROOT));
+        }
+        for (Map.Entry<String, String> refused : new TreeMap<>(REFUSED).entrySet()) {
+            if (rest.containsKey(refused.getKey())) {
+                throw new ConfigException(refused.getKey(), rest.get(refused.getKey()), refused.getValue());
+            }
         }
         Object group = rest.get("group.id");
         if (group == null || group.toString().isBlank()) {

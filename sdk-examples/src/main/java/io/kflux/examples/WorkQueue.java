@@ -53,6 +53,12 @@ public final class WorkQueue {
     static final String POISON = "poison";
     private static final int DEFAULT_WORKERS = 4;
     private static final int DEFAULT_POISON_LIMIT = 3;
+    /**
+     * The embedded broker's {@code group.share.delivery.count.limit} (Kafka's default): it archives a record after
+     * that many deliveries, so a higher poison limit would never be reached and the example would wait for a
+     * rejection that cannot come.
+     */
+    private static final int BROKER_DELIVERY_COUNT_LIMIT = 5;
     /** How many jobs one worker processes at the same time (flatMap's concurrency). */
     private static final int CONCURRENCY_PER_WORKER = 2;
     /**
@@ -104,6 +110,11 @@ public final class WorkQueue {
         String topic = options.getOrDefault("--topic", "jobs");
         String group = options.getOrDefault("--group", "work-queue");
         String bootstrapServers = options.get("--bootstrap-servers");
+        if (bootstrapServers == null && poisonLimit > BROKER_DELIVERY_COUNT_LIMIT) {
+            usage("--poison-limit " + poisonLimit + " is never reached: the embedded broker archives a record after "
+                    + BROKER_DELIVERY_COUNT_LIMIT + " deliveries (group.share.delivery.count.limit), so use at most "
+                    + BROKER_DELIVERY_COUNT_LIMIT);
+        }
         if (bootstrapServers != null) {
             run(ExampleArgs.client(options, bootstrapServers, WorkQueue::usage), topic, group, workers, jobs,
                     poisonLimit);
@@ -188,8 +199,9 @@ public final class WorkQueue {
      *
      * @param name        the worker's name, for the outcomes
      * @param consumer    the worker's share consumer (explicit acknowledgement)
-     * @param poisonLimit the delivery on which a failing job is rejected (below the broker's
-     *                    {@code group.share.delivery.count.limit}, 5 by default, which would archive it anyway)
+     * @param poisonLimit the delivery on which a failing job is rejected (at most the broker's
+     *                    {@code group.share.delivery.count.limit}, 5 by default, which archives it after that many
+     *                    deliveries: a higher limit is never reached, and the job ends without a rejection)
      * @param work        the simulated work per job
      * @return the outcomes; subscribing joins the group, cancelling leaves it
      */

@@ -18,6 +18,12 @@ public final class DefaultKafkaShareConsumer<K, V> implements KafkaShareConsumer
     private final ShareConsumerOptions<K, V> options;
     private final ClientSettings settings;
     private final AtomicReference<ShareSubscription<K, V>> active = new AtomicReference<>();
+    /**
+     * The stop of the last subscription that ended (cancelled, completed or failed): it still leaves the group
+     * after its flux has ended, and a receive() subscribed meanwhile waits for it instead of being refused, as
+     * KafkaFluxConsumer's does.
+     */
+    private final AtomicReference<Mono<Void>> stopping = new AtomicReference<>(Mono.empty());
 
     public DefaultKafkaShareConsumer(ShareConsumerOptions<K, V> options) {
         this.options = Objects.requireNonNull(options, "options");
@@ -29,6 +35,10 @@ public final class DefaultKafkaShareConsumer<K, V> implements KafkaShareConsumer
 
     @Override
     public Flux<ShareRecord<K, V>> receive() {
+        return Flux.defer(() -> stopping.get().thenMany(subscription()));
+    }
+
+    private Flux<ShareRecord<K, V>> subscription() {
         return Flux.<ShareRecord<K, V>>create(sink -> {
             if (active.get() != null) {
                 sink.error(new IllegalStateException("a share consumer has one active subscription; receive() is "
@@ -41,8 +51,18 @@ public final class DefaultKafkaShareConsumer<K, V> implements KafkaShareConsumer
                         .subscribe();
                 return;
             }
-            sink.onDispose(() -> s.stop(Duration.ofMillis(settings.requestTimeoutMs()))
-                    .subscribe(null, null, () -> active.compareAndSet(s, null)));
+            sink.onDispose(() -> {
+                // runs before the flux's end reaches downstream (take(n) cancels first), so a receive() that
+                // follows the end finds this stop; active is cleared before the stop's completion reaches a waiting
+                // receive(), which subscribes from it
+                Mono<Void> stop = s.stop(Duration.ofMillis(settings.requestTimeoutMs()))
+                        .onErrorResume(e -> Mono.empty())
+                        .then(Mono.fromRunnable(() -> active.compareAndSet(s, null)))
+                        .then()
+                        .cache();
+                stopping.set(stop);
+                stop.subscribe();
+            });
             s.start();
             // IGNORE, not BUFFER: the emitter hands out no record beyond the subscriber's demand (it counts the same
             // requests), so a buffer in the sink only put every record through a queue and a drain loop on its way
