@@ -40,7 +40,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -231,8 +230,6 @@ class UserTrialS21Test {
      * after the cancel, the five are never delivered again and the other 25 go to the next member.
      */
     @Test
-    @Disabled("s21-user finding 4: the fifth record (emitted, no request after it) came back with delivery count 2"
-            + " in one of two runs instead of being accepted by the cancel")
     void implicitModeOneAtATimeAcceptsExactlyWhatWasEmitted(EmbeddedKafkaCluster kafka) throws Exception {
         assumeShareGroups();
         String topic = "u21-share-implicit";
@@ -278,8 +275,6 @@ class UserTrialS21Test {
      * failing record is accepted too: it is not delivered again. The records after it go to the next member.
      */
     @Test
-    @Disabled("s21-user finding 4: the record whose onNext threw came back with delivery count 2 in both runs;"
-            + " the Close rule says a cancel accepts the emitted records")
     void implicitModeASubscriberThatFailsHasItsFailedRecordAccepted(EmbeddedKafkaCluster kafka) throws Exception {
         assumeShareGroups();
         String topic = "u21-share-implicit-fail";
@@ -325,8 +320,6 @@ class UserTrialS21Test {
      * only the others.
      */
     @Test
-    @Disabled("s21-user finding 4: the third record came back with delivery count 2 in one of two runs instead of"
-            + " being accepted by take(3)'s cancel")
     void implicitModeTakeNAcceptsEveryRecordTaken(EmbeddedKafkaCluster kafka) throws Exception {
         assumeShareGroups();
         String topic = "u21-share-implicit-take";

@@ -130,9 +130,12 @@ final class ShareSubscription<K, V> {
 
     /** Stops once, then ends the stream with {@code error} (null: completes); later calls share the first stop. */
     Mono<Void> stop(Duration timeout, Throwable error) {
+        // each step deferred: fetcher.close() and member.leave() act when called, and the emitter's stop hands its
+        // last acknowledgements (implicit ACCEPTs, RELEASEs of what was not emitted) over on its own worker, later;
+        // called eagerly, the closing requests went first and those acknowledgements were refused (s21-user finding 4)
         Mono<Void> s = Mono.defer(() -> emitter.stop()
-                        .then(fetcher.close())
-                        .then(member.leave())
+                        .then(Mono.defer(fetcher::close))
+                        .then(Mono.defer(member::leave))
                         .timeout(timeout, IoLoops.timers())
                         .onErrorResume(e -> {
                             log.warn("share consumer close did not finish within {}: {}", timeout, e.toString());

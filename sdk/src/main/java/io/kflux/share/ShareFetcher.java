@@ -315,6 +315,7 @@ public final class ShareFetcher {
     private void add(AcknowledgeMono.Pending pending) {
         AcknowledgeMono a = pending.ack;
         if (state == ShareFetcherState.CLOSED) {
+            log.debug("{}@{}: the share consumer is closed; its {} is not sent", a.tp, a.offset, a.type);
             pending.error(new KafkaFluxException("the share consumer is closed: acknowledgement of offset " + a.offset
                     + " not sent"));
             return;
@@ -322,6 +323,8 @@ public final class ShareFetcher {
         ShareBroker b = brokers.get(a.nodeId);
         ShareSessionState session = b == null ? ShareSessionState.NONE : b.session.state();
         if (session == ShareSessionState.CLOSING || session == ShareSessionState.CLOSED) {
+            log.debug("{}@{}: the share session with broker {} is {}; its {} is not sent", a.tp, a.offset, a.nodeId,
+                    session, a.type);
             // nothing goes to a broker once its session's closing request went: kept pending, it waited for ever
             pending.error(new KafkaFluxException("the share consumer is closing: acknowledgement " + a.type + " of "
                     + a.tp + "@" + a.offset + " not sent, its share session with broker " + a.nodeId + " was closed"
@@ -450,10 +453,18 @@ public final class ShareFetcher {
     // ------------------------------------------------------------------------------------------------ answers
 
     private void exchange(ShareBroker b, ShareFetchRequest request) {
+        if (log.isDebugEnabled()) {
+            log.debug("ShareFetch to broker {}: session epoch {}, max wait {} ms, {}", b.nodeId,
+                    request.shareSessionEpoch(), request.maxWaitMs(), request.topics());
+        }
         exchange(b, node -> io.shareFetch(node, request, connected(b)));
     }
 
     private void exchange(ShareBroker b, ShareAcknowledgeRequest request) {
+        if (log.isDebugEnabled()) {
+            log.debug("ShareAcknowledge to broker {}: session epoch {}, {}", b.nodeId, request.shareSessionEpoch(),
+                    request.topics());
+        }
         exchange(b, node -> io.shareAcknowledge(node, request, connected(b)));
     }
 
@@ -505,6 +516,10 @@ public final class ShareFetcher {
             b.notBeforeMs = now() + o.throttleMs();
         }
         for (ShareOutcome.PartitionOutcome p : o.partitions()) {
+            if (p.acknowledgeError() != null) {
+                log.debug("broker {} refused the acknowledgements of {}: {}", b.nodeId, p.partition(),
+                        p.acknowledgeError().toString());
+            }
             ShareBroker.answer(d, p.partition(), p.acknowledgeError(), completions);
             renewAnswered(b, d, p.partition(), p.lockMs(), p.acknowledgeError() == null);
             if (p.result() != null) {
