@@ -231,42 +231,19 @@ class UserTrialS21Test {
      */
     @Test
     void implicitModeOneAtATimeAcceptsExactlyWhatWasEmitted(EmbeddedKafkaCluster kafka) throws Exception {
-        assumeShareGroups();
-        String topic = "u21-share-implicit";
-        String group = "g-" + topic;
-        kafka.createTopic(topic, 1, 1);
-        shareGroup(kafka, group);
-        List<String> all = jobs(kafka, topic, 30, false);
-        KafkaShareConsumer<String, String> first = member(kafka, group, "implicit", topic);
-        KafkaShareConsumer<String, String> next = member(kafka, group, "explicit", topic);
-        Holder holder = new Holder(1, 5);
-        List<String> acceptedNext = new CopyOnWriteArrayList<>();
-        Disposable running = null;
-        try {
-            first.receive().subscribe(holder);
-            await("five records", () -> holder.records.size() >= 5);
-            GroupKit.sleep(300);
-            assertThat(holder.values()).containsExactlyElementsOf(all.subList(0, 5));
-            assertThat(holder.records).allMatch(r -> r.deliveryCount() == 1);
-            holder.dispose();
-            first.close().block(WAIT);
-
-            long start = System.nanoTime();
-            running = acceptAll(next, acceptedNext);
-            await("the 25 others: " + acceptedNext, () -> acceptedNext.size() >= 25);
-            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            GroupKit.sleep(1000);
-            System.out.println("implicit one at a time: next member had the 25 others after " + tookMs + " ms");
-            assertThat(valuesOf(acceptedNext)).containsExactlyInAnyOrderElementsOf(all.subList(5, 30));
-            assertThat(tookMs).as("released, not expired (lock %d ms)", LOCK_MS).isLessThan(LOCK_MS / 2);
-        } finally {
-            holder.dispose();
-            if (running != null) {
-                running.dispose();
+        long tookMs = implicitThenNext(kafka, "u21-share-implicit", 30, 5, (first, all) -> {
+            Holder holder = new Holder(1, 5);
+            try {
+                first.receive().subscribe(holder);
+                await("five records", () -> holder.records.size() >= 5);
+                GroupKit.sleep(300);
+                assertThat(holder.values()).containsExactlyElementsOf(all.subList(0, 5));
+                assertThat(holder.records).allMatch(r -> r.deliveryCount() == 1);
+            } finally {
+                holder.dispose();
             }
-            first.close().block(WAIT);
-            next.close().block(WAIT);
-        }
+        });
+        assertThat(tookMs).as("released, not expired (lock %d ms)", LOCK_MS).isLessThan(LOCK_MS / 2);
     }
 
     /**
@@ -276,19 +253,9 @@ class UserTrialS21Test {
      */
     @Test
     void implicitModeASubscriberThatFailsHasItsFailedRecordAccepted(EmbeddedKafkaCluster kafka) throws Exception {
-        assumeShareGroups();
-        String topic = "u21-share-implicit-fail";
-        String group = "g-" + topic;
-        kafka.createTopic(topic, 1, 1);
-        shareGroup(kafka, group);
-        List<String> all = jobs(kafka, topic, 10, false);
-        KafkaShareConsumer<String, String> first = member(kafka, group, "implicit", topic);
-        KafkaShareConsumer<String, String> next = member(kafka, group, "explicit", topic);
-        List<String> seen = new CopyOnWriteArrayList<>();
-        AtomicReference<Throwable> ended = new AtomicReference<>();
-        List<String> acceptedNext = new CopyOnWriteArrayList<>();
-        Disposable running = null;
-        try {
+        implicitThenNext(kafka, "u21-share-implicit-fail", 10, 3, (first, all) -> {
+            List<String> seen = new CopyOnWriteArrayList<>();
+            AtomicReference<Throwable> ended = new AtomicReference<>();
             first.receive().limitRate(1).subscribe(r -> {
                 seen.add(r.value());
                 if (r.value().equals("job-2")) {
@@ -298,20 +265,7 @@ class UserTrialS21Test {
             await("the failure", () -> ended.get() != null);
             assertThat(ended.get()).hasMessage("audit log unavailable");
             assertThat(seen).containsExactly("job-0", "job-1", "job-2");
-            first.close().block(WAIT);
-
-            running = acceptAll(next, acceptedNext);
-            await("the records after the failed one: " + acceptedNext, () -> acceptedNext.size() >= 7);
-            GroupKit.sleep(1500);
-            System.out.println("implicit subscriber failing on job-2: next member got " + acceptedNext);
-            assertThat(valuesOf(acceptedNext)).containsExactlyInAnyOrderElementsOf(all.subList(3, 10));
-        } finally {
-            if (running != null) {
-                running.dispose();
-            }
-            first.close().block(WAIT);
-            next.close().block(WAIT);
-        }
+        });
     }
 
     /**
@@ -321,25 +275,47 @@ class UserTrialS21Test {
      */
     @Test
     void implicitModeTakeNAcceptsEveryRecordTaken(EmbeddedKafkaCluster kafka) throws Exception {
+        implicitThenNext(kafka, "u21-share-implicit-take", 10, 3, (first, all) -> {
+            List<String> taken = first.receive().map(ShareRecord::value).take(3).collectList().block(WAIT);
+            assertThat(taken).containsExactlyElementsOf(all.subList(0, 3));
+        });
+    }
+
+    /** What an implicit-mode member does with the jobs before it is closed ({@code all}: every job written). */
+    @FunctionalInterface
+    private interface FirstMember {
+        void read(KafkaShareConsumer<String, String> first, List<String> all) throws Exception;
+    }
+
+    /**
+     * The implicit-mode scaffold: {@code count} jobs in a new topic and share group, an implicit member that reads
+     * some with {@code firstMember} and is then closed, and an explicit member that must get exactly the jobs from
+     * {@code nextFrom} on (the first member's are never delivered again).
+     *
+     * @return ms from the next member's subscription to its last expected job
+     */
+    private long implicitThenNext(EmbeddedKafkaCluster kafka, String topic, int count, int nextFrom,
+                                  FirstMember firstMember) throws Exception {
         assumeShareGroups();
-        String topic = "u21-share-implicit-take";
         String group = "g-" + topic;
         kafka.createTopic(topic, 1, 1);
         shareGroup(kafka, group);
-        List<String> all = jobs(kafka, topic, 10, false);
+        List<String> all = jobs(kafka, topic, count, false);
         KafkaShareConsumer<String, String> first = member(kafka, group, "implicit", topic);
         KafkaShareConsumer<String, String> next = member(kafka, group, "explicit", topic);
         List<String> acceptedNext = new CopyOnWriteArrayList<>();
         Disposable running = null;
         try {
-            List<String> taken = first.receive().map(ShareRecord::value).take(3).collectList().block(WAIT);
-            assertThat(taken).containsExactlyElementsOf(all.subList(0, 3));
+            firstMember.read(first, all);
             first.close().block(WAIT);
+            long start = System.nanoTime();
             running = acceptAll(next, acceptedNext);
-            await("the others: " + acceptedNext, () -> acceptedNext.size() >= 7);
+            await("the others: " + acceptedNext, () -> acceptedNext.size() >= count - nextFrom);
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             GroupKit.sleep(1500);
-            System.out.println("implicit take(3): next member got " + acceptedNext);
-            assertThat(valuesOf(acceptedNext)).containsExactlyInAnyOrderElementsOf(all.subList(3, 10));
+            System.out.println(topic + ": next member got " + acceptedNext + " after " + tookMs + " ms");
+            assertThat(valuesOf(acceptedNext)).containsExactlyInAnyOrderElementsOf(all.subList(nextFrom, count));
+            return tookMs;
         } finally {
             if (running != null) {
                 running.dispose();
