@@ -356,12 +356,17 @@ public final class Fetcher {
      */
     private void throttle(int nodeId, int throttleMs) {
         log.debug("node {} throttles fetches for {} ms (quota)", nodeId, throttleMs);
-        nodes.holdOff(nodeId, nowNanos() + throttleMs * 1_000_000L);
+        holdOff(nodeId, throttleMs);
         FetchRequestListener listener = requestListener;
         if (listener != null) {
             listener.onThrottle(nodeId, throttleMs);
         }
-        schedule(throttleMs, this::plan);
+    }
+
+    /** No Fetch to {@code nodeId} for {@code delayMs} ({@link NodeStatus#holdOff}); the loop plans again then. */
+    private void holdOff(int nodeId, long delayMs) {
+        nodes.holdOff(nodeId, nowNanos() + delayMs * 1_000_000L);
+        schedule(delayMs, this::plan);
     }
 
     private void onResponse(Node node, FetchSession session, FetchSession.Request sessionRequest,
@@ -454,8 +459,7 @@ public final class Fetcher {
         }
         long pauseMs = nothing && !heldBack ? FetchPlanner.reaskPauseMs(config, nowNanos() - sentNanos) : 0L;
         if (pauseMs > 0) {
-            nodes.holdOff(node.id(), nowNanos() + pauseMs * 1_000_000L);
-            schedule(pauseMs, this::plan);
+            holdOff(node.id(), pauseMs);
         }
         if (refresh) {
             refreshMetadata();
