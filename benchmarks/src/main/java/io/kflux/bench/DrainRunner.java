@@ -87,10 +87,12 @@ public final class DrainRunner {
     private static KafkaFluxConsumer<byte[], byte[]> kflux(DrainHarness.Spec spec, String reset) {
         List<TopicPartition> partitions = IntStream.range(0, spec.partitions())
                 .mapToObj(p -> new TopicPartition(spec.topic(), p)).toList();
-        ConsumerOptions<byte[], byte[]> options = ConsumerOptions.<byte[], byte[]>create(Map.of(
-                        "bootstrap.servers", spec.servers(),
-                        "client.id", "bench-kflux",
-                        "auto.offset.reset", reset))
+        Map<String, Object> props = new java.util.HashMap<>(Map.of(
+                "bootstrap.servers", spec.servers(),
+                "client.id", "bench-kflux",
+                "auto.offset.reset", reset));
+        socketProps(props);
+        ConsumerOptions<byte[], byte[]> options = ConsumerOptions.<byte[], byte[]>create(props)
                 .assignment(partitions);
         if ("kflux-metrics".equals(spec.client())) {
             options = options.withMeterRegistry(scraped(new SimpleMeterRegistry()));
@@ -217,6 +219,17 @@ public final class DrainRunner {
         }
     }
 
+    /**
+     * {@code -Dbench.receiveBufferBytes=N}: {@code receive.buffer.bytes} for every contender that takes it (kflux,
+     * official, raw), so that both clients' figures can be had at one socket setting; unset, each keeps its default.
+     */
+    private static void socketProps(Map<? super String, Object> props) {
+        Integer receiveBuffer = Integer.getInteger("bench.receiveBufferBytes");
+        if (receiveBuffer != null) {
+            props.put("receive.buffer.bytes", receiveBuffer);
+        }
+    }
+
     // ---------------------------------------------------------------- official
 
     /**
@@ -230,6 +243,7 @@ public final class DrainRunner {
         props.put("client.id", "bench-" + spec.client());
         props.put("enable.auto.commit", "false");
         props.put("auto.offset.reset", reset);
+        socketProps(props);
         boolean kip848 = spec.client().equals("official-kip848");
         if (kip848) {
             props.put("group.protocol", "consumer");
@@ -288,12 +302,9 @@ public final class DrainRunner {
      * fetches, no fetch session: with one topic, listing every partition each time costs the broker little.
      */
     private static void drainRaw(DrainHarness.Spec spec, Tally tally) {
-        Integer receiveBuffer = Integer.getInteger("bench.raw.receiveBufferBytes");
         java.util.Map<String, Object> props = new java.util.HashMap<>(java.util.Map.of(
                 "bootstrap.servers", spec.servers(), "client.id", "bench-raw"));
-        if (receiveBuffer != null) {
-            props.put("receive.buffer.bytes", receiveBuffer);
-        }
+        socketProps(props);
         NetworkOptions options = io.kflux.internal.ClientSettings.of(props).network();
         String[] hostPort = spec.servers().split(",")[0].split(":");
         BrokerConnection connection = BrokerConnection.connect(hostPort[0], Integer.parseInt(hostPort[1]), options)

@@ -202,8 +202,11 @@ public final class ConsumerConfigDef {
           + "refuses it (Kafka 4.4+, KIP-1242); only with metadata.recovery.strategy=rebootstrap.");
         h(d, METADATA_MAX_AGE_MS, ConfigType.LONG, 300000L, Validator.atLeast(0),
           "Cluster metadata is refreshed at least this often, in ms, even without errors.");
-        h(d, RECEIVE_BUFFER_BYTES, ConfigType.INT, 65536, Validator.osDefaultOrPositive(),
-          "TCP receive buffer size (SO_RCVBUF) in bytes; -1 leaves the operating system default.");
+        // -1, not the official client's 65536: a fixed SO_RCVBUF turns off the kernel's receive-window auto-tuning,
+        // capping every connection's window (BENCHMARKS.md, "The receive buffer"); librdkafka and franz-go leave it too
+        h(d, RECEIVE_BUFFER_BYTES, ConfigType.INT, -1, Validator.osDefaultOrPositive(),
+          "TCP receive buffer size (SO_RCVBUF) in bytes; -1 (the default) leaves the operating system default and its "
+          + "auto-tuning.");
         h(d, SEND_BUFFER_BYTES, ConfigType.INT, 131072, Validator.osDefaultOrPositive(),
           "TCP send buffer size (SO_SNDBUF) in bytes; -1 leaves the operating system default.");
 
