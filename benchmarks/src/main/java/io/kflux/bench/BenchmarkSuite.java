@@ -78,6 +78,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * --scale-rate N                 records/s produced in total during the scale case (default 1000)
  * --scale-seconds S              measured seconds per scale run (default 30), after --scale-warmup-seconds (10)
  * --scale-rounds N               runs per contender of the scale case (default 5)
+ * --scale-warmup-rounds N        unmeasured JVMs of the first contender before them (default 1): the run's first JVM
+ *                                meets a broker and a producer still settling
  * --scale-jvm-args a,b,...       flags of the scale case's JVMs (default -Xms256m,-Xmx4g,-XX:+UseG1GC)
  * --scale-topic-partitions N     partitions per topic of the scale case (default 100): each consumer asks for its
  *                                topic's metadata, so one topic of N partitions would cost N&sup2; in all

@@ -65,6 +65,8 @@ final class SuitePlan {
     private final List<String> scaleClients;
     private final int e2eRounds;
     private final int scaleRounds;
+    /** Unmeasured JVMs before the scale case's rounds (one per warm-up round, ScaleCase). */
+    private final int scaleWarmupJvms;
     /** Estimated seconds of each drain step, its case's fill included when the step is the first of its case. */
     private final Map<Step, Double> stepSeconds = new LinkedHashMap<>();
     private final long startNanos = System.nanoTime();
@@ -94,6 +96,7 @@ final class SuitePlan {
                 ? ScaleCase.CLIENTS.stream().filter(s.clients()::contains).toList() : List.of();
         e2eRounds = Integer.parseInt(s.opts().getOrDefault("--e2e-rounds", Integer.toString(E2E_ROUNDS)));
         scaleRounds = Integer.parseInt(s.opts().getOrDefault("--scale-rounds", "5"));
+        scaleWarmupJvms = scaleClients.isEmpty() ? 0 : Integer.parseInt(s.opts().getOrDefault("--scale-warmup-rounds", "1"));
     }
 
     private static List<String> defaultClients(String mode, String caseName, List<String> all) {
@@ -187,7 +190,7 @@ final class SuitePlan {
         double perJvm = Double.parseDouble(settings.opts().getOrDefault("--scale-warmup-seconds", "10"))
                 + Double.parseDouble(settings.opts().getOrDefault("--scale-seconds", "30")) + SCALE_JVM_SECONDS
                 + consumers * SCALE_SECONDS_PER_CONSUMER;
-        return (double) scaleRounds * scaleClients.size() * perJvm;
+        return (double) (scaleRounds * scaleClients.size() + scaleWarmupJvms) * perJvm;
     }
 
     /** Prints the plan, step by step, with its estimated duration. */
@@ -210,9 +213,10 @@ final class SuitePlan {
         }
         if (!scaleClients.isEmpty()) {
             total += scaleSeconds();
-            jvms += scaleRounds * scaleClients.size();
-            System.out.printf("  case scale  spare    %d rounds x %s: %d JVMs, about %s%n", scaleRounds, scaleClients,
-                    scaleRounds * scaleClients.size(), minutes(scaleSeconds()));
+            jvms += scaleRounds * scaleClients.size() + scaleWarmupJvms;
+            System.out.printf("  case scale  spare    %d rounds x %s and %d unmeasured: %d JVMs, about %s%n", scaleRounds,
+                    scaleClients, scaleWarmupJvms, scaleRounds * scaleClients.size() + scaleWarmupJvms,
+                    minutes(scaleSeconds()));
         }
         System.out.printf("  in all %d JVMs, estimated %s%n", jvms, minutes(total));
     }
