@@ -4,7 +4,7 @@ import io.kflux.internal.ClientSettings;
 import java.util.Map;
 
 /**
- * Network settings as a consumer with only {@code bootstrap.servers} set would get them (the official defaults, from
+ * Network settings as a consumer with only {@code bootstrap.servers} set would get them (kflux's defaults, from
  * the property definitions), with client id "kflux": for tests that drive the network layer alone.
  */
 final class TestNetworkOptions {
