@@ -39,7 +39,7 @@ final class ScaleCase {
         int consumers = Integer.parseInt(opts.getOrDefault("--scale-consumers", "100"));
         int rate = Integer.parseInt(opts.getOrDefault("--scale-rate", "1000"));
         int rounds = Integer.parseInt(opts.getOrDefault("--scale-rounds", "5"));
-        int warmupRounds = Integer.parseInt(opts.getOrDefault("--scale-warmup-rounds", "1"));
+        int warmupRounds = warmupRounds(opts);
         String warmup = opts.getOrDefault("--scale-warmup-seconds", "10");
         String measure = opts.getOrDefault("--scale-seconds", "30");
         List<String> clients = new ArrayList<>(CLIENTS.stream().filter(suiteClients::contains).toList());
@@ -134,6 +134,11 @@ final class ScaleCase {
             }
         }
         return results;
+    }
+
+    /** {@code --scale-warmup-rounds}: unmeasured JVMs of the first contender before the counted rounds (default 1). */
+    static int warmupRounds(Map<String, String> opts) {
+        return Integer.parseInt(opts.getOrDefault("--scale-warmup-rounds", "1"));
     }
 
     /** The brokers' CPU over the window, % of one core (NaN without a broker view). */

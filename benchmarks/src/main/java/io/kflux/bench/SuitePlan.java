@@ -96,7 +96,7 @@ final class SuitePlan {
                 ? ScaleCase.CLIENTS.stream().filter(s.clients()::contains).toList() : List.of();
         e2eRounds = Integer.parseInt(s.opts().getOrDefault("--e2e-rounds", Integer.toString(E2E_ROUNDS)));
         scaleRounds = Integer.parseInt(s.opts().getOrDefault("--scale-rounds", "5"));
-        scaleWarmupJvms = scaleClients.isEmpty() ? 0 : Integer.parseInt(s.opts().getOrDefault("--scale-warmup-rounds", "1"));
+        scaleWarmupJvms = scaleClients.isEmpty() ? 0 : ScaleCase.warmupRounds(s.opts());
     }
 
     private static List<String> defaultClients(String mode, String caseName, List<String> all) {
