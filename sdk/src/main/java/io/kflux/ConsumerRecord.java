@@ -4,6 +4,7 @@ import io.kflux.internal.AckHandle;
 import io.kflux.internal.Records;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
 /**
@@ -51,8 +52,8 @@ public final class ConsumerRecord<K, V> {
             }
 
             @Override
-            public Headers headers(Header[] owned) {
-                return Headers.owning(owned);
+            public Headers headers(int size, byte[] section, Function<byte[], Header[]> decoder) {
+                return Headers.decodedWhenRead(size, section, decoder);
             }
 
             @Override

@@ -8,10 +8,16 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The headers of one record (KIP-82), in wire order. Immutable: there is no add or remove, so a record can be
  * handed to another thread without copying.
+ *
+ * <p>A consumer's records keep their headers in wire form and decode them when first read (any method but
+ * {@link #size()} and {@link #isEmpty()}), once, on the reading thread: an application that never looks at a
+ * record's headers pays one array copy for them instead of a key string and a value array per header (issue #28).
+ * The official client's {@code RecordHeader} defers its key and value the same way.
  *
  * <p>A key may appear several times; {@link #lastHeader(String)} gives the last one (the convention of the
  * official client), {@link #headers(String)} all of them.
@@ -21,10 +27,25 @@ public final class Headers implements Iterable<Header> {
     private static final Header[] NONE = new Header[0];
     private static final Headers EMPTY = new Headers(NONE);
 
-    private final Header[] headers;
+    private final int size;
+    /** The headers' wire form while not decoded; null for headers built from {@link Header}s. */
+    private final byte[] section;
+    private final Function<byte[], Header[]> decoder;
+    // volatile: records cross threads, and a reader must see a decoded array whole; two threads decoding at once
+    // both get equal headers, and either result may stay
+    private volatile Header[] headers;
 
     private Headers(Header[] headers) {
+        this.size = headers.length;
+        this.section = null;
+        this.decoder = null;
         this.headers = headers;
+    }
+
+    private Headers(int size, byte[] section, Function<byte[], Header[]> decoder) {
+        this.size = size;
+        this.section = section;
+        this.decoder = decoder;
     }
 
     /**
@@ -56,11 +77,22 @@ public final class Headers implements Iterable<Header> {
     }
 
     /**
-     * Takes {@code headers} as they are, without the copy {@link #of(Header...)} makes: for the consumer, which builds
-     * the array for each record and hands it on (through {@link io.kflux.internal.Records}), never touching it again.
+     * Headers a consumer read: {@code size} of them in wire form, which {@code decoder} turns into exactly that many
+     * {@link Header}s when they are first read (through {@link io.kflux.internal.Records}; the decoder is stateless and
+     * shared, so this is the one object per record besides the section).
      */
-    static Headers owning(Header[] headers) {
-        return headers.length == 0 ? EMPTY : new Headers(headers);
+    static Headers decodedWhenRead(int size, byte[] section, Function<byte[], Header[]> decoder) {
+        return size == 0 ? EMPTY : new Headers(size, section, decoder);
+    }
+
+    /** The headers, decoded now if this is their first read. */
+    private Header[] all() {
+        Header[] h = headers;
+        if (h == null) {
+            h = decoder.apply(section);
+            headers = h;
+        }
+        return h;
     }
 
     /**
@@ -83,9 +115,10 @@ public final class Headers implements Iterable<Header> {
      *         migrated code keeps working)
      */
     public Header lastHeader(String key) {
-        for (int i = headers.length - 1; i >= 0; i--) {
-            if (headers[i].key().equals(key)) {
-                return headers[i];
+        Header[] all = all();
+        for (int i = all.length - 1; i >= 0; i--) {
+            if (all[i].key().equals(key)) {
+                return all[i];
             }
         }
         return null;
@@ -99,7 +132,7 @@ public final class Headers implements Iterable<Header> {
      */
     public List<Header> headers(String key) {
         List<Header> out = null;
-        for (Header h : headers) {
+        for (Header h : all()) {
             if (h.key().equals(key)) {
                 if (out == null) {
                     out = new ArrayList<>(2);
@@ -116,7 +149,7 @@ public final class Headers implements Iterable<Header> {
      * @return the count, {@code >= 0}
      */
     public int size() {
-        return headers.length;
+        return size;
     }
 
     /**
@@ -125,7 +158,7 @@ public final class Headers implements Iterable<Header> {
      * @return {@code size() == 0}
      */
     public boolean isEmpty() {
-        return headers.length == 0;
+        return size == 0;
     }
 
     /**
@@ -134,7 +167,7 @@ public final class Headers implements Iterable<Header> {
      * @return an unmodifiable list
      */
     public List<Header> toList() {
-        return List.of(headers);
+        return List.of(all());
     }
 
     /**
@@ -145,36 +178,37 @@ public final class Headers implements Iterable<Header> {
     @Override
     public Iterator<Header> iterator() {
         // over the array itself: toList() would copy it for every loop over a record's headers
+        Header[] all = all();
         return new Iterator<>() {
             private int next;
 
             @Override
             public boolean hasNext() {
-                return next < headers.length;
+                return next < all.length;
             }
 
             @Override
             public Header next() {
-                if (next >= headers.length) {
+                if (next >= all.length) {
                     throw new NoSuchElementException();
                 }
-                return headers[next++];
+                return all[next++];
             }
         };
     }
 
     @Override
     public boolean equals(Object o) {
-        return this == o || (o instanceof Headers other && Arrays.equals(headers, other.headers));
+        return this == o || (o instanceof Headers other && Arrays.equals(all(), other.all()));
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(headers);
+        return Arrays.hashCode(all());
     }
 
     @Override
     public String toString() {
-        return "Headers" + Arrays.toString(headers);
+        return "Headers" + Arrays.toString(all());
     }
 }

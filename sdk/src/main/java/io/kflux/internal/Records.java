@@ -6,6 +6,7 @@ import io.kflux.Headers;
 import io.kflux.RecordBatch;
 import io.kflux.TimestampType;
 import io.kflux.TopicPartition;
+import java.util.function.Function;
 
 /**
  * Creates records attached to a consumer (their {@code acknowledge()} and {@code commit()} reach its
@@ -40,8 +41,8 @@ public final class Records {
                                            K key, V value, Headers headers, int leaderEpoch, int serializedKeySize,
                                            int serializedValueSize, AckHandle ackHandle);
 
-        /** Headers over {@code owned} itself (no copy); the caller never touches the array again. */
-        Headers headers(Header[] owned);
+        /** Headers decoded from {@code section} by {@code decoder} when first read; see {@link #headers}. */
+        Headers headers(int size, byte[] section, Function<byte[], Header[]> decoder);
 
         /** A batch of the first {@code size} records of {@code owned}, unchecked and uncopied; see {@link #batch}. */
         <K, V> RecordBatch<K, V> batch(TopicPartition tp, ConsumerRecord<K, V>[] owned, int size);
@@ -60,15 +61,16 @@ public final class Records {
     }
 
     /**
-     * Headers over {@code owned} itself, without the copy {@link Headers#of(Header...)} makes: the caller built the
-     * array for these headers alone, filled every element (none null) and never touches it again.
+     * A record's {@code size} headers kept in wire form and decoded when first read (issue #28): {@code decoder}
+     * turns {@code section} into exactly {@code size} headers, none null, and is shared and stateless; the caller
+     * never touches {@code section} again.
      */
-    public static Headers headers(Header[] owned) {
+    public static Headers headers(int size, byte[] section, Function<byte[], Header[]> decoder) {
         Factory f = factory;
         if (f == null) {
             f = initialized();
         }
-        return f.headers(owned);
+        return f.headers(size, section, decoder);
     }
 
     /**

@@ -93,6 +93,52 @@ class RecordBuilderTest {
         }
     }
 
+    /**
+     * Headers are decoded when first read, on the reading thread: threads reading one record's headers at once all see
+     * the same whole headers, equal to headers built from {@link Header}s; the count needs no decoding.
+     */
+    @Test
+    void headersReadFromManyThreadsAtOnceAreWhole() throws Exception {
+        byte[] wire = batches(Compression.NONE);
+        List<ConsumerRecord<String, String>> records = new ArrayList<>();
+        RecordBuilder<String, String> builder = new RecordBuilder<>(Deserializers.string(), Deserializers.string(),
+                DeserializationErrorHandler.fail(), null);
+        RecordsReader reader = new RecordsReader(true).reset(Unpooled.wrappedBuffer(wire));
+        for (io.kflux.protocol.record.RecordBatch batch; (batch = reader.nextBatch()) != null; ) {
+            RecordCursor cursor = reader.records();
+            while (cursor.next()) {
+                records.add(builder.build(TP, cursor, io.kflux.TimestampType.CREATE_TIME, -1));
+            }
+        }
+        for (ConsumerRecord<String, String> r : records) {
+            io.kflux.Headers expected = io.kflux.Headers.of(java.util.Arrays.stream(wireHeaders((int) r.offset()))
+                    .map(h -> new Header(h.key(), h.value())).toList());
+            assertThat(r.headers().size()).isEqualTo(5);
+            assertThat(r.headers().isEmpty()).isFalse();
+            int threads = 8;
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<List<Header>>> reads = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    reads.add(pool.submit(() -> {
+                        start.await();
+                        return r.headers().toList();
+                    }));
+                }
+                for (java.util.concurrent.Future<List<Header>> read : reads) {
+                    assertThat(read.get()).containsExactlyElementsOf(expected.toList());
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(r.headers()).isEqualTo(expected).hasSameHashCodeAs(expected);
+            assertThat(expected).isEqualTo(r.headers());
+            assertThat(r.headers().lastHeader("trace-id").value()).as("decoded once, then kept")
+                    .isSameAs(r.headers().lastHeader("trace-id").value());
+        }
+    }
+
     /** A record without headers gets the shared empty instance (no allocation). */
     @Test
     void aRecordWithoutHeadersHasEmptyHeaders() {

@@ -52,9 +52,8 @@ public final class RecordCursor {
     private int valueOffset;
     private int valueLength;
     private int headerCount;
-    private int headersOffset;
-    /** The keys of headers decoded lately: repeated keys are one String, not one per record. */
-    private final HeaderKeys headerKeys = new HeaderKeys();
+    /** Where the current record's header count starts: its {@link HeaderSection} runs from here to its end. */
+    private int headerSectionOffset;
 
     RecordCursor() {
     }
@@ -125,11 +124,11 @@ public final class RecordCursor {
         int vOff = pos;
         skipBytes(vLen, recordEnd, "value");
 
+        int hSection = pos;
         int hCount = readVarint(recordEnd);
         if (hCount < 0) {
             throw corrupt("record " + index + " has negative header count " + hCount);
         }
-        int hOff = pos;
         for (int i = 0; i < hCount; i++) {
             int hk = readVarint(recordEnd);
             if (hk < 0) {
@@ -154,7 +153,7 @@ public final class RecordCursor {
         this.valueOffset = vOff;
         this.valueLength = vLen;
         this.headerCount = hCount;
-        this.headersOffset = hOff;
+        this.headerSectionOffset = hSection;
         this.onRecord = true;
         remaining--;
         index++;
@@ -276,7 +275,7 @@ public final class RecordCursor {
     public interface HeaderVisitor {
         /**
          * @param index position of the header in the record, from 0
-         * @param key   the header key, decoded as UTF-8 (a key met before may be the same String instance)
+         * @param key   the header key, decoded as UTF-8
          * @param value a copy of the value bytes (the caller may keep it), or null
          */
         void header(int index, String key, byte[] value);
@@ -297,30 +296,23 @@ public final class RecordCursor {
     }
 
     /**
-     * Copies each header out of the batch straight to {@code visitor}: what builds the consumer's own header
-     * objects without an intermediate list and record per header.
+     * Copies each header out of the batch straight to {@code visitor}, in wire order.
      */
     public void forEachHeader(HeaderVisitor visitor) {
         check();
-        int saved = pos;
-        pos = headersOffset;
-        try {
-            for (int i = 0; i < headerCount; i++) {
-                // bounds were checked by next(); these reads cannot fail
-                int kLen = readVarint(end);
-                String key = headerKeys.key(data, pos, kLen);
-                pos += kLen;
-                int vLen = readVarint(end);
-                byte[] value = null;
-                if (vLen >= 0) {
-                    value = Arrays.copyOfRange(data, pos, pos + vLen);
-                    pos += vLen;
-                }
-                visitor.header(i, key, value);
-            }
-        } finally {
-            pos = saved;
-        }
+        // next() validated the section, so the reader's checks cannot fail here
+        HeaderSection.forEach(data, headerSectionOffset, recordStart + sizeInBytes, visitor);
+    }
+
+    /**
+     * Copies the current record's headers out of the batch in their wire form, count included: one array the
+     * {@link HeaderSection} reads later, when and if the headers are asked for.
+     *
+     * @return a fresh array the caller may keep; valid for {@link HeaderSection} as next() validated it
+     */
+    public byte[] copyHeaderSection() {
+        check();
+        return Arrays.copyOfRange(data, headerSectionOffset, recordStart + sizeInBytes);
     }
 
     /**

@@ -148,6 +148,16 @@ final class Oracle {
                     assertThat(hs.get(h).key()).isEqualTo(kh[h].key());
                     assertThat(hs.get(h).value()).isEqualTo(kh[h].value());
                 }
+                // the copy a consumer's record keeps, read later on its own
+                byte[] section = c.copyHeaderSection();
+                assertThat(HeaderSection.count(section)).isEqualTo(kh.length);
+                List<RecordHeader> later = new java.util.ArrayList<>();
+                HeaderSection.forEach(section, (index, key, value) -> later.add(new RecordHeader(key, value)));
+                assertThat(later).hasSize(kh.length);
+                for (int h = 0; h < kh.length; h++) {
+                    assertThat(later.get(h).key()).isEqualTo(kh[h].key());
+                    assertThat(later.get(h).value()).isEqualTo(kh[h].value());
+                }
                 if (k.isControlBatch()) {
                     org.apache.kafka.common.record.ControlRecordType kt =
                             org.apache.kafka.common.record.ControlRecordType.parse(r.key());
