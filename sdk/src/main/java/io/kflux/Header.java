@@ -10,8 +10,8 @@ import java.util.Objects;
  * <p>Keys may repeat within a record; see {@link Headers}. Equality and hash code are over the key and the
  * <em>contents</em> of the value array.
  *
- * <p>The value array is not copied (headers are built for every record on the hot path), so
- * {@link #value()} returns the array held by this header: do not modify it.
+ * <p>The value array is not copied, so {@link #value()} returns the array held by this header (for a consumer's
+ * record, the one decoded from the wire, the same on every read of its headers): do not modify it.
  *
  * @param key   header key (UTF-8 on the wire), never {@code null}
  * @param value header value bytes, or {@code null} when the producer sent a null value

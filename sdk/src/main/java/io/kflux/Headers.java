@@ -1,5 +1,7 @@
 package io.kflux;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -15,9 +17,11 @@ import java.util.function.Function;
  * handed to another thread without copying.
  *
  * <p>A consumer's records keep their headers in wire form and decode them when first read (any method but
- * {@link #size()} and {@link #isEmpty()}), once, on the reading thread: an application that never looks at a
- * record's headers pays one array copy for them instead of a key string and a value array per header (issue #28).
- * The official client's {@code RecordHeader} defers its key and value the same way.
+ * {@link #size()} and {@link #isEmpty()}), on the reading thread: an application that never looks at a record's
+ * headers pays one array copy for them instead of a key string and a value array per header (issue #28). Threads
+ * reading at once may each decode, but one result is kept: every read of a record's headers sees the same
+ * {@link Header} objects. The official client's {@code RecordHeader} defers its key's decoding and its value's copy
+ * likewise, though it makes its header objects up front.
  *
  * <p>A key may appear several times; {@link #lastHeader(String)} gives the last one (the convention of the
  * official client), {@link #headers(String)} all of them.
@@ -27,23 +31,35 @@ public final class Headers implements Iterable<Header> {
     private static final Header[] NONE = new Header[0];
     private static final Headers EMPTY = new Headers(NONE);
 
+    private static final VarHandle DECODED;
+
+    static {
+        try {
+            DECODED = MethodHandles.lookup().findVarHandle(Headers.class, "decoded", Header[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final int size;
-    /** The headers' wire form while not decoded; null for headers built from {@link Header}s. */
+    /** Headers made from {@link Header}s; null for a consumer's, which decode theirs into {@link #decoded}. */
+    private final Header[] built;
+    /** A consumer's headers in wire form; kept after decoding (a record's, small and as short-lived as it). */
     private final byte[] section;
     private final Function<byte[], Header[]> decoder;
-    // volatile: records cross threads, and a reader must see a decoded array whole; two threads decoding at once
-    // both get equal headers, and either result may stay
-    private volatile Header[] headers;
+    /** A consumer's headers once decoded: set once, so every read sees the same objects (see {@link #all()}). */
+    private volatile Header[] decoded;
 
-    private Headers(Header[] headers) {
-        this.size = headers.length;
+    private Headers(Header[] built) {
+        this.size = built.length;
+        this.built = built;
         this.section = null;
         this.decoder = null;
-        this.headers = headers;
     }
 
     private Headers(int size, byte[] section, Function<byte[], Header[]> decoder) {
         this.size = size;
+        this.built = null;
         this.section = section;
         this.decoder = decoder;
     }
@@ -85,12 +101,22 @@ public final class Headers implements Iterable<Header> {
         return size == 0 ? EMPTY : new Headers(size, section, decoder);
     }
 
-    /** The headers, decoded now if this is their first read. */
+    /**
+     * The headers, decoded now if this is their first read. Records cross threads: threads that find them undecoded at
+     * once each decode, and the first to publish its array wins (compare-and-exchange), so a {@link Header} or its
+     * value array never changes identity between reads. Built headers sit in a final field, safe however the
+     * instance was shared.
+     */
     private Header[] all() {
-        Header[] h = headers;
+        Header[] h = built;
+        if (h != null) {
+            return h;
+        }
+        h = decoded;
         if (h == null) {
-            h = decoder.apply(section);
-            headers = h;
+            Header[] mine = decoder.apply(section);
+            Header[] first = (Header[]) DECODED.compareAndExchange(this, null, mine);
+            h = first == null ? mine : first;
         }
         return h;
     }

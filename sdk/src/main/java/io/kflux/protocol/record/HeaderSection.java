@@ -31,12 +31,13 @@ public final class HeaderSection {
      *
      * @param section a section as {@link RecordCursor#copyHeaderSection()} gives it
      * @return the count, {@code >= 0}
-     * @throws IllegalArgumentException if the section does not start with a valid non-negative count
+     * @throws IllegalArgumentException if the section does not start with a varint of at most 5 bytes holding a
+     *         non-negative count
      */
     public static int count(byte[] section) {
         int count = new HeaderSection(section, 0, section.length).varint();
         if (count < 0) {
-            throw new IllegalArgumentException("header section declares " + count + " headers");
+            throw malformed("it declares " + count + " headers");
         }
         return count;
     }
@@ -47,8 +48,9 @@ public final class HeaderSection {
      *
      * @param section a section as {@link RecordCursor#copyHeaderSection()} gives it
      * @param visitor receives {@link #count(byte[])} calls
-     * @throws IllegalArgumentException if the section is malformed: a length past its end, a null key, bytes left
-     *         after the last header
+     * @throws IllegalArgumentException if the section is malformed: a negative count, a varint past its end or longer
+     *         than 5 bytes, a length past its end, a null key, a value length below -1, bytes left after the last
+     *         header; the message starts with "malformed header section"
      */
     public static void forEach(byte[] section, RecordCursor.HeaderVisitor visitor) {
         forEach(section, 0, section.length, visitor);
@@ -59,12 +61,12 @@ public final class HeaderSection {
         HeaderSection s = new HeaderSection(data, from, to);
         int count = s.varint();
         if (count < 0) {
-            throw new IllegalArgumentException("header section declares " + count + " headers");
+            throw malformed("it declares " + count + " headers");
         }
         for (int i = 0; i < count; i++) {
             int keyLength = s.varint();
             if (keyLength < 0) {
-                throw s.malformed("header " + i + " has a null key");
+                throw malformed("header " + i + " has a null key");
             }
             String key = new String(data, s.take(keyLength), keyLength, StandardCharsets.UTF_8);
             int valueLength = s.varint();
@@ -73,12 +75,12 @@ public final class HeaderSection {
                 int at = s.take(valueLength);
                 value = Arrays.copyOfRange(data, at, at + valueLength);
             } else if (valueLength != -1) {
-                throw s.malformed("header " + i + " has value length " + valueLength);
+                throw malformed("header " + i + " has value length " + valueLength);
             }
             visitor.header(i, key, value);
         }
         if (s.pos != to) {
-            throw s.malformed((to - s.pos) + " bytes after the last of " + count + " headers");
+            throw malformed((to - s.pos) + " bytes after the last of " + count + " headers");
         }
     }
 
@@ -107,7 +109,7 @@ public final class HeaderSection {
         throw malformed("a varint is longer than 5 bytes");
     }
 
-    private IllegalArgumentException malformed(String what) {
+    private static IllegalArgumentException malformed(String what) {
         return new IllegalArgumentException("malformed header section: " + what);
     }
 }
