@@ -14,6 +14,7 @@ import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.Kflux;
 import io.kflux.test.KafkaTest;
 import io.kflux.test.KafkaTestCluster;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +100,10 @@ class ReceiveBatchesTest {
             b.records().forEach(r -> {
                 offsets.computeIfAbsent(r.topicPartition(), tp -> new ArrayList<>()).add(r.offset());
                 assertThat(r.value()).isEqualTo("v-" + r.partition() + "-" + r.offset());
+                // headers kept in wire form and decoded when read (issue #28), under every group protocol
+                assertThat(r.headers().size()).isEqualTo(2);
+                assertThat(r.headers().lastHeader("at").valueAsString()).isEqualTo(r.partition() + "@" + r.offset());
+                assertThat(r.headers().lastHeader("none").value()).isNull();
             });
         }
         List<Long> expected = LongStream.range(0, perPartition).boxed().toList();
@@ -344,7 +349,10 @@ class ReceiveBatchesTest {
         return keys.size();
     }
 
-    /** A topic of {@code partitions} partitions with {@code perPartition} records each (value v-partition-offset). */
+    /**
+     * A topic of {@code partitions} partitions with {@code perPartition} records each (value v-partition-offset; headers
+     * "at" = partition@offset and "none" with a null value).
+     */
     private static List<TopicPartition> written(KafkaTestCluster kafka, String mode, String topic, int partitions,
                                                 int perPartition) {
         assumeTrue(!mode.equals("consumer") || BrokerVersion.current().atLeast(4, 0),
@@ -353,7 +361,11 @@ class ReceiveBatchesTest {
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         for (TopicPartition tp : tps) {
             for (int i = 0; i < perPartition; i++) {
-                records.add(new ProducerRecord<>(topic, tp.partition(), "k" + i, "v-" + tp.partition() + "-" + i));
+                ProducerRecord<String, String> record = new ProducerRecord<>(topic, tp.partition(), "k" + i,
+                        "v-" + tp.partition() + "-" + i);
+                record.headers().add("at", (tp.partition() + "@" + i).getBytes(StandardCharsets.UTF_8));
+                record.headers().add("none", null);
+                records.add(record);
             }
         }
         kafka.produce(records);
