@@ -235,7 +235,8 @@ class FetchSessionTest {
         assertThat(throttles).as("the broker throttled the consumer").isNotEmpty();
         for (Throttle t : throttles) {
             long end = t.nanos() + t.ms() * 1_000_000L;
-            assertThat(sent).as("Fetches to node %d within %d ms of a throttle", t.nodeId(), t.ms())
+            assertThat(sent).as("Fetches to node %d within %d ms of a throttle seen at %d ns", t.nodeId(), t.ms(),
+                            t.nanos())
                     .noneMatch(s -> s.request().nodeId() == t.nodeId() && s.nanos() > t.nanos() && s.nanos() < end
                             && s.request().sessionEpoch() != FetchRequest.FINAL_SESSION_EPOCH);
         }

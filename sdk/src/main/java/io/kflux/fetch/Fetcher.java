@@ -356,11 +356,12 @@ public final class Fetcher {
      */
     private void throttle(int nodeId, int throttleMs) {
         log.debug("node {} throttles fetches for {} ms (quota)", nodeId, throttleMs);
-        holdOff(nodeId, throttleMs);
+        // the listener first: its "for throttleMs from now" must hold even if this thread is preempted in between
         FetchRequestListener listener = requestListener;
         if (listener != null) {
             listener.onThrottle(nodeId, throttleMs);
         }
+        holdOff(nodeId, throttleMs);
     }
 
     /** No Fetch to {@code nodeId} for {@code delayMs} ({@link NodeStatus#holdOff}); the loop plans again then. */
