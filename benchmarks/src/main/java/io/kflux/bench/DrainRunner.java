@@ -142,6 +142,31 @@ public final class DrainRunner {
         }
     }
 
+    /**
+     * {@code -Dbench.readHeaders=true}: the kflux, kflux-batches and official contenders read every header of every
+     * record (key string and value bytes), as an application that routes or traces on headers does, and the
+     * checksum covers them (raw and reactor-kafka ignore it). Both clients decode headers when first read, so
+     * without it neither pays for them.
+     */
+    private static final boolean READ_HEADERS = Boolean.getBoolean("bench.readHeaders");
+
+    /** Every header's key and value folded in order, the same for either client's header type. */
+    private static int headersHash(io.kflux.Headers headers) {
+        int h = 1;
+        for (io.kflux.Header header : headers) {
+            h = 31 * (31 * h + header.key().hashCode()) + java.util.Arrays.hashCode(header.value());
+        }
+        return h;
+    }
+
+    private static int headersHash(org.apache.kafka.common.header.Headers headers) {
+        int h = 1;
+        for (org.apache.kafka.common.header.Header header : headers) {
+            h = 31 * (31 * h + header.key().hashCode()) + java.util.Arrays.hashCode(header.value());
+        }
+        return h;
+    }
+
     private static long workNanos(DrainHarness.Spec spec) {
         return Long.parseLong(spec.options().getOrDefault("--work-ns", "0"));
     }
@@ -153,7 +178,10 @@ public final class DrainRunner {
             consumer.receive()
                     .doOnNext(r -> {
                         work(workNanos);
-                        if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
+                        boolean again = READ_HEADERS
+                                ? tally.add(r.partition(), r.offset(), r.key(), r.value(), headersHash(r.headers()))
+                                : tally.add(r.partition(), r.offset(), r.key(), r.value());
+                        if (again) {
                             consumer.seek(new TopicPartition(spec.topic(), r.partition()), 0).subscribe();
                         }
                     })
@@ -177,7 +205,10 @@ public final class DrainRunner {
                     .doOnNext(batch -> {
                         for (io.kflux.ConsumerRecord<byte[], byte[]> r : batch.records()) {
                             work(workNanos);
-                            if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
+                            boolean again = READ_HEADERS
+                                    ? tally.add(r.partition(), r.offset(), r.key(), r.value(), headersHash(r.headers()))
+                                    : tally.add(r.partition(), r.offset(), r.key(), r.value());
+                            if (again) {
                                 consumer.seek(batch.topicPartition(), 0).subscribe();
                             }
                         }
@@ -269,7 +300,10 @@ public final class DrainRunner {
                 for (org.apache.kafka.common.TopicPartition tp : records.partitions()) {
                     for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
                         work(workNanos);
-                        if (tally.add(r.partition(), r.offset(), r.key(), r.value())) {
+                        boolean again = READ_HEADERS
+                                ? tally.add(r.partition(), r.offset(), r.key(), r.value(), headersHash(r.headers()))
+                                : tally.add(r.partition(), r.offset(), r.key(), r.value());
+                        if (again) {
                             // the rest of this poll's records of the partition come before the seek
                             consumer.seek(tp, 0);
                             break;

@@ -6,7 +6,6 @@ import static io.kflux.testsupport.LeftBehind.emitThreads;
 import static io.kflux.testsupport.LeftBehind.pooledThreads;
 import static io.kflux.testsupport.LeftBehind.allKfluxThreads;
 import static io.kflux.testsupport.LeftBehind.kfluxThreads;
-import static io.kflux.compat.SecuredCloseRaceTest.clientSockets;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.ConsumerOptions;
@@ -14,6 +13,7 @@ import io.kflux.ConsumerRecord;
 import io.kflux.Deserializers;
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
+import io.kflux.compat.support.ClientSockets;
 import io.kflux.compat.support.ContinuousProducer;
 import io.kflux.compat.support.GroupKit;
 import io.kflux.compat.support.GroupKit.KfluxMember;
@@ -67,7 +67,8 @@ class ScaleTest {
         int partitions = 20;
         kafka.createTopic(topic, partitions, 1);
         int port = Integer.parseInt(kafka.bootstrapServers().split(",")[0].split(":")[1]);
-        int socketsBefore = clientSockets(port); // the cluster helper's admin client
+        // this JVM's: the cluster helper's admin client; the broker's own connections to its listener are not counted
+        List<ClientSockets.Socket> socketsBefore = ClientSockets.ofThisJvm(port);
         int otherThreadsBefore = kfluxThreads();
         Map<String, Object> props = GroupKit.props(kafka.bootstrapServers(), "scale-churn", "cooperative-sticky",
                 "auto.offset.reset", "earliest", "auto.commit.interval.ms", "500");
@@ -120,8 +121,31 @@ class ScaleTest {
             assertThat(kfluxThreads()).as("kflux threads but its I/O loops, after every consumer closed").isLessThanOrEqualTo(otherThreadsBefore);
             assertNoLeaks(leaks);
         }
-        // the producer closed with the try block: what is left is what was there before
-        awaitTrue(() -> clientSockets(port) <= socketsBefore, Duration.ofSeconds(10));
+        // the producer closed with the try block: what is left is what was there before. Sockets still open 10 s
+        // after every close are printed; the check allows 45 s. Twice (once in CI, once in 16 runs on a machine kept
+        // busy) three of this JVM's sockets stayed open 10-40 s after every client had closed, then closed; 104 runs
+        // that tracked every kflux connection's close did not see it again, so whose they were is not known.
+        List<ClientSockets.Socket> left = socketsAfter(port, socketsBefore.size(), Duration.ofSeconds(10));
+        if (left.size() > socketsBefore.size()) {
+            System.out.printf("[scale-churn] sockets to the broker still open 10 s after every client closed: %s "
+                    + "(before: %s; every process's: %s)%n", left, socketsBefore, ClientSockets.to(port));
+            left = socketsAfter(port, socketsBefore.size(), Duration.ofSeconds(35));
+        }
+        assertThat(left).as("this JVM's sockets to the broker 45 s after every client closed (before: %s; every"
+                        + " process's now: %s)", socketsBefore, ClientSockets.to(port))
+                .hasSizeLessThanOrEqualTo(socketsBefore.size());
+    }
+
+    /** This JVM's sockets to {@code port} once at most {@code before} are left, or when {@code within} has passed. */
+    private static List<ClientSockets.Socket> socketsAfter(int port, int before, Duration within)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        List<ClientSockets.Socket> left = ClientSockets.ofThisJvm(port);
+        while (left.size() > before && System.nanoTime() - deadline < 0) {
+            Thread.sleep(10);
+            left = ClientSockets.ofThisJvm(port);
+        }
+        return left;
     }
 
     @Test

@@ -8,19 +8,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kflux.KafkaFluxConsumer;
 import io.kflux.TopicPartition;
+import io.kflux.compat.support.ClientSockets;
 import io.kflux.compat.support.Kflux;
 import io.kflux.compat.support.SecuredKafka;
 import io.kflux.compat.support.SharedSecuredKafka;
 import io.kflux.compat.support.TestCertificates;
 import io.kflux.testsupport.NettyLeaks;
 import io.kflux.testsupport.ParanoidLeakDetection;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -83,7 +80,7 @@ class SecuredCloseRaceTest {
                 Thread.sleep(round * 15L);
                 subscription.dispose();
                 assertClosesWithinTimeout(consumer);
-                awaitTrue(() -> clientSockets(port) == 0, Duration.ofSeconds(5));
+                awaitTrue(() -> ClientSockets.count(port) == 0, Duration.ofSeconds(5));
                 if (round == 3) {
                     // not round 0: the JVM-wide event loops start with the first connection, which a dispose
                     // "at once" may not have made yet
@@ -93,27 +90,5 @@ class SecuredCloseRaceTest {
             assertThat(kfluxThreads()).as("kflux threads after %d rounds", ROUNDS).isLessThanOrEqualTo(threadsBefore);
             assertNoLeaks(leaks);
         }
-    }
-
-    /** Established or half-open client sockets of this machine to {@code port} (the broker's side is not counted). */
-    static int clientSockets(int port) {
-        String hexPort = String.format(Locale.ROOT, ":%04X", port);
-        int n = 0;
-        for (String file : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-            try {
-                List<String> lines = Files.readAllLines(Path.of(file));
-                for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
-                    String[] f = line.trim().split("\\s+");
-                    // f[2] is rem_address:port, f[3] the state: 01 ESTABLISHED, 02 SYN_SENT, 08 CLOSE_WAIT
-                    if (f.length > 3 && f[2].endsWith(hexPort)
-                            && (f[3].equals("01") || f[3].equals("02") || f[3].equals("08"))) {
-                        n++;
-                    }
-                }
-            } catch (IOException e) {
-                // no such table (no IPv6): nothing to count there
-            }
-        }
-        return n;
     }
 }

@@ -143,6 +143,19 @@ public final class Tally {
     }
 
     /**
+     * {@link #add(int, long, byte[], byte[])} for a drain that reads every header too ({@code -Dbench.readHeaders}):
+     * {@code headersHash} (see {@code DrainRunner}) goes into the pass's checksum, so the headers are verified
+     * across passes and contenders as keys and values are.
+     */
+    public boolean add(int partition, long offset, byte[] key, byte[] value, int headersHash) {
+        if (stale(partition, offset)) {
+            return false;
+        }
+        checksum[partition] = checksum[partition] * 31 + headersHash;
+        return add(partition, offset, key, value);
+    }
+
+    /**
      * For the raw-fetch baseline, which sees whole batches and never single records: {@code count} records from
      * {@code offset} on, without a checksum.
      */

@@ -45,6 +45,23 @@ class TallyTest {
     }
 
     @Test
+    void headersReadByTheDrainAreInTheChecksum() {
+        Tally plain = new Tally("test", 1, 2, 1, 0, false, false);
+        Tally same = new Tally("test", 1, 2, 1, 0, false, false);
+        Tally other = new Tally("test", 1, 2, 1, 0, false, false);
+        for (int offset = 0; offset < 2; offset++) {
+            plain.add(0, offset, null, bytes("v"));
+            same.add(0, offset, null, bytes("v"), 7);
+            other.add(0, offset, null, bytes("v"), offset == 1 ? 8 : 7);
+        }
+        assertThat(same.verify()).isNotEqualTo(plain.verify()).isNotEqualTo(other.verify());
+        Tally again = new Tally("test", 1, 2, 1, 0, false, false);
+        again.add(0, 0, null, bytes("v"), 7);
+        again.add(0, 1, null, bytes("v"), 7);
+        assertThat(again.verify()).isEqualTo(same.verify());
+    }
+
+    @Test
     void aPassThatDiffersFromTheFirstFailsTheDrain() {
         assertThatThrownBy(() -> read(2, "changed"))
                 .isInstanceOf(IllegalStateException.class)
